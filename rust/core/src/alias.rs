@@ -1,0 +1,78 @@
+//! Walker's alias method: draw from a fixed discrete distribution with one
+//! random word, whatever its size.
+
+use crate::rng::Stream;
+
+/// A table for drawing index `i` with probability `p[i]`.
+#[derive(Debug, Clone)]
+pub struct AliasTable {
+    /// `threshold[i] / 2^64` is the chance of keeping `i` once its column is drawn.
+    threshold: Vec<u64>,
+    alias: Vec<u32>,
+}
+
+impl AliasTable {
+    /// Build from probabilities that sum to 1 (they are renormalised).
+    #[must_use]
+    pub fn new(p: &[f64]) -> Self {
+        let n = p.len();
+        assert!(n > 0 && n < u32::MAX as usize, "alias table needs 1 to 2^32-1 entries");
+        let total: f64 = p.iter().sum();
+        let mut scaled: Vec<f64> = p.iter().map(|&x| x * n as f64 / total).collect();
+        let mut alias: Vec<u32> = (0..n as u32).collect();
+        let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| scaled[i] < 1.0);
+        while let (Some(s), Some(&l)) = (small.pop(), large.last()) {
+            alias[s] = l as u32;
+            scaled[l] -= 1.0 - scaled[s];
+            if scaled[l] < 1.0 {
+                large.pop();
+                small.push(l);
+            }
+        }
+        // Whatever is left is 1 up to rounding: keep it always.
+        for i in small.into_iter().chain(large) {
+            scaled[i] = 1.0;
+        }
+        let threshold = scaled
+            .iter()
+            .map(|&s| if s >= 1.0 { u64::MAX } else { (s * 18_446_744_073_709_551_616.0) as u64 })
+            .collect();
+        AliasTable { threshold, alias }
+    }
+
+    /// One draw. The column comes from the high half of `word * n` and the
+    /// coin from its low half, so one 64-bit word serves both with a bias
+    /// below n / 2^64.
+    #[inline]
+    pub fn sample(&self, stream: &mut Stream) -> usize {
+        let wide = u128::from(stream.next_u64()) * self.threshold.len() as u128;
+        let column = (wide >> 64) as usize;
+        if (wide as u64) < self.threshold[column] {
+            column
+        } else {
+            self.alias[column] as usize
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_follow_the_distribution() {
+        let p = [0.5, 0.25, 0.125, 0.125, 0.0];
+        let table = AliasTable::new(&p);
+        let mut s = Stream::new(5, 0);
+        let mut counts = [0u64; 5];
+        let n = 400_000;
+        for _ in 0..n {
+            counts[table.sample(&mut s)] += 1;
+        }
+        assert_eq!(counts[4], 0, "a zero-probability entry is never drawn");
+        for (c, q) in counts.iter().zip(p) {
+            let sd = (n as f64 * q * (1.0 - q)).sqrt();
+            assert!((*c as f64 - n as f64 * q).abs() <= 5.0 * sd + 1e-9, "{counts:?}");
+        }
+    }
+}

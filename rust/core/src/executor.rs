@@ -1,0 +1,418 @@
+//! Resolve one trial of a Plan, die by die.
+//!
+//! The order in which dice are drawn is part of the contract, because scripted
+//! dice replay rulebook examples with it (`docs/architecture.md`): sequences
+//! in order; within an attack pool, each model's attack dice, then every
+//! test's dice token by token (a re-roll straight after the die it replaces,
+//! an extra-token amount straight after the die that earned it), then every
+//! save die, then, in the order the sorted saves resolve, each unsaved
+//! attack's damage and its Feel No Pain dice, and last the pool's mortal
+//! wounds with their amounts and Feel No Pain dice.
+
+use crate::dice::DiceExpr;
+use crate::error::CoreError;
+use crate::plan::{AttackPool, Effect, Outcome, Plan, Reroll, Sequence, Test};
+use crate::rng::DiceSource;
+use crate::target::TargetState;
+use crate::trace::{Event, Observer};
+
+/// A test with its modifiers summed and capped and its faces classified once.
+#[derive(Debug, Clone)]
+pub(crate) struct RunTest {
+    pub(crate) automatic: bool,
+    pub(crate) die: u32,
+    /// `by_face[f]` is the outcome of an unmodified `f` (index 0 unused).
+    pub(crate) by_face: Vec<Outcome>,
+    pub(crate) reroll: Reroll,
+    pub(crate) counter: Option<usize>,
+    pub(crate) on_fail: Vec<RunAction>,
+    pub(crate) on_success: Vec<RunAction>,
+    pub(crate) on_critical: Vec<RunAction>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RunAction {
+    Extra(DiceExpr),
+    Skip(usize),
+    Mortal { amount: Option<DiceExpr>, spill: bool, ends: bool },
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct RunPool {
+    pub(crate) name: String,
+    pub(crate) models: u32,
+    pub(crate) dice: DiceExpr,
+    pub(crate) bonus: i64,
+    pub(crate) minimum: u32,
+    pub(crate) maximize: bool,
+    pub(crate) attacks_counter: Option<usize>,
+    pub(crate) tests: Vec<RunTest>,
+    pub(crate) save_die: u32,
+    pub(crate) save_natural_fail: u32,
+    /// AP plus save modifiers.
+    pub(crate) save_modifier: i32,
+    pub(crate) save_counter: Option<usize>,
+    pub(crate) damage: DiceExpr,
+    pub(crate) mortal_counter: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum RunSequence {
+    Pool(RunPool),
+    Mortal { name: String, amount: DiceExpr, counter: Option<usize> },
+}
+
+/// A Plan made ready to run: counters resolved to indices, faces classified.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub plan: Plan,
+    pub(crate) sequences: Vec<RunSequence>,
+}
+
+/// The per-trial numbers a run reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialOutcome {
+    pub counters: Vec<u32>,
+    pub damage: u32,
+    pub destroyed: u32,
+}
+
+pub(crate) fn classify(t: &Test, natural: u32) -> Outcome {
+    if natural <= t.natural_fail {
+        return Outcome::Fail;
+    }
+    let modifier: i32 = t.modifiers.iter().sum::<i32>().clamp(t.modifier_min, t.modifier_max);
+    let success = natural as i32 + modifier >= t.target as i32;
+    if let Some(c) = t.critical {
+        if natural >= c && (success || !t.critical_requires_success) {
+            return Outcome::Critical;
+        }
+    }
+    if success {
+        Outcome::Success
+    } else {
+        Outcome::Fail
+    }
+}
+
+impl Program {
+    /// Prepare a checked Plan.
+    ///
+    /// # Errors
+    /// When a counter name does not resolve (already checked by
+    /// [`Plan::from_json`], but a Plan built in Rust may skip that).
+    pub fn new(plan: Plan) -> Result<Program, CoreError> {
+        let mut sequences = Vec::with_capacity(plan.sequences.len());
+        for (si, s) in plan.sequences.iter().enumerate() {
+            let base = format!("sequences[{si}]");
+            sequences.push(match s {
+                Sequence::MortalWounds(m) => RunSequence::Mortal {
+                    name: m.name.clone(),
+                    amount: m.amount,
+                    counter: plan.counter_index(&format!("{base}.counter"), m.counter.as_ref())?,
+                },
+                Sequence::Attack(p) => RunSequence::Pool(Self::prepare_pool(&plan, &base, p)?),
+            });
+        }
+        Ok(Program { plan, sequences })
+    }
+
+    fn prepare_pool(plan: &Plan, base: &str, p: &AttackPool) -> Result<RunPool, CoreError> {
+        let mut tests = Vec::with_capacity(p.steps.len());
+        for (ti, t) in p.steps.iter().enumerate() {
+            let mut on = [Vec::new(), Vec::new(), Vec::new()];
+            for e in &t.effects {
+                let a = match *e {
+                    Effect::Extra { amount, .. } => RunAction::Extra(amount),
+                    Effect::Skip { steps, .. } => RunAction::Skip(steps as usize),
+                    Effect::Mortal { amount, spill, ends_attack, .. } => RunAction::Mortal { amount, spill, ends: ends_attack },
+                };
+                on[e.on() as usize].push(a);
+            }
+            let [on_fail, on_success, on_critical] = on;
+            tests.push(RunTest {
+                automatic: t.automatic,
+                die: t.die,
+                by_face: (0..=t.die).map(|f| if f == 0 { Outcome::Fail } else { classify(t, f) }).collect(),
+                reroll: t.reroll,
+                counter: plan.counter_index(&format!("{base}.steps[{ti}].counter"), t.counter.as_ref())?,
+                on_fail,
+                on_success,
+                on_critical,
+            });
+        }
+        Ok(RunPool {
+            name: p.name.clone(),
+            models: p.attacks.models,
+            dice: p.attacks.dice,
+            bonus: i64::from(p.attacks.bonus),
+            minimum: p.attacks.minimum.unwrap_or(0),
+            maximize: p.attacks.maximize,
+            attacks_counter: plan.counter_index(&format!("{base}.attacks.counter"), p.attacks.counter.as_ref())?,
+            tests,
+            save_die: p.save.die,
+            save_natural_fail: p.save.natural_fail,
+            save_modifier: p.save.ap + p.save.modifiers.iter().sum::<i32>(),
+            save_counter: plan.counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?,
+            damage: p.damage.dice,
+            mortal_counter: plan.counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?,
+        })
+    }
+
+    /// Number of counters per trial.
+    #[must_use]
+    pub fn counters(&self) -> usize {
+        self.plan.counters.len()
+    }
+}
+
+/// Reusable buffers for running many trials without allocating.
+pub struct Workspace<'p> {
+    pub state: TargetState<'p>,
+    pub counters: Vec<u32>,
+    pub(crate) entering: Vec<u32>,
+    pub(crate) order: Vec<usize>,
+    pub(crate) save_faces: Vec<u32>,
+    pub(crate) mortals: Vec<(Option<DiceExpr>, bool)>,
+}
+
+impl<'p> Workspace<'p> {
+    #[must_use]
+    pub fn new(program: &'p Program) -> Self {
+        Workspace {
+            state: TargetState::new(&program.plan.target),
+            counters: vec![0; program.counters()],
+            entering: Vec::new(),
+            order: Vec::new(),
+            save_faces: Vec::new(),
+            mortals: Vec::new(),
+        }
+    }
+}
+
+#[inline]
+pub(crate) fn bump(counters: &mut [u32], index: Option<usize>, by: u32) {
+    if let Some(i) = index {
+        counters[i] += by;
+    }
+}
+
+/// Run one trial into `ws` (counters, damage and models destroyed).
+pub fn run_trial<D: DiceSource, O: Observer>(program: &Program, ws: &mut Workspace<'_>, dice: &mut D, obs: &mut O) {
+    ws.state.reset();
+    ws.counters.iter_mut().for_each(|c| *c = 0);
+    for (index, seq) in program.sequences.iter().enumerate() {
+        match seq {
+            RunSequence::Pool(pool) => {
+                if obs.enabled() {
+                    obs.event(Event::Sequence { index, name: pool.name.clone() });
+                }
+                run_pool(pool, ws, dice, obs);
+            }
+            RunSequence::Mortal { name, amount, counter } => {
+                if obs.enabled() {
+                    obs.event(Event::Sequence { index, name: name.clone() });
+                }
+                let n = amount.roll(dice);
+                bump(&mut ws.counters, *counter, n);
+                obs.event(Event::Mortal { amount: n, spill: true });
+                inflict_mortal(ws, n, true, dice, obs);
+            }
+        }
+    }
+}
+
+fn run_pool<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, dice: &mut D, obs: &mut O) {
+    let attacks = gather_attacks(pool, dice);
+    obs.event(Event::Attacks { count: attacks });
+    bump(&mut ws.counters, pool.attacks_counter, attacks);
+
+    // Tests: tokens flow forward; entering[k] waits for test k, the last slot
+    // is the save.
+    let n_tests = pool.tests.len();
+    ws.entering.clear();
+    ws.entering.resize(n_tests + 1, 0);
+    ws.entering[0] = attacks;
+    ws.mortals.clear();
+    for (k, t) in pool.tests.iter().enumerate() {
+        let n = ws.entering[k];
+        if t.automatic {
+            bump(&mut ws.counters, t.counter, n);
+            ws.entering[k + 1] += n;
+            continue;
+        }
+        for _ in 0..n {
+            let first = dice.roll(t.die);
+            let mut roll = first;
+            let mut outcome = t.by_face[roll as usize];
+            let again = t.rerolls(roll, outcome);
+            if again {
+                roll = dice.roll(t.die);
+                outcome = t.by_face[roll as usize];
+            }
+            obs.event(Event::Test { step: k, roll, rerolled_from: again.then_some(first), outcome });
+            let actions = match outcome {
+                Outcome::Fail => &t.on_fail,
+                Outcome::Success => &t.on_success,
+                Outcome::Critical => &t.on_critical,
+            };
+            let mut passes = outcome != Outcome::Fail;
+            let mut goes_to = k + 1;
+            for a in actions {
+                match *a {
+                    RunAction::Extra(amount) => {
+                        let extra = amount.roll(dice);
+                        bump(&mut ws.counters, t.counter, extra);
+                        ws.entering[k + 1] += extra;
+                    }
+                    RunAction::Skip(s) => {
+                        for skipped in &pool.tests[k + 1..=k + s] {
+                            bump(&mut ws.counters, skipped.counter, 1);
+                        }
+                        goes_to = k + 1 + s;
+                    }
+                    RunAction::Mortal { amount, spill, ends } => {
+                        ws.mortals.push((amount, spill));
+                        if ends {
+                            bump(&mut ws.counters, t.counter, u32::from(passes));
+                            passes = false;
+                        }
+                    }
+                }
+            }
+            if passes {
+                bump(&mut ws.counters, t.counter, 1);
+                ws.entering[goes_to] += 1;
+            }
+        }
+    }
+
+    // Saves: rolled together, resolved lowest first.
+    let wounds = ws.entering[n_tests];
+    ws.save_faces.clear();
+    ws.save_faces.resize(pool.save_die as usize + 1, 0);
+    for _ in 0..wounds {
+        ws.save_faces[dice.roll(pool.save_die) as usize] += 1;
+    }
+    ws.state.declare_order(&mut ws.order);
+    if obs.enabled() && wounds > 0 {
+        obs.event(Event::Order { groups: ws.order.clone() });
+    }
+    resolve_save_faces(pool, ws, dice, obs);
+
+    // Mortal wounds from this pool's attacks, after its normal damage.
+    for i in 0..ws.mortals.len() {
+        let (amount, spill) = ws.mortals[i];
+        pool_mortal(pool, ws, amount, spill, dice, obs);
+    }
+}
+
+/// Resolve the save dice counted in `ws.save_faces`, lowest first, through
+/// the allocation order in `ws.order`. Once the unit is destroyed the rolls
+/// are still checked (against the last group) so the failed-save count keeps
+/// counting, but they inflict nothing.
+pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, dice: &mut D, obs: &mut O) {
+    let mut last_group = ws.state.current(&ws.order).unwrap_or(ws.order[0]);
+    for face in 1..=pool.save_die {
+        for _ in 0..ws.save_faces[face as usize] {
+            let current = ws.state.current(&ws.order);
+            let g = current.unwrap_or(last_group);
+            last_group = g;
+            let saved = pool.saves(ws.state.group(g), face);
+            obs.event(Event::Save { roll: face, group: current, saved });
+            if !saved {
+                unsaved(pool, ws, current, dice, obs);
+            }
+        }
+    }
+}
+
+/// Each model's attack dice, summed.
+pub(crate) fn gather_attacks<D: DiceSource>(pool: &RunPool, dice: &mut D) -> u32 {
+    let mut attacks = 0u32;
+    for _ in 0..pool.models {
+        let rolled = if pool.maximize { pool.dice.max() } else { pool.dice.roll(dice) };
+        attacks += (i64::from(rolled) + pool.bonus).max(i64::from(pool.minimum)).max(0) as u32;
+    }
+    attacks
+}
+
+/// An attack that failed its save: counted, and, while the unit stands, its
+/// damage rolled and applied to the current group.
+pub(crate) fn unsaved<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, current: Option<usize>, dice: &mut D, obs: &mut O) {
+    bump(&mut ws.counters, pool.save_counter, 1);
+    if let Some(g) = current {
+        let amount = pool.damage.roll(dice);
+        obs.event(Event::Damage { group: g, amount });
+        let fnp = ws.state.group(g).feel_no_pain;
+        ws.state.wound_model(g, amount, fnp, dice, obs);
+    }
+}
+
+/// One mortal-wound effect of a pool: its amount rolled, counted, inflicted.
+pub(crate) fn pool_mortal<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, amount: Option<DiceExpr>, spill: bool, dice: &mut D, obs: &mut O) {
+    let n = amount.unwrap_or(pool.damage).roll(dice);
+    bump(&mut ws.counters, pool.mortal_counter, n);
+    obs.event(Event::Mortal { amount: n, spill });
+    inflict_mortal(ws, n, spill, dice, obs);
+}
+
+impl RunTest {
+    /// Does the re-roll policy re-roll this first roll?
+    #[inline]
+    pub(crate) fn rerolls(&self, roll: u32, outcome: Outcome) -> bool {
+        match self.reroll {
+            Reroll::None => false,
+            Reroll::Ones => roll == 1,
+            Reroll::Failures => outcome == Outcome::Fail,
+            Reroll::NonCritical => outcome != Outcome::Critical,
+        }
+    }
+}
+
+impl RunPool {
+    /// The most tokens (attack dice plus extra ones) any test of the pool can see.
+    pub(crate) fn max_tokens(&self) -> u64 {
+        let per = (i64::from(self.dice.max()) + self.bonus).max(i64::from(self.minimum)).max(0) as u64;
+        let mut tokens = per * u64::from(self.models);
+        let mut total = tokens;
+        for t in &self.tests {
+            let extra: u64 = t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical)
+                .map(|a| if let RunAction::Extra(d) = a { u64::from(d.max()) } else { 0 })
+                .sum();
+            tokens = tokens.saturating_mul(1 + extra);
+            total = total.saturating_add(tokens);
+        }
+        total
+    }
+
+    /// Does an unmodified save roll of `face` save against this pool for a
+    /// model of `group`? The invulnerable save ignores AP; the better applies.
+    #[inline]
+    pub(crate) fn saves(&self, group: &crate::plan::Group, face: u32) -> bool {
+        face > self.save_natural_fail
+            && (group.invulnerable.is_some_and(|i| face >= i) || group.save.is_some_and(|s| face as i32 + self.save_modifier >= s as i32))
+    }
+}
+
+/// Mortal wounds: one at a time, 1 damage each, no save. With `spill` each
+/// picks its model anew; without, they all go to the model the first one
+/// picks and the rest is lost once it is destroyed.
+pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(ws: &mut Workspace<'_>, n: u32, spill: bool, dice: &mut D, obs: &mut O) {
+    if spill {
+        for _ in 0..n {
+            let Some(g) = ws.state.pick_for_mortal() else { return };
+            let fnp = ws.state.mortal_fnp(g);
+            ws.state.wound_model(g, 1, fnp, dice, obs);
+        }
+    } else if let Some(g) = ws.state.pick_for_mortal() {
+        let fnp = ws.state.mortal_fnp(g);
+        ws.state.wound_model(g, n, fnp, dice, obs);
+    }
+}
+
+/// One trial's outcome, read from the workspace.
+#[must_use]
+pub fn outcome(ws: &Workspace<'_>) -> TrialOutcome {
+    TrialOutcome { counters: ws.counters.clone(), damage: ws.state.damage, destroyed: ws.state.destroyed }
+}

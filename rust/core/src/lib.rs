@@ -1,0 +1,34 @@
+//! mathhammer's core: dice expressions, seeded random streams, the Plan every
+//! ruleset compiles to, and the executors that run it. No Python here: the
+//! `mathhammer-py` crate wraps this one for the extension module.
+
+pub mod alias;
+pub mod dice;
+pub mod error;
+pub mod executor;
+pub mod montecarlo;
+pub mod plan;
+pub mod rng;
+pub mod sampled;
+pub mod target;
+pub mod trace;
+
+pub use dice::DiceExpr;
+pub use error::CoreError;
+pub use executor::{run_trial, Program, TrialOutcome, Workspace};
+pub use montecarlo::{simulate, Path, RunOptions, Runner, Tally, CHUNK_TRIALS};
+pub use plan::Plan;
+pub use rng::{DiceSource, Scripted, Stream};
+
+/// Replay one trial with the given dice and record every step.
+///
+/// # Errors
+/// [`CoreError::Script`] if the dice run out or a value does not fit its die.
+pub fn replay(program: &Program, dice: Vec<u32>) -> Result<(TrialOutcome, Vec<trace::Event>, usize), CoreError> {
+    let mut ws = Workspace::new(program);
+    let mut source = Scripted::new(dice);
+    let mut rec = trace::Recorder::default();
+    run_trial(program, &mut ws, &mut source, &mut rec);
+    source.check()?;
+    Ok((executor::outcome(&ws), rec.events, source.used()))
+}

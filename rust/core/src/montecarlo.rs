@@ -1,0 +1,196 @@
+//! Monte Carlo: many trials in fixed-size chunks, in parallel, into histograms.
+//!
+//! Chunk `k` always covers trials `k * CHUNK_TRIALS ..` and draws from the
+//! stream `(seed, k)`; histograms are integer counts, so merging them in any
+//! order gives the same numbers. A seed therefore gives bit-identical results
+//! on one thread or many, and memory grows with the number of distinct
+//! outcomes, never with the number of trials.
+
+use crate::error::CoreError;
+use crate::executor::{run_trial, Program, Workspace};
+use crate::rng::Stream;
+use crate::sampled::{self, Sampler};
+use crate::trace::NoTrace;
+use rayon::prelude::*;
+
+/// Trials per chunk. Part of the reproducibility contract: changing it changes
+/// what a seed gives.
+pub const CHUNK_TRIALS: u64 = 16_384;
+
+/// Histograms of every reported number: `hist[i][v]` counts trials in which
+/// number `i` came out as `v`. Numbers are the Plan's counters in order, then
+/// damage, then models destroyed.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Tally {
+    pub trials: u64,
+    pub hist: Vec<Vec<u64>>,
+}
+
+impl Tally {
+    #[must_use]
+    pub fn new(numbers: usize) -> Self {
+        Tally { trials: 0, hist: vec![Vec::new(); numbers] }
+    }
+
+    #[inline]
+    fn record(&mut self, i: usize, v: u32) {
+        let h = &mut self.hist[i];
+        let v = v as usize;
+        if v >= h.len() {
+            h.resize(v + 1, 0);
+        }
+        h[v] += 1;
+    }
+
+    /// Add another tally's counts to this one.
+    pub fn merge(&mut self, other: &Tally) {
+        self.trials += other.trials;
+        if self.hist.len() < other.hist.len() {
+            self.hist.resize(other.hist.len(), Vec::new());
+        }
+        for (mine, theirs) in self.hist.iter_mut().zip(&other.hist) {
+            if mine.len() < theirs.len() {
+                mine.resize(theirs.len(), 0);
+            }
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a += b;
+            }
+        }
+    }
+
+    /// Mean of number `i`.
+    #[must_use]
+    pub fn mean(&self, i: usize) -> f64 {
+        let s: f64 = self.hist[i].iter().enumerate().map(|(v, &c)| v as f64 * c as f64).sum();
+        s / self.trials as f64
+    }
+}
+
+/// How a run draws its trials. Both give the same distribution; they differ
+/// in speed and in which numbers a seed produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Path {
+    /// The fast path where the Plan allows it, else die by die.
+    #[default]
+    Auto,
+    /// Every die rolled, as scripted replays do.
+    DieByDie,
+}
+
+/// A Program ready for Monte Carlo, with fast-path tables where possible.
+pub struct Runner<'p> {
+    pub program: &'p Program,
+    sampler: Option<Sampler>,
+}
+
+impl<'p> Runner<'p> {
+    #[must_use]
+    pub fn new(program: &'p Program, path: Path) -> Self {
+        let sampler = match path {
+            Path::Auto => Sampler::new(program),
+            Path::DieByDie => None,
+        };
+        Runner { program, sampler }
+    }
+
+    /// Does this runner use the fast path?
+    #[must_use]
+    pub fn is_sampled(&self) -> bool {
+        self.sampler.is_some()
+    }
+}
+
+/// Run chunk `chunk` of a run of `trials` trials with `seed`.
+#[must_use]
+pub fn run_chunk(runner: &Runner<'_>, seed: u64, chunk: u64, trials: u64) -> Tally {
+    let program = runner.program;
+    let start = chunk * CHUNK_TRIALS;
+    let n = trials.saturating_sub(start).min(CHUNK_TRIALS);
+    let numbers = program.counters() + 2;
+    let mut tally = Tally::new(numbers);
+    let mut ws = Workspace::new(program);
+    let mut stream = Stream::new(seed, chunk);
+    let c = program.counters();
+    for _ in 0..n {
+        match &runner.sampler {
+            Some(sampler) => sampled::run_trial(program, sampler, &mut ws, &mut stream),
+            None => run_trial(program, &mut ws, &mut stream, &mut NoTrace),
+        }
+        for i in 0..c {
+            tally.record(i, ws.counters[i]);
+        }
+        tally.record(c, ws.state.damage);
+        tally.record(c + 1, ws.state.destroyed);
+    }
+    tally.trials = n;
+    tally
+}
+
+/// Number of chunks a run of `trials` trials has.
+#[must_use]
+pub fn chunk_count(trials: u64) -> u64 {
+    trials.div_ceil(CHUNK_TRIALS)
+}
+
+/// Run chunks `chunks` of a run of `trials` trials, in parallel on the current
+/// rayon pool, and merge them.
+#[must_use]
+pub fn run_chunks(runner: &Runner<'_>, seed: u64, trials: u64, chunks: std::ops::Range<u64>) -> Tally {
+    let numbers = runner.program.counters() + 2;
+    chunks
+        .into_par_iter()
+        .map(|k| run_chunk(runner, seed, k, trials))
+        .reduce(
+            || Tally::new(numbers),
+            |mut a, b| {
+                a.merge(&b);
+                a
+            },
+        )
+}
+
+/// Options for [`simulate`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
+    pub trials: u64,
+    pub seed: u64,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Chunks per wave: between waves `between_waves` is called, so a caller
+    /// can report progress or stop.
+    pub chunks_per_wave: u64,
+    pub path: Path,
+}
+
+/// Run a whole simulation. `between_waves(done_trials, total)` runs after each
+/// wave of chunks; an error from it (such as [`CoreError::Interrupted`]) stops
+/// the run and is returned.
+///
+/// # Errors
+/// Whatever `between_waves` returns, or a thread-pool failure.
+pub fn simulate(
+    program: &Program,
+    options: RunOptions,
+    mut between_waves: impl FnMut(u64, u64) -> Result<(), CoreError>,
+) -> Result<Tally, CoreError> {
+    if options.trials == 0 {
+        return Err(CoreError::plan("trials", "must be at least 1"));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .build()
+        .map_err(|e| CoreError::plan("threads", e.to_string()))?;
+    let runner = Runner::new(program, options.path);
+    let total = chunk_count(options.trials);
+    let wave = options.chunks_per_wave.max(1);
+    let mut tally = Tally::new(program.counters() + 2);
+    let mut start = 0;
+    while start < total {
+        let end = (start + wave).min(total);
+        let part = pool.install(|| run_chunks(&runner, options.seed, options.trials, start..end));
+        tally.merge(&part);
+        start = end;
+        between_waves(tally.trials, options.trials)?;
+    }
+    Ok(tally)
+}

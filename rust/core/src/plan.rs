@@ -1,0 +1,413 @@
+//! The Plan: the small language every ruleset compiles to.
+//!
+//! A Plan arrives as JSON (built by the Python helpers in `mathhammer.plan`),
+//! is checked once by [`Plan::from_json`], and is then run as often as needed.
+//! The core dispatches on the *kind* of each primitive and never on the name
+//! of a keyword or ruleset: a keyword is an edit to these structures.
+//! `docs/architecture.md` is the contract in prose; this file is the contract
+//! in types.
+
+use crate::dice::DiceExpr;
+use crate::error::CoreError;
+use serde::Deserialize;
+
+/// Bumped when a change would make an old Plan mean something else.
+pub const PLAN_VERSION: u32 = 1;
+
+/// The most models one side of a Plan may hold.
+pub const MAX_MODELS: u32 = 10_000;
+/// The most attack dice (tokens) one trial may create, over all sequences and
+/// all extra hits. It keeps a mistyped profile from turning a run into a hang.
+pub const MAX_TOKENS_PER_TRIAL: u64 = 1_000_000;
+
+/// A whole Plan: who is hit, by what, in which order.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    pub version: u32,
+    /// Names of the stage counters the Result reports, in order. Steps refer to
+    /// them by name; `damage` and `models_destroyed` are always reported too.
+    pub counters: Vec<String>,
+    pub target: Target,
+    /// Resolved in order, each to the end, against the same target.
+    pub sequences: Vec<Sequence>,
+}
+
+/// The unit being attacked.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    pub groups: Vec<Group>,
+    /// Preference order of the groups (indices into `groups`): ties in the
+    /// allocation order are broken by this list.
+    pub order: Vec<usize>,
+    /// Within a tier, a group holding a wounded model goes before the others.
+    #[serde(default)]
+    pub wounded_groups_first: bool,
+}
+
+/// Models that take damage the same way. A group is a pool of identical models
+/// worked through one at a time: damage always goes to the model already
+/// wounded, so at most one model of a group is ever partly wounded.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Group {
+    pub name: String,
+    pub models: u32,
+    pub wounds: u32,
+    /// Lower tiers are allocated before higher tiers (40k: characters are 1).
+    #[serde(default)]
+    pub tier: u32,
+    /// Armour save: a roll, modified by AP and save modifiers, at or above this saves.
+    #[serde(default)]
+    pub save: Option<u32>,
+    /// An unmodified roll at or above this saves, whatever the AP.
+    #[serde(default)]
+    pub invulnerable: Option<u32>,
+    /// A d6 at or above this ignores one wound that would be lost.
+    #[serde(default)]
+    pub feel_no_pain: Option<u32>,
+    /// Like `feel_no_pain`, but only against mortal wounds. The better applies.
+    #[serde(default)]
+    pub feel_no_pain_mortal: Option<u32>,
+}
+
+/// One entry of the resolution order.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Sequence {
+    /// A pool of identical attack dice taken through tests, saves and damage.
+    Attack(AttackPool),
+    /// Mortal wounds from an ability, outside any attack.
+    MortalWounds(MortalSource),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttackPool {
+    pub name: String,
+    pub attacks: Attacks,
+    /// Tests each attack die goes through, in order (40k: hit, then wound).
+    #[serde(default)]
+    pub steps: Vec<Test>,
+    pub save: Save,
+    pub damage: Damage,
+    /// Counter for mortal wounds this pool inflicts (before Feel No Pain).
+    #[serde(default)]
+    pub mortal_counter: Option<String>,
+}
+
+/// How many attack dice a pool has: each of `models` rolls `dice`, adds
+/// `bonus`, then is raised to `minimum`; with `maximize` the dice are not
+/// rolled and take their largest value.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Attacks {
+    pub models: u32,
+    pub dice: DiceExpr,
+    #[serde(default)]
+    pub bonus: i32,
+    #[serde(default)]
+    pub minimum: Option<u32>,
+    #[serde(default)]
+    pub maximize: bool,
+    #[serde(default)]
+    pub counter: Option<String>,
+}
+
+/// Re-roll policy of a test. A die is re-rolled at most once, before modifiers.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Reroll {
+    #[default]
+    None,
+    /// Re-roll an unmodified 1.
+    Ones,
+    /// Re-roll a roll whose outcome is a fail.
+    Failures,
+    /// Re-roll anything that is not a critical (fishing for criticals).
+    NonCritical,
+}
+
+/// The class a test puts an attack die in.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Fail,
+    Success,
+    Critical,
+}
+
+/// Roll one die per token and classify it by the first rule that applies:
+/// unmodified `<= natural_fail` fails; unmodified `>= critical` is a critical
+/// (a success); unmodified plus the capped sum of `modifiers` `>= target`
+/// succeeds; otherwise it fails. With `automatic`, no die is rolled and every
+/// token succeeds (never critically).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Test {
+    pub name: String,
+    #[serde(default = "six")]
+    pub die: u32,
+    #[serde(default)]
+    pub target: u32,
+    #[serde(default)]
+    pub automatic: bool,
+    #[serde(default)]
+    pub modifiers: Vec<i32>,
+    #[serde(default = "min_modifier")]
+    pub modifier_min: i32,
+    #[serde(default = "max_modifier")]
+    pub modifier_max: i32,
+    #[serde(default)]
+    pub natural_fail: u32,
+    /// Unmodified result at or above which the die is a critical; absent means
+    /// no criticals.
+    #[serde(default)]
+    pub critical: Option<u32>,
+    /// A critical needs the roll to succeed first ("a successful unmodified 5+").
+    #[serde(default)]
+    pub critical_requires_success: bool,
+    #[serde(default)]
+    pub reroll: Reroll,
+    /// Counts tokens that leave this test as successes or criticals, tokens that
+    /// skip it, and extra tokens it creates.
+    #[serde(default)]
+    pub counter: Option<String>,
+    #[serde(default)]
+    pub effects: Vec<Effect>,
+}
+
+fn six() -> u32 {
+    6
+}
+fn min_modifier() -> i32 {
+    i32::MIN / 2
+}
+fn max_modifier() -> i32 {
+    i32::MAX / 2
+}
+
+/// When a token gets outcome `on` at a test, do the action. Effects run in
+/// list order.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Effect {
+    /// Add `amount` tokens that enter the next test (or the save) as plain
+    /// successes of this one.
+    Extra { on: Outcome, amount: DiceExpr },
+    /// The token skips the next `steps` tests, counted as a plain success of
+    /// each, never a critical.
+    Skip { on: Outcome, steps: u32 },
+    /// The token inflicts mortal wounds after the pool's normal damage.
+    /// `amount` is a dice expression, or absent for the pool's damage roll.
+    /// With `spill`, excess carries to the next model; otherwise the wounds
+    /// stop at the one model they start on. With `ends_attack`, the token
+    /// leaves the sequence (no further tests, no save).
+    Mortal {
+        on: Outcome,
+        #[serde(default)]
+        amount: Option<DiceExpr>,
+        #[serde(default = "yes")]
+        spill: bool,
+        #[serde(default)]
+        ends_attack: bool,
+    },
+}
+
+impl Effect {
+    /// The outcome that triggers it.
+    #[must_use]
+    pub fn on(&self) -> Outcome {
+        match self {
+            Effect::Extra { on, .. } | Effect::Skip { on, .. } | Effect::Mortal { on, .. } => *on,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The save: the wounds of a pool are rolled together and resolved lowest
+/// first against the current group's characteristics.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Save {
+    #[serde(default = "six")]
+    pub die: u32,
+    /// Added to the roll for the armour save (40k AP is negative).
+    #[serde(default)]
+    pub ap: i32,
+    #[serde(default)]
+    pub modifiers: Vec<i32>,
+    /// An unmodified roll at or below this always fails.
+    #[serde(default = "one")]
+    pub natural_fail: u32,
+    /// Counts rolls that fail (the attack inflicts damage).
+    #[serde(default)]
+    pub counter: Option<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Damage of an unsaved attack; excess beyond the model's wounds is lost.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Damage {
+    pub dice: DiceExpr,
+}
+
+/// Mortal wounds from an ability: `amount` of them, applied one at a time and
+/// spilling over.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MortalSource {
+    pub name: String,
+    pub amount: DiceExpr,
+    #[serde(default)]
+    pub counter: Option<String>,
+}
+
+impl Plan {
+    /// Parse and check a Plan.
+    ///
+    /// # Errors
+    /// [`CoreError::Plan`] naming the field and what is wrong with it.
+    pub fn from_json(text: &str) -> Result<Plan, CoreError> {
+        let plan: Plan = serde_json::from_str(text).map_err(|e| CoreError::plan("(json)", e.to_string()))?;
+        plan.validate()?;
+        Ok(plan)
+    }
+
+    /// The index of counter `name`.
+    ///
+    /// # Errors
+    /// When `name` is not listed in `counters`.
+    pub fn counter_index(&self, field: &str, name: Option<&String>) -> Result<Option<usize>, CoreError> {
+        match name {
+            None => Ok(None),
+            Some(n) => self.counters.iter().position(|c| c == n).map(Some).ok_or_else(|| {
+                CoreError::plan(field, format!("counter {n:?} is not one of the plan's counters {:?}", self.counters))
+            }),
+        }
+    }
+
+    fn validate(&self) -> Result<(), CoreError> {
+        if self.version != PLAN_VERSION {
+            return Err(CoreError::plan("version", format!("is {}, this core runs version {PLAN_VERSION}", self.version)));
+        }
+        for (i, c) in self.counters.iter().enumerate() {
+            if c == "damage" || c == "models_destroyed" || self.counters[..i].contains(c) {
+                return Err(CoreError::plan(format!("counters[{i}]"), format!("{c:?} is reserved or listed twice")));
+            }
+        }
+        let t = &self.target;
+        if t.groups.is_empty() {
+            return Err(CoreError::plan("target.groups", "the target has no models"));
+        }
+        let mut models = 0u32;
+        for (i, g) in t.groups.iter().enumerate() {
+            let f = |name: &str| format!("target.groups[{i}].{name}");
+            if g.models == 0 {
+                return Err(CoreError::plan(f("models"), "must be at least 1"));
+            }
+            if g.wounds == 0 {
+                return Err(CoreError::plan(f("wounds"), "must be at least 1"));
+            }
+            models = models.saturating_add(g.models);
+            for (name, v) in [("save", g.save), ("invulnerable", g.invulnerable), ("feel_no_pain", g.feel_no_pain), ("feel_no_pain_mortal", g.feel_no_pain_mortal)] {
+                if let Some(v) = v {
+                    if v == 0 {
+                        return Err(CoreError::plan(f(name), "must be at least 1"));
+                    }
+                }
+            }
+        }
+        if models > MAX_MODELS {
+            return Err(CoreError::plan("target.groups", format!("hold {models} models; at most {MAX_MODELS} are allowed")));
+        }
+        let mut seen = vec![false; t.groups.len()];
+        for (i, &g) in t.order.iter().enumerate() {
+            if g >= t.groups.len() || seen[g] {
+                return Err(CoreError::plan(format!("target.order[{i}]"), format!("{g} is not a group index or is listed twice")));
+            }
+            seen[g] = true;
+        }
+        if seen.iter().any(|s| !s) {
+            return Err(CoreError::plan("target.order", "must list every group exactly once"));
+        }
+        let mut tokens = 0u64;
+        for (si, s) in self.sequences.iter().enumerate() {
+            let base = format!("sequences[{si}]");
+            match s {
+                Sequence::MortalWounds(m) => {
+                    self.counter_index(&format!("{base}.counter"), m.counter.as_ref())?;
+                }
+                Sequence::Attack(p) => {
+                    tokens = tokens.saturating_add(self.validate_pool(&base, p)?);
+                }
+            }
+        }
+        if tokens > MAX_TOKENS_PER_TRIAL {
+            return Err(CoreError::plan(
+                "sequences",
+                format!("can create up to {tokens} attack dice in one trial; at most {MAX_TOKENS_PER_TRIAL} are allowed"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Check one pool and return the most tokens it can create in a trial.
+    fn validate_pool(&self, base: &str, p: &AttackPool) -> Result<u64, CoreError> {
+        let a = &p.attacks;
+        if a.models > MAX_MODELS {
+            return Err(CoreError::plan(format!("{base}.attacks.models"), format!("is {}; at most {MAX_MODELS} are allowed", a.models)));
+        }
+        self.counter_index(&format!("{base}.attacks.counter"), a.counter.as_ref())?;
+        self.counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?;
+        self.counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?;
+        if p.save.die < 2 {
+            return Err(CoreError::plan(format!("{base}.save.die"), "needs at least 2 sides"));
+        }
+        let per_model = (i64::from(a.dice.max()) + i64::from(a.bonus)).max(i64::from(a.minimum.unwrap_or(0))).max(0) as u64;
+        let mut tokens = per_model * u64::from(a.models);
+        let mut total = tokens;
+        for (ti, t) in p.steps.iter().enumerate() {
+            let f = |name: &str| format!("{base}.steps[{ti}].{name}");
+            self.counter_index(&f("counter"), t.counter.as_ref())?;
+            if !t.automatic && !(2..=crate::dice::MAX_SIDES).contains(&t.die) {
+                return Err(CoreError::plan(f("die"), format!("is {}; a die has 2 to {} sides", t.die, crate::dice::MAX_SIDES)));
+            }
+            if t.modifier_min > t.modifier_max {
+                return Err(CoreError::plan(f("modifier_min"), "is above modifier_max"));
+            }
+            let mut extra = 0u64;
+            for (ei, e) in t.effects.iter().enumerate() {
+                match e {
+                    Effect::Extra { amount, .. } => extra += u64::from(amount.max()),
+                    Effect::Skip { steps, .. } => {
+                        if ti + *steps as usize >= p.steps.len() {
+                            return Err(CoreError::plan(
+                                format!("{base}.steps[{ti}].effects[{ei}].steps"),
+                                format!("skips {steps} tests but only {} follow", p.steps.len() - ti - 1),
+                            ));
+                        }
+                    }
+                    Effect::Mortal { .. } => {}
+                }
+            }
+            tokens = tokens.saturating_mul(1 + extra);
+            total = total.saturating_add(tokens);
+        }
+        Ok(total)
+    }
+
+    /// Total models in the target.
+    #[must_use]
+    pub fn target_models(&self) -> u32 {
+        self.target.groups.iter().map(|g| g.models).sum()
+    }
+}

@@ -1,0 +1,343 @@
+//! The fast Monte Carlo path: draw each attack pool's whole outcome from its
+//! exact distribution instead of rolling every die.
+//!
+//! Attack dice are independent until they reach the save, so the tests of a
+//! pool (hit, wound, their re-rolls, extra tokens, skips, mortal-wound
+//! triggers) have an exact joint distribution for any number of dice `n`:
+//! the n-fold convolution of one die's. That table is built once per Plan and
+//! sampled with one random word per pool per trial (alias method). When every
+//! group saves on exactly the same faces, the save's failures are binomial and
+//! drawn the same way; otherwise the save dice are rolled and resolved lowest
+//! first, as the die-by-die executor does. Damage, Feel No Pain and mortal
+//! wounds are always rolled, because they depend on the target's state.
+//!
+//! Both paths draw from the same distribution; the tests compare them. A Plan
+//! whose tables would be too large, or whose pool mixes several kinds of
+//! mortal-wound effect (their interleaving matters), runs die by die.
+
+use crate::alias::AliasTable;
+use crate::dice::DiceExpr;
+use crate::executor::{bump, gather_attacks, pool_mortal, resolve_save_faces, unsaved, Program, RunAction, RunPool, RunSequence, RunTest, Workspace};
+use crate::plan::Outcome;
+use crate::rng::{DiceSource, Stream};
+use crate::trace::NoTrace;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The most table entries (over all pools and all dice counts) the fast path
+/// builds before it leaves a Plan to the die-by-die executor.
+pub const MAX_TABLE_ENTRIES: usize = 1 << 21;
+
+/// A sparse distribution over outcome vectors. A vector is packed into one
+/// `u64`, `BITS` bits a slot, so adding vectors is adding keys (no slot can
+/// overflow into the next: every slot's bound is checked first).
+type Dist = HashMap<u64, f64, BuildHasherDefault<KeyHasher>>;
+
+/// Bits per slot of a packed outcome vector.
+const BITS: u32 = 10;
+/// Most slots a packed vector holds.
+const SLOTS: usize = (64 / BITS) as usize;
+/// The most multiply-adds table building may spend on one Plan before it
+/// leaves the Plan to the die-by-die executor (well under a second).
+const MAX_WORK: u64 = 20_000_000;
+
+/// Keys are already well mixed by a multiply; std's SipHash would triple the
+/// cost of building tables.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _bytes: &[u8]) {
+        unreachable!("only u64 keys are hashed")
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = (key ^ (key >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    }
+}
+
+fn slot(v: u64, i: usize) -> u32 {
+    ((v >> (BITS as usize * i)) & ((1 << BITS) - 1)) as u32
+}
+
+struct Builder {
+    work: u64,
+}
+
+impl Builder {
+    fn convolve(&mut self, a: &Dist, b: &Dist) -> Option<Dist> {
+        self.work += (a.len() * b.len()) as u64;
+        if self.work > MAX_WORK {
+            return None;
+        }
+        let mut out = Dist::default();
+        for (va, pa) in a {
+            for (vb, pb) in b {
+                *out.entry(va + vb).or_insert(0.0) += pa * pb;
+            }
+        }
+        Some(out)
+    }
+}
+
+fn point(set: &[(usize, u32)]) -> Dist {
+    let key = set.iter().map(|&(i, x)| u64::from(x) << (BITS as usize * i)).sum();
+    Dist::from_iter([(key, 1.0)])
+}
+
+fn mix(into: &mut Dist, d: &Dist, weight: f64) {
+    for (v, p) in d {
+        *into.entry(*v).or_insert(0.0) += p * weight;
+    }
+}
+
+/// Entries sorted by key, so the alias table, and so what a seed draws, do
+/// not depend on hash order.
+fn sorted(d: &Dist) -> Vec<(u64, f64)> {
+    let mut entries: Vec<(u64, f64)> = d.iter().map(|(k, p)| (*k, *p)).collect();
+    entries.sort_unstable_by_key(|e| e.0);
+    entries
+}
+
+/// One pool's tables: index layout of an outcome vector is one slot per test
+/// (that test's counter increments), then tokens reaching the save, then
+/// mortal-wound effects triggered.
+struct PoolTables {
+    /// `by_count[n]`: packed outcome vectors and their alias table for n dice.
+    by_count: Vec<(Vec<u64>, AliasTable)>,
+    /// When saves fail on the same faces for every group: the chance one fails,
+    /// and `binomial[w]` for w wounds.
+    binomial: Option<Vec<AliasTable>>,
+    mortal: Option<(Option<DiceExpr>, bool)>,
+}
+
+/// A Program with its fast-path tables, where they could be built.
+pub struct Sampler {
+    pools: Vec<Option<PoolTables>>,
+}
+
+impl Sampler {
+    /// Build the tables; `None` when any pool must run die by die.
+    #[must_use]
+    pub fn new(program: &Program) -> Option<Sampler> {
+        let mut budget = MAX_TABLE_ENTRIES;
+        let mut builder = Builder { work: 0 };
+        let mut pools = Vec::new();
+        for seq in &program.sequences {
+            pools.push(match seq {
+                RunSequence::Mortal { .. } => None,
+                RunSequence::Pool(pool) => Some(PoolTables::new(pool, &program.plan.target.groups, &mut budget, &mut builder)?),
+            });
+        }
+        Some(Sampler { pools })
+    }
+}
+
+fn outcome_probabilities(t: &RunTest) -> [f64; 3] {
+    let mut p = [0.0; 3];
+    let face = 1.0 / f64::from(t.die);
+    if t.automatic {
+        p[Outcome::Success as usize] = 1.0;
+        return p;
+    }
+    let fresh: Vec<Outcome> = (1..=t.die).map(|f| t.by_face[f as usize]).collect();
+    for (i, &o) in fresh.iter().enumerate() {
+        if t.rerolls(i as u32 + 1, o) {
+            for &o2 in &fresh {
+                p[o2 as usize] += face * face;
+            }
+        } else {
+            p[o as usize] += face;
+        }
+    }
+    p
+}
+
+impl PoolTables {
+    fn new(pool: &RunPool, groups: &[crate::plan::Group], budget: &mut usize, b: &mut Builder) -> Option<PoolTables> {
+        let m = pool.tests.len();
+        let (save_slot, mortal_slot) = (m, m + 1);
+        // Every slot counts tokens, so the most tokens the pool can make bounds
+        // every slot; they must fit the packing.
+        if m + 2 > SLOTS || pool.max_tokens() >= 1 << BITS {
+            return None;
+        }
+        // The one kind of mortal-wound effect this pool may have.
+        let mut mortal = None;
+        for t in &pool.tests {
+            for a in t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical) {
+                if let RunAction::Mortal { amount, spill, .. } = *a {
+                    match mortal {
+                        None => mortal = Some((amount, spill)),
+                        Some(k) if k == (amount, spill) => {}
+                        Some(_) => return None,
+                    }
+                }
+            }
+        }
+        // One token's distribution entering each test, from the save backwards.
+        let mut entering: Vec<Dist> = vec![Dist::default(); m + 1];
+        entering[m] = point(&[(save_slot, 1)]);
+        for k in (0..m).rev() {
+            let t = &pool.tests[k];
+            let mut d = Dist::default();
+            let probs = outcome_probabilities(t);
+            for (o, actions) in [(Outcome::Fail, &t.on_fail), (Outcome::Success, &t.on_success), (Outcome::Critical, &t.on_critical)] {
+                let p = probs[o as usize];
+                if p == 0.0 {
+                    continue;
+                }
+                let mut passes = o != Outcome::Fail;
+                let mut goes_to = k + 1;
+                let mut fixed: Vec<(usize, u32)> = Vec::new();
+                let mut parts: Vec<Dist> = Vec::new();
+                for a in actions {
+                    match *a {
+                        RunAction::Extra(amount) => {
+                            // a extra tokens into test k+1, each counted at k.
+                            let mut extra = Dist::default();
+                            let mut power = point(&[]);
+                            for (count, q) in amount.distribution().into_iter().enumerate() {
+                                if count > 0 {
+                                    power = b.convolve(&power, &entering[k + 1])?;
+                                }
+                                if q > 0.0 {
+                                    let shifted = b.convolve(&power, &point(&[(k, count as u32)]))?;
+                                    mix(&mut extra, &shifted, q);
+                                }
+                            }
+                            parts.push(extra);
+                        }
+                        RunAction::Skip(s) => {
+                            fixed.extend((k + 1..=k + s).map(|j| (j, 1)));
+                            goes_to = k + 1 + s;
+                        }
+                        RunAction::Mortal { ends, .. } => {
+                            fixed.push((mortal_slot, 1));
+                            if ends {
+                                fixed.push((k, u32::from(passes)));
+                                passes = false;
+                            }
+                        }
+                    }
+                }
+                let mut branch = point(&fixed);
+                if passes {
+                    branch = b.convolve(&branch, &point(&[(k, 1)]))?;
+                    branch = b.convolve(&branch, &entering[goes_to])?;
+                }
+                for part in &parts {
+                    branch = b.convolve(&branch, part)?;
+                }
+                mix(&mut d, &branch, p);
+            }
+            if d.len() > *budget {
+                return None;
+            }
+            entering[k] = d;
+        }
+        // n-fold convolutions for every number of attack dice the pool can have.
+        let max_attacks = {
+            let per = (i64::from(pool.dice.max()) + pool.bonus).max(i64::from(pool.minimum)).max(0) as u64;
+            per * u64::from(pool.models)
+        };
+        let mut by_count = Vec::new();
+        let mut table = point(&[]);
+        let mut max_saves = 0;
+        for n in 0..=max_attacks {
+            if n > 0 {
+                table = b.convolve(&table, &entering[0])?;
+            }
+            if table.len() > *budget {
+                return None;
+            }
+            *budget -= table.len();
+            let entries = sorted(&table);
+            let probs: Vec<f64> = entries.iter().map(|e| e.1).collect();
+            let keys: Vec<u64> = entries.iter().map(|e| e.0).collect();
+            max_saves = max_saves.max(keys.iter().map(|&v| slot(v, save_slot)).max().unwrap_or(0));
+            by_count.push((keys, AliasTable::new(&probs)));
+        }
+        // Binomial saves when no group saves on a different face from another.
+        let faces = |g: &crate::plan::Group| (1..=pool.save_die).map(|f| pool.saves(g, f)).collect::<Vec<_>>();
+        let same = groups.windows(2).all(|w| faces(&w[0]) == faces(&w[1]));
+        let binomial = if same {
+            let q = faces(&groups[0]).iter().filter(|s| !**s).count() as f64 / f64::from(pool.save_die);
+            let need = (max_saves as usize + 1) * (max_saves as usize + 2) / 2;
+            if need > *budget {
+                return None;
+            }
+            *budget -= need;
+            Some((0..=max_saves).map(|w| AliasTable::new(&binomial_pmf(w, q))).collect())
+        } else {
+            None
+        };
+        Some(PoolTables { by_count, binomial, mortal })
+    }
+}
+
+fn binomial_pmf(n: u32, q: f64) -> Vec<f64> {
+    let mut pmf = vec![1.0];
+    for _ in 0..n {
+        let mut next = vec![0.0; pmf.len() + 1];
+        for (k, &p) in pmf.iter().enumerate() {
+            next[k] += p * (1.0 - q);
+            next[k + 1] += p * q;
+        }
+        pmf = next;
+    }
+    pmf
+}
+
+/// Run one trial on the fast path.
+pub fn run_trial(program: &Program, sampler: &Sampler, ws: &mut Workspace<'_>, stream: &mut Stream) {
+    ws.state.reset();
+    ws.counters.iter_mut().for_each(|c| *c = 0);
+    for (seq, tables) in program.sequences.iter().zip(&sampler.pools) {
+        match (seq, tables) {
+            (RunSequence::Pool(pool), Some(tables)) => run_pool(pool, tables, ws, stream),
+            (RunSequence::Mortal { amount, counter, .. }, _) => {
+                let n = amount.roll(stream);
+                bump(&mut ws.counters, *counter, n);
+                crate::executor::inflict_mortal(ws, n, true, stream, &mut NoTrace);
+            }
+            (RunSequence::Pool(_), None) => unreachable!("a Sampler has tables for every pool"),
+        }
+    }
+}
+
+fn run_pool(pool: &RunPool, tables: &PoolTables, ws: &mut Workspace<'_>, stream: &mut Stream) {
+    let attacks = gather_attacks(pool, stream);
+    bump(&mut ws.counters, pool.attacks_counter, attacks);
+    let (keys, alias) = &tables.by_count[attacks as usize];
+    let v = keys[alias.sample(stream)];
+    let m = pool.tests.len();
+    for (k, t) in pool.tests.iter().enumerate() {
+        bump(&mut ws.counters, t.counter, slot(v, k));
+    }
+    let wounds = slot(v, m);
+    ws.state.declare_order(&mut ws.order);
+    if let Some(binomial) = &tables.binomial {
+        // Every group saves on the same faces, so the failures are the lowest
+        // rolls: resolve them in order, the passes change nothing.
+        let failed = binomial[wounds as usize].sample(stream);
+        for _ in 0..failed {
+            let current = ws.state.current(&ws.order);
+            unsaved(pool, ws, current, stream, &mut NoTrace);
+        }
+    } else {
+        ws.save_faces.clear();
+        ws.save_faces.resize(pool.save_die as usize + 1, 0);
+        for _ in 0..wounds {
+            ws.save_faces[stream.roll(pool.save_die) as usize] += 1;
+        }
+        resolve_save_faces(pool, ws, stream, &mut NoTrace);
+    }
+    if let Some((amount, spill)) = tables.mortal {
+        for _ in 0..slot(v, m + 1) {
+            pool_mortal(pool, ws, amount, spill, stream, &mut NoTrace);
+        }
+    }
+}

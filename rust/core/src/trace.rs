@@ -1,0 +1,61 @@
+//! What happened in a trial, step by step, for replays and explanations.
+//!
+//! The executor is generic over an [`Observer`]; Monte Carlo runs use
+//! [`NoTrace`], whose empty methods compile away, so tracing costs nothing
+//! when nobody listens.
+
+use crate::plan::Outcome;
+
+/// One thing that happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// A sequence (attack pool or mortal-wound source) starts.
+    Sequence { index: usize, name: String },
+    /// The number of attack dice a pool gathered.
+    Attacks { count: u32 },
+    /// A die rolled in a test; `rerolled_from` holds the first roll if re-rolled.
+    Test { step: usize, roll: u32, rerolled_from: Option<u32>, outcome: Outcome },
+    /// The allocation order declared for a pool (group indices).
+    Order { groups: Vec<usize> },
+    /// A save roll, in the order resolved (lowest first), and where it went.
+    Save { roll: u32, group: Option<usize>, saved: bool },
+    /// Damage rolled for an unsaved attack.
+    Damage { group: usize, amount: u32 },
+    /// Mortal wounds inflicted.
+    Mortal { amount: u32, spill: bool },
+    FeelNoPain { group: usize, roll: u32, ignored: bool },
+    ModelDestroyed { group: usize, left_in_group: u32 },
+}
+
+pub trait Observer {
+    fn event(&mut self, event: Event);
+    /// False when events are thrown away, so callers can skip building them.
+    fn enabled(&self) -> bool;
+}
+
+/// Discards everything.
+pub struct NoTrace;
+
+impl Observer for NoTrace {
+    #[inline(always)]
+    fn event(&mut self, _event: Event) {}
+    #[inline(always)]
+    fn enabled(&self) -> bool {
+        false
+    }
+}
+
+/// Keeps every event.
+#[derive(Default)]
+pub struct Recorder {
+    pub events: Vec<Event>,
+}
+
+impl Observer for Recorder {
+    fn event(&mut self, event: Event) {
+        self.events.push(event);
+    }
+    fn enabled(&self) -> bool {
+        true
+    }
+}

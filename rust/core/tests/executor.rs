@@ -1,0 +1,319 @@
+//! The executor against closed forms and scripted dice.
+
+use mathhammer_core::montecarlo::{run_chunks, chunk_count};
+use mathhammer_core::trace::Event;
+use mathhammer_core::{replay, simulate, Path, Plan, Program, RunOptions, Runner, Tally};
+use serde_json::{json, Value};
+
+fn program(plan: &Value) -> Program {
+    Program::new(Plan::from_json(&plan.to_string()).expect("valid plan")).expect("program")
+}
+
+/// The benchmark scenario: 10 models x 2 attacks, BS3+, S4 vs T4, AP-1, D1,
+/// into 10 models with W2 and Sv3+.
+fn boltguns() -> Value {
+    json!({
+        "version": 1,
+        "counters": ["attacks", "hits", "wounds", "failed_saves"],
+        "target": {"groups": [{"name": "Intercessor", "models": 10, "wounds": 2, "save": 3}], "order": [0]},
+        "sequences": [{
+            "kind": "attack", "name": "Boltgun",
+            "attacks": {"models": 10, "dice": "2", "counter": "attacks"},
+            "steps": [
+                {"name": "hit", "target": 3, "natural_fail": 1, "critical": 6, "counter": "hits"},
+                {"name": "wound", "target": 4, "natural_fail": 1, "critical": 6, "counter": "wounds"}
+            ],
+            "save": {"ap": -1, "counter": "failed_saves"},
+            "damage": {"dice": "1"}
+        }]
+    })
+}
+
+fn sd_of(tally: &Tally, i: usize) -> f64 {
+    let m = tally.mean(i);
+    let var: f64 = tally.hist[i].iter().enumerate().map(|(v, &c)| (v as f64 - m).powi(2) * c as f64).sum::<f64>()
+        / (tally.trials - 1) as f64;
+    var.sqrt()
+}
+
+fn assert_mean(tally: &Tally, i: usize, exact: f64) {
+    let se = sd_of(tally, i) / (tally.trials as f64).sqrt();
+    let z = (tally.mean(i) - exact) / se.max(1e-12);
+    assert!(z.abs() < 5.0, "number {i}: mean {} vs exact {exact} is {z:.2} standard errors off", tally.mean(i));
+}
+
+fn run(p: &Program, trials: u64, seed: u64) -> Tally {
+    simulate(p, RunOptions { trials, seed, threads: 2, chunks_per_wave: 64, ..Default::default() }, |_, _| Ok(())).unwrap()
+}
+
+#[test]
+fn boltguns_match_their_closed_form() {
+    let p = program(&boltguns());
+    let t = run(&p, 200_000, 7);
+    assert_eq!(t.trials, 200_000);
+    // Each attack: hit 4/6, wound 3/6, save fails on 1-3 after AP-1: 3/6.
+    assert_mean(&t, 0, 20.0);
+    assert_mean(&t, 1, 20.0 * 4.0 / 6.0);
+    assert_mean(&t, 2, 20.0 * 4.0 / 6.0 * 0.5);
+    let p_unsaved = 4.0 / 6.0 * 0.5 * 0.5;
+    assert_mean(&t, 3, 20.0 * p_unsaved);
+    // D1 into W2: damage equals failed saves (at most 20); a model per two.
+    assert_eq!(t.hist[4], t.hist[3], "D1 damage is exactly the failed saves");
+    let exact_destroyed: f64 = (0..=20u32)
+        .map(|k| binomial(20, k, p_unsaved) * f64::from(k / 2))
+        .sum();
+    assert_mean(&t, 5, exact_destroyed);
+}
+
+fn binomial(n: u32, k: u32, p: f64) -> f64 {
+    let mut c = 1.0;
+    for i in 0..k {
+        c = c * f64::from(n - i) / f64::from(i + 1);
+    }
+    c * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32)
+}
+
+#[test]
+fn same_seed_same_tally_on_any_thread_count() {
+    let p = program(&boltguns());
+    let trials = 3 * 16_384 + 5;
+    let one = simulate(&p, RunOptions { trials, seed: 11, threads: 1, chunks_per_wave: 1, ..Default::default() }, |_, _| Ok(())).unwrap();
+    let two = simulate(&p, RunOptions { trials, seed: 11, threads: 2, chunks_per_wave: 3, ..Default::default() }, |_, _| Ok(())).unwrap();
+    let direct = run_chunks(&Runner::new(&p, Path::Auto), 11, trials, 0..chunk_count(trials));
+    assert_eq!(one, two);
+    assert_eq!(one, direct);
+    let other = simulate(&p, RunOptions { trials, seed: 12, threads: 2, chunks_per_wave: 3, ..Default::default() }, |_, _| Ok(())).unwrap();
+    assert_ne!(one, other);
+}
+
+#[test]
+fn interruption_between_waves_stops_the_run() {
+    let p = program(&boltguns());
+    let mut waves = 0;
+    let r = simulate(&p, RunOptions { trials: 10 * 16_384, seed: 1, threads: 1, chunks_per_wave: 2, ..Default::default() }, |_, _| {
+        waves += 1;
+        if waves == 2 { Err(mathhammer_core::CoreError::Interrupted) } else { Ok(()) }
+    });
+    assert_eq!(r.unwrap_err(), mathhammer_core::CoreError::Interrupted);
+    assert_eq!(waves, 2);
+}
+
+#[test]
+fn reroll_ones_and_failures_match_closed_forms() {
+    for (policy, p_hit) in [("ones", 4.0 / 6.0 + 1.0 / 6.0 * 4.0 / 6.0), ("failures", 1.0 - (2.0f64 / 6.0).powi(2))] {
+        let mut plan = boltguns();
+        plan["sequences"][0]["steps"][0]["reroll"] = json!(policy);
+        let t = run(&program(&plan), 100_000, 3);
+        assert_mean(&t, 1, 20.0 * p_hit);
+    }
+}
+
+#[test]
+fn modifiers_are_capped_and_natural_rolls_win() {
+    // +3 to hit capped to +1: BS3+ hits on 2+, but a natural 1 still fails.
+    let mut plan = boltguns();
+    let hit = &mut plan["sequences"][0]["steps"][0];
+    hit["modifiers"] = json!([2, 1]);
+    hit["modifier_min"] = json!(-1);
+    hit["modifier_max"] = json!(1);
+    let t = run(&program(&plan), 100_000, 5);
+    assert_mean(&t, 1, 20.0 * 5.0 / 6.0);
+    // -2 capped to -1 on a 6+ roll: only the critical 6 hits.
+    plan["sequences"][0]["steps"][0]["modifiers"] = json!([-2]);
+    plan["sequences"][0]["steps"][0]["target"] = json!(6);
+    let t = run(&program(&plan), 100_000, 5);
+    assert_mean(&t, 1, 20.0 / 6.0);
+}
+
+#[test]
+fn extra_hits_and_skips_count_where_the_result_says() {
+    // Sustained Hits 1 + Lethal Hits shape: a critical hit adds one hit and
+    // itself skips the wound roll.
+    let mut plan = boltguns();
+    plan["sequences"][0]["steps"][0]["effects"] =
+        json!([{"on": "critical", "action": "extra", "amount": "1"}, {"on": "critical", "action": "skip", "steps": 1}]);
+    let t = run(&program(&plan), 100_000, 9);
+    let hits = 20.0 * (4.0 / 6.0 + 1.0 / 6.0);
+    assert_mean(&t, 1, hits);
+    // Wounds: the lethal criticals, plus half of every other hit.
+    let wounds = 20.0 / 6.0 + 0.5 * (hits - 20.0 / 6.0);
+    assert_mean(&t, 2, wounds);
+}
+
+#[test]
+fn automatic_tests_roll_nothing_and_never_crit() {
+    let mut plan = boltguns();
+    plan["sequences"][0]["steps"][0] = json!({"name": "hit", "automatic": true, "counter": "hits",
+        "effects": [{"on": "critical", "action": "extra", "amount": "5"}]});
+    let t = run(&program(&plan), 20_000, 1);
+    assert_eq!(t.hist[1][20], 20_000, "every attack hits, none critically");
+}
+
+fn target_two_groups() -> Value {
+    json!({"groups": [
+            {"name": "A", "models": 2, "wounds": 3, "save": 6},
+            {"name": "B", "models": 1, "wounds": 2, "save": 6}],
+           "order": [0, 1], "wounded_groups_first": true})
+}
+
+#[test]
+fn mortal_wounds_spill_and_single_model_ones_do_not() {
+    let mut plan = json!({
+        "version": 1, "counters": ["mortal_wounds"], "target": target_two_groups(),
+        "sequences": [{"kind": "mortal_wounds", "name": "Smite", "amount": "7", "counter": "mortal_wounds"}]
+    });
+    let (out, _, used) = replay(&program(&plan), vec![]).unwrap();
+    assert_eq!((out.damage, out.destroyed, used), (7, 2, 0), "3+3 kill group A, 1 more wounds B");
+    // The same 7 as a non-spilling effect of a critical wound: one model only.
+    plan["counters"] = json!(["wounds", "mortal_wounds"]);
+    plan["sequences"] = json!([{"kind": "attack", "name": "Gun", "attacks": {"models": 1, "dice": "1"},
+        "steps": [{"name": "wound", "target": 4, "critical": 6, "counter": "wounds",
+                   "effects": [{"on": "critical", "action": "mortal", "amount": "7", "spill": false, "ends_attack": true}]}],
+        "save": {}, "damage": {"dice": "1"}, "mortal_counter": "mortal_wounds"}]);
+    let (out, events, used) = replay(&program(&plan), vec![6]).unwrap();
+    assert_eq!(out.counters, vec![1, 7]);
+    assert_eq!((out.damage, out.destroyed, used), (3, 1, 1), "excess beyond the first model is lost; no save rolled");
+    assert!(!events.iter().any(|e| matches!(e, Event::Save { .. })));
+}
+
+#[test]
+fn saves_resolve_lowest_first_through_the_groups() {
+    // Group A (Sv 6+ here made 2+ to show the switch) takes the lowest rolls.
+    let plan = json!({
+        "version": 1, "counters": ["failed_saves"],
+        "target": {"groups": [
+            {"name": "A", "models": 1, "wounds": 1, "save": 2},
+            {"name": "B", "models": 2, "wounds": 1, "save": 5}], "order": [0, 1]},
+        "sequences": [{"kind": "attack", "name": "Gun", "attacks": {"models": 3, "dice": "1"},
+            "steps": [], "save": {"counter": "failed_saves"}, "damage": {"dice": "1"}}]
+    });
+    // Save dice 4, 1, 3 resolve as 1 (A fails: destroyed), 3 (B: fails), 4 (B: fails).
+    let (out, events, _) = replay(&program(&plan), vec![4, 1, 3]).unwrap();
+    let saves: Vec<_> = events.iter().filter_map(|e| match e { Event::Save { roll, group, saved } => Some((*roll, *group, *saved)), _ => None }).collect();
+    assert_eq!(saves, vec![(1, Some(0), false), (3, Some(1), false), (4, Some(1), false)]);
+    assert_eq!((out.counters[0], out.destroyed), (3, 3));
+}
+
+#[test]
+fn excess_normal_damage_is_lost_and_attacks_after_a_wipe_are_counted() {
+    let plan = json!({
+        "version": 1, "counters": ["failed_saves"],
+        "target": {"groups": [{"name": "A", "models": 1, "wounds": 2}], "order": [0]},
+        "sequences": [{"kind": "attack", "name": "Gun", "attacks": {"models": 3, "dice": "1"},
+            "steps": [], "save": {"counter": "failed_saves"}, "damage": {"dice": "D6"}}]
+    });
+    // No save characteristic: every roll fails. First damage roll 5 kills (excess 3 lost).
+    let (out, _, used) = replay(&program(&plan), vec![2, 2, 2, 5]).unwrap();
+    assert_eq!((out.counters[0], out.damage, out.destroyed, used), (3, 2, 1, 4));
+}
+
+#[test]
+fn scripts_that_run_out_are_errors_not_panics() {
+    let err = replay(&program(&boltguns()), vec![6, 6]).unwrap_err();
+    assert!(err.to_string().contains("ran out after 2 values"), "{err}");
+}
+
+#[test]
+fn bad_plans_name_the_field() {
+    for (edit, needle) in [
+        (json!({"target": {"groups": [], "order": []}}), "target.groups"),
+        (json!({"version": 9}), "version"),
+        (json!({"counters": ["damage"]}), "counters[0]"),
+    ] {
+        let mut plan = boltguns();
+        for (k, v) in edit.as_object().unwrap() {
+            plan[k] = v.clone();
+        }
+        let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+        assert!(e.contains(needle), "{e}");
+    }
+    let mut plan = boltguns();
+    plan["sequences"][0]["attacks"]["dice"] = json!("D0");
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("D0") && e.contains("2 sides"), "{e}");
+    plan["sequences"][0]["attacks"]["dice"] = json!("100D6");
+    plan["sequences"][0]["attacks"]["models"] = json!(10_000);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("at most 1000000"), "{e}");
+    plan["sequences"][0]["steps"][0]["counter"] = json!("nope");
+    plan["sequences"][0]["attacks"]["models"] = json!(1);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("sequences[0].steps[0].counter") && e.contains("nope"), "{e}");
+}
+
+/// Compare two tallies bin by bin with a chi-square two-sample test per
+/// reported number. Bins with few expected counts are pooled into their
+/// neighbour. The bound is the 1 - 1e-6 quantile (Wilson-Hilferty), so with
+/// the handful of comparisons here a correct executor fails about once in
+/// 10^5 runs, and the fixed seeds make it never.
+fn assert_same_distribution(a: &Tally, b: &Tally) {
+    for i in 0..a.hist.len() {
+        let len = a.hist[i].len().max(b.hist[i].len());
+        let get = |h: &Vec<u64>, v: usize| h.get(v).copied().unwrap_or(0) as f64;
+        let (na, nb) = (a.trials as f64, b.trials as f64);
+        let (mut chi2, mut dof, mut ca, mut cb) = (0.0, 0i32, 0.0, 0.0);
+        for v in 0..len {
+            ca += get(&a.hist[i], v);
+            cb += get(&b.hist[i], v);
+            if ca + cb >= 50.0 || v == len - 1 {
+                let (ka, kb) = ((nb / na).sqrt(), (na / nb).sqrt());
+                chi2 += (ka * ca - kb * cb).powi(2) / (ca + cb);
+                dof += 1;
+                ca = 0.0;
+                cb = 0.0;
+            }
+        }
+        let k = f64::from((dof - 1).max(1));
+        let z = 4.753; // the 1 - 1e-6 normal quantile
+        let bound = k * (1.0 - 2.0 / (9.0 * k) + z * (2.0 / (9.0 * k)).sqrt()).powi(3);
+        assert!(chi2 < bound, "number {i}: chi-square {chi2:.1} over {dof} bins exceeds {bound:.1}");
+    }
+}
+
+fn both_paths(plan: &Value, trials: u64) {
+    let p = program(plan);
+    assert!(Runner::new(&p, Path::Auto).is_sampled(), "this plan should take the fast path");
+    let fast = simulate(&p, RunOptions { trials, seed: 21, threads: 2, chunks_per_wave: 16, path: Path::Auto }, |_, _| Ok(())).unwrap();
+    let slow = simulate(&p, RunOptions { trials, seed: 22, threads: 2, chunks_per_wave: 16, path: Path::DieByDie }, |_, _| Ok(())).unwrap();
+    assert_same_distribution(&fast, &slow);
+}
+
+#[test]
+fn fast_path_matches_die_by_die_on_the_benchmark() {
+    both_paths(&boltguns(), 200_000);
+}
+
+#[test]
+fn fast_path_matches_die_by_die_with_effects_rerolls_and_mixed_groups() {
+    let mut plan = boltguns();
+    plan["target"] = json!({"groups": [
+        {"name": "Geminae", "models": 2, "wounds": 1, "save": 2, "invulnerable": 4},
+        {"name": "Seraphim", "models": 5, "wounds": 1, "save": 3, "feel_no_pain": 5},
+        {"name": "Celestine", "models": 1, "wounds": 5, "save": 2, "invulnerable": 4, "tier": 1, "feel_no_pain_mortal": 4}],
+        "order": [0, 1, 2], "wounded_groups_first": true});
+    plan["counters"] = json!(["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"]);
+    let pool = &mut plan["sequences"][0];
+    pool["attacks"]["dice"] = json!("D3");
+    pool["attacks"]["models"] = json!(4);
+    pool["steps"][0]["reroll"] = json!("ones");
+    pool["steps"][0]["effects"] = json!([{"on": "critical", "action": "extra", "amount": "D3"}]);
+    pool["steps"][1]["effects"] = json!([{"on": "critical", "action": "mortal", "spill": false, "ends_attack": true}]);
+    pool["steps"][1]["reroll"] = json!("failures");
+    pool["damage"]["dice"] = json!("D3");
+    pool["mortal_counter"] = json!("mortal_wounds");
+    plan["sequences"].as_array_mut().unwrap().push(json!({"kind": "mortal_wounds", "name": "Ability", "amount": "D3", "counter": "mortal_wounds"}));
+    both_paths(&plan, 200_000);
+}
+
+#[test]
+fn plans_too_large_for_tables_still_run_die_by_die() {
+    let mut plan = boltguns();
+    plan["sequences"][0]["attacks"]["dice"] = json!("2D6");
+    plan["sequences"][0]["steps"][0]["effects"] = json!([{"on": "critical", "action": "extra", "amount": "D6"}]);
+    let p = program(&plan);
+    assert!(!Runner::new(&p, Path::Auto).is_sampled());
+    let t = run(&p, 20_000, 1);
+    // Hits: 10 models x 2D6 = 70 attacks on average, each hitting on 3+ and
+    // adding D6 (3.5) more hits on a 6.
+    assert_mean(&t, 1, 70.0 * (4.0 / 6.0 + 3.5 / 6.0));
+}
