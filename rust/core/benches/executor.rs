@@ -12,7 +12,7 @@ const PLAN: &str = r#"{
   "target": {"groups": [{"name": "Intercessor", "models": 10, "wounds": 2, "save": 3}], "order": [0]},
   "sequences": [{
     "kind": "attack", "name": "Boltgun",
-    "attacks": {"models": 10, "dice": "2", "counter": "attacks"},
+    "attacks": [{"models": 10, "dice": "2"}], "attacks_counter": "attacks",
     "steps": [
       {"name": "hit", "target": 3, "natural_fail": 1, "critical": 6, "counter": "hits"},
       {"name": "wound", "target": 4, "natural_fail": 1, "critical": 6, "counter": "wounds"}

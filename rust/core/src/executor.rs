@@ -40,11 +40,7 @@ pub(crate) enum RunAction {
 #[derive(Debug, Clone)]
 pub(crate) struct RunPool {
     pub(crate) name: String,
-    pub(crate) models: u32,
-    pub(crate) dice: DiceExpr,
-    pub(crate) bonus: i64,
-    pub(crate) minimum: u32,
-    pub(crate) maximize: bool,
+    pub(crate) attacks: Vec<crate::plan::Attacks>,
     pub(crate) attacks_counter: Option<usize>,
     pub(crate) tests: Vec<RunTest>,
     pub(crate) save_die: u32,
@@ -143,12 +139,8 @@ impl Program {
         }
         Ok(RunPool {
             name: p.name.clone(),
-            models: p.attacks.models,
-            dice: p.attacks.dice,
-            bonus: i64::from(p.attacks.bonus),
-            minimum: p.attacks.minimum.unwrap_or(0),
-            maximize: p.attacks.maximize,
-            attacks_counter: plan.counter_index(&format!("{base}.attacks.counter"), p.attacks.counter.as_ref())?,
+            attacks: p.attacks.clone(),
+            attacks_counter: plan.counter_index(&format!("{base}.attacks_counter"), p.attacks_counter.as_ref())?,
             tests,
             save_die: p.save.die,
             save_natural_fail: p.save.natural_fail,
@@ -327,12 +319,14 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(pool: &RunPool, ws:
     }
 }
 
-/// Each model's attack dice, summed.
+/// Each model's attack dice, summed over the pool's terms in order.
 pub(crate) fn gather_attacks<D: DiceSource>(pool: &RunPool, dice: &mut D) -> u32 {
     let mut attacks = 0u32;
-    for _ in 0..pool.models {
-        let rolled = if pool.maximize { pool.dice.max() } else { pool.dice.roll(dice) };
-        attacks += (i64::from(rolled) + pool.bonus).max(i64::from(pool.minimum)).max(0) as u32;
+    for term in &pool.attacks {
+        for _ in 0..term.models {
+            let rolled = if term.maximize { term.dice.max() } else { term.dice.roll(dice) };
+            attacks += term.per_model(rolled);
+        }
     }
     attacks
 }
@@ -371,10 +365,14 @@ impl RunTest {
 }
 
 impl RunPool {
+    /// The most attack dice the pool can gather.
+    pub(crate) fn max_attacks(&self) -> u64 {
+        self.attacks.iter().map(|t| u64::from(t.per_model(t.dice.max())) * u64::from(t.models)).sum()
+    }
+
     /// The most tokens (attack dice plus extra ones) any test of the pool can see.
     pub(crate) fn max_tokens(&self) -> u64 {
-        let per = (i64::from(self.dice.max()) + self.bonus).max(i64::from(self.minimum)).max(0) as u64;
-        let mut tokens = per * u64::from(self.models);
+        let mut tokens = self.max_attacks();
         let mut total = tokens;
         for t in &self.tests {
             let extra: u64 = t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical)

@@ -86,7 +86,12 @@ pub enum Sequence {
 #[serde(deny_unknown_fields)]
 pub struct AttackPool {
     pub name: String,
-    pub attacks: Attacks,
+    /// Where the pool's attack dice come from: one term per weapon profile
+    /// pooled here (40k pools identical attacks of weapons with different A).
+    pub attacks: Vec<Attacks>,
+    /// Counts the pool's attack dice.
+    #[serde(default)]
+    pub attacks_counter: Option<String>,
     /// Tests each attack die goes through, in order (40k: hit, then wound).
     #[serde(default)]
     pub steps: Vec<Test>,
@@ -111,8 +116,6 @@ pub struct Attacks {
     pub minimum: Option<u32>,
     #[serde(default)]
     pub maximize: bool,
-    #[serde(default)]
-    pub counter: Option<String>,
 }
 
 /// Re-roll policy of a test. A die is re-rolled at most once, before modifiers.
@@ -271,6 +274,14 @@ pub struct MortalSource {
     pub counter: Option<String>,
 }
 
+impl Attacks {
+    /// One model's attack dice given what its dice rolled.
+    #[must_use]
+    pub fn per_model(&self, rolled: u32) -> u32 {
+        (i64::from(rolled) + i64::from(self.bonus)).max(i64::from(self.minimum.unwrap_or(0))).max(0) as u32
+    }
+}
+
 impl Plan {
     /// Parse and check a Plan.
     ///
@@ -362,18 +373,20 @@ impl Plan {
 
     /// Check one pool and return the most tokens it can create in a trial.
     fn validate_pool(&self, base: &str, p: &AttackPool) -> Result<u64, CoreError> {
-        let a = &p.attacks;
-        if a.models > MAX_MODELS {
-            return Err(CoreError::plan(format!("{base}.attacks.models"), format!("is {}; at most {MAX_MODELS} are allowed", a.models)));
+        let mut tokens = 0u64;
+        for (ai, a) in p.attacks.iter().enumerate() {
+            if a.models > MAX_MODELS {
+                return Err(CoreError::plan(format!("{base}.attacks[{ai}].models"), format!("is {}; at most {MAX_MODELS} are allowed", a.models)));
+            }
+            let per_model = (i64::from(a.dice.max()) + i64::from(a.bonus)).max(i64::from(a.minimum.unwrap_or(0))).max(0) as u64;
+            tokens += per_model * u64::from(a.models);
         }
-        self.counter_index(&format!("{base}.attacks.counter"), a.counter.as_ref())?;
+        self.counter_index(&format!("{base}.attacks_counter"), p.attacks_counter.as_ref())?;
         self.counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?;
         self.counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?;
         if p.save.die < 2 {
             return Err(CoreError::plan(format!("{base}.save.die"), "needs at least 2 sides"));
         }
-        let per_model = (i64::from(a.dice.max()) + i64::from(a.bonus)).max(i64::from(a.minimum.unwrap_or(0))).max(0) as u64;
-        let mut tokens = per_model * u64::from(a.models);
         let mut total = tokens;
         for (ti, t) in p.steps.iter().enumerate() {
             let f = |name: &str| format!("{base}.steps[{ti}].{name}");

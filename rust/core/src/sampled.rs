@@ -239,10 +239,7 @@ impl PoolTables {
             entering[k] = d;
         }
         // n-fold convolutions for every number of attack dice the pool can have.
-        let max_attacks = {
-            let per = (i64::from(pool.dice.max()) + pool.bonus).max(i64::from(pool.minimum)).max(0) as u64;
-            per * u64::from(pool.models)
-        };
+        let max_attacks = pool.max_attacks();
         let mut by_count = Vec::new();
         let mut table = point(&[]);
         let mut max_saves = 0;

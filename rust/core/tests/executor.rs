@@ -18,7 +18,7 @@ fn boltguns() -> Value {
         "target": {"groups": [{"name": "Intercessor", "models": 10, "wounds": 2, "save": 3}], "order": [0]},
         "sequences": [{
             "kind": "attack", "name": "Boltgun",
-            "attacks": {"models": 10, "dice": "2", "counter": "attacks"},
+            "attacks": [{"models": 10, "dice": "2"}], "attacks_counter": "attacks",
             "steps": [
                 {"name": "hit", "target": 3, "natural_fail": 1, "critical": 6, "counter": "hits"},
                 {"name": "wound", "target": 4, "natural_fail": 1, "critical": 6, "counter": "wounds"}
@@ -166,7 +166,7 @@ fn mortal_wounds_spill_and_single_model_ones_do_not() {
     assert_eq!((out.damage, out.destroyed, used), (7, 2, 0), "3+3 kill group A, 1 more wounds B");
     // The same 7 as a non-spilling effect of a critical wound: one model only.
     plan["counters"] = json!(["wounds", "mortal_wounds"]);
-    plan["sequences"] = json!([{"kind": "attack", "name": "Gun", "attacks": {"models": 1, "dice": "1"},
+    plan["sequences"] = json!([{"kind": "attack", "name": "Gun", "attacks": [{"models": 1, "dice": "1"}],
         "steps": [{"name": "wound", "target": 4, "critical": 6, "counter": "wounds",
                    "effects": [{"on": "critical", "action": "mortal", "amount": "7", "spill": false, "ends_attack": true}]}],
         "save": {}, "damage": {"dice": "1"}, "mortal_counter": "mortal_wounds"}]);
@@ -184,7 +184,7 @@ fn saves_resolve_lowest_first_through_the_groups() {
         "target": {"groups": [
             {"name": "A", "models": 1, "wounds": 1, "save": 2},
             {"name": "B", "models": 2, "wounds": 1, "save": 5}], "order": [0, 1]},
-        "sequences": [{"kind": "attack", "name": "Gun", "attacks": {"models": 3, "dice": "1"},
+        "sequences": [{"kind": "attack", "name": "Gun", "attacks": [{"models": 3, "dice": "1"}],
             "steps": [], "save": {"counter": "failed_saves"}, "damage": {"dice": "1"}}]
     });
     // Save dice 4, 1, 3 resolve as 1 (A fails: destroyed), 3 (B: fails), 4 (B: fails).
@@ -199,7 +199,7 @@ fn excess_normal_damage_is_lost_and_attacks_after_a_wipe_are_counted() {
     let plan = json!({
         "version": 1, "counters": ["failed_saves"],
         "target": {"groups": [{"name": "A", "models": 1, "wounds": 2}], "order": [0]},
-        "sequences": [{"kind": "attack", "name": "Gun", "attacks": {"models": 3, "dice": "1"},
+        "sequences": [{"kind": "attack", "name": "Gun", "attacks": [{"models": 3, "dice": "1"}],
             "steps": [], "save": {"counter": "failed_saves"}, "damage": {"dice": "D6"}}]
     });
     // No save characteristic: every roll fails. First damage roll 5 kills (excess 3 lost).
@@ -228,15 +228,15 @@ fn bad_plans_name_the_field() {
         assert!(e.contains(needle), "{e}");
     }
     let mut plan = boltguns();
-    plan["sequences"][0]["attacks"]["dice"] = json!("D0");
+    plan["sequences"][0]["attacks"][0]["dice"] = json!("D0");
     let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
     assert!(e.contains("D0") && e.contains("2 sides"), "{e}");
-    plan["sequences"][0]["attacks"]["dice"] = json!("100D6");
-    plan["sequences"][0]["attacks"]["models"] = json!(10_000);
+    plan["sequences"][0]["attacks"][0]["dice"] = json!("100D6");
+    plan["sequences"][0]["attacks"][0]["models"] = json!(10_000);
     let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
     assert!(e.contains("at most 1000000"), "{e}");
     plan["sequences"][0]["steps"][0]["counter"] = json!("nope");
-    plan["sequences"][0]["attacks"]["models"] = json!(1);
+    plan["sequences"][0]["attacks"][0]["models"] = json!(1);
     let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
     assert!(e.contains("sequences[0].steps[0].counter") && e.contains("nope"), "{e}");
 }
@@ -293,8 +293,8 @@ fn fast_path_matches_die_by_die_with_effects_rerolls_and_mixed_groups() {
         "order": [0, 1, 2], "wounded_groups_first": true});
     plan["counters"] = json!(["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"]);
     let pool = &mut plan["sequences"][0];
-    pool["attacks"]["dice"] = json!("D3");
-    pool["attacks"]["models"] = json!(4);
+    pool["attacks"][0]["dice"] = json!("D3");
+    pool["attacks"][0]["models"] = json!(4);
     pool["steps"][0]["reroll"] = json!("ones");
     pool["steps"][0]["effects"] = json!([{"on": "critical", "action": "extra", "amount": "D3"}]);
     pool["steps"][1]["effects"] = json!([{"on": "critical", "action": "mortal", "spill": false, "ends_attack": true}]);
@@ -308,7 +308,7 @@ fn fast_path_matches_die_by_die_with_effects_rerolls_and_mixed_groups() {
 #[test]
 fn plans_too_large_for_tables_still_run_die_by_die() {
     let mut plan = boltguns();
-    plan["sequences"][0]["attacks"]["dice"] = json!("2D6");
+    plan["sequences"][0]["attacks"][0]["dice"] = json!("2D6");
     plan["sequences"][0]["steps"][0]["effects"] = json!([{"on": "critical", "action": "extra", "amount": "D6"}]);
     let p = program(&plan);
     assert!(!Runner::new(&p, Path::Auto).is_sampled());

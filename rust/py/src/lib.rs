@@ -1,1 +1,269 @@
+//! `mathhammer._core`: the thin layer between Python and `mathhammer-core`.
+//! Convert in, release the GIL, convert out; nothing else lives here.
 
+mod error;
+
+use error::PyCoreErr;
+use mathhammer_core::montecarlo::{chunk_count, run_chunks};
+use mathhammer_core::trace::Event;
+use mathhammer_core::{CoreError, DiceExpr, Path, Plan, Program, Runner, Tally};
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::Arc;
+
+/// Chunks between two checks for Ctrl-C and progress reports: about a tenth
+/// of a second of work on the fast path.
+const CHUNKS_PER_WAVE: u64 = 32;
+
+/// A parsed dice expression.
+#[pyclass(frozen, module = "mathhammer._core", name = "DiceExpr")]
+struct PyDiceExpr(DiceExpr);
+
+#[pymethods]
+impl PyDiceExpr {
+    #[getter]
+    fn count(&self) -> u32 {
+        self.0.count
+    }
+    #[getter]
+    fn sides(&self) -> u32 {
+        self.0.sides
+    }
+    #[getter]
+    fn constant(&self) -> i64 {
+        self.0.constant
+    }
+    #[getter]
+    fn min(&self) -> u32 {
+        self.0.min()
+    }
+    #[getter]
+    fn max(&self) -> u32 {
+        self.0.max()
+    }
+    #[getter]
+    fn is_random(&self) -> bool {
+        self.0.is_random()
+    }
+    fn mean(&self) -> f64 {
+        self.0.mean()
+    }
+    /// The exact distribution: element v is P(value = v).
+    fn distribution<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.0.distribution().into_pyarray(py)
+    }
+    fn __str__(&self) -> String {
+        self.0.to_string()
+    }
+    fn __repr__(&self) -> String {
+        format!("DiceExpr({:?})", self.0.to_string())
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyDiceExpr>().is_ok_and(|o| o.get().0 == self.0)
+    }
+    fn __hash__(&self) -> u64 {
+        u64::from(self.0.count) << 48 ^ u64::from(self.0.sides) << 32 ^ self.0.constant as u64
+    }
+}
+
+#[pyfunction(name = "parse_dice")]
+fn parse_dice_py(text: &str) -> PyResult<PyDiceExpr> {
+    Ok(PyDiceExpr(DiceExpr::parse(text).map_err(PyCoreErr)?))
+}
+
+/// A checked Plan, ready to run many times.
+#[pyclass(frozen, module = "mathhammer._core", name = "CompiledPlan")]
+struct PyCompiledPlan {
+    program: Arc<Program>,
+}
+
+#[pymethods]
+impl PyCompiledPlan {
+    #[new]
+    fn new(py: Python<'_>, plan_json: &str) -> PyResult<Self> {
+        let text = plan_json.to_owned();
+        let program = py.detach(move || Plan::from_json(&text).and_then(Program::new)).map_err(PyCoreErr)?;
+        Ok(PyCompiledPlan { program: Arc::new(program) })
+    }
+    /// Names of the stage counters, in the order `simulate` returns them.
+    #[getter]
+    fn counters(&self) -> Vec<String> {
+        self.program.plan.counters.clone()
+    }
+    /// Names of the target's groups, by index.
+    #[getter]
+    fn groups(&self) -> Vec<String> {
+        self.program.plan.target.groups.iter().map(|g| g.name.clone()).collect()
+    }
+    /// Models in the target.
+    #[getter]
+    fn target_models(&self) -> u32 {
+        self.program.plan.target_models()
+    }
+    /// Does Monte Carlo take the fast path (outcomes drawn from exact tables)?
+    fn uses_fast_path(&self, py: Python<'_>) -> bool {
+        let program = Arc::clone(&self.program);
+        py.detach(move || Runner::new(&program, Path::Auto).is_sampled())
+    }
+}
+
+/// Run `trials` trials; returns one histogram (uint64 array) per counter,
+/// then damage, then models destroyed. The GIL is released while chunks run;
+/// between waves of chunks Ctrl-C is honoured and `progress(done, total)` is
+/// called.
+#[pyfunction(name = "simulate", signature = (plan, trials, seed, threads = 0, progress = None, die_by_die = false))]
+fn simulate_py<'py>(
+    py: Python<'py>,
+    plan: &PyCompiledPlan,
+    trials: u64,
+    seed: u64,
+    threads: usize,
+    progress: Option<Py<PyAny>>,
+    die_by_die: bool,
+) -> PyResult<Vec<Bound<'py, PyArray1<u64>>>> {
+    if trials == 0 {
+        return Err(PyCoreErr(CoreError::Plan { field: "trials".into(), reason: "must be at least 1".into() }).into());
+    }
+    let program = Arc::clone(&plan.program);
+    let path = if die_by_die { Path::DieByDie } else { Path::Auto };
+    let tally = enter_core(py, move |between| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| CoreError::Plan { field: "threads".into(), reason: e.to_string() })?;
+        let runner = Runner::new(&program, path);
+        let total = chunk_count(trials);
+        let mut tally = Tally::new(program.counters() + 2);
+        let mut start = 0;
+        while start < total {
+            let end = (start + CHUNKS_PER_WAVE).min(total);
+            tally.merge(&pool.install(|| run_chunks(&runner, seed, trials, start..end)));
+            start = end;
+            between(tally.trials, trials)?;
+        }
+        Ok(tally)
+    }, progress)?;
+    Ok(tally.hist.into_iter().map(|h| h.into_pyarray(py)).collect())
+}
+
+/// Run `work` without the GIL. `work` gets a callback to call between units
+/// of work: it takes the GIL back briefly to honour Ctrl-C and report
+/// progress. Errors of either kind come back as Python exceptions.
+fn enter_core<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&mut dyn FnMut(u64, u64) -> Result<(), CoreError>) -> Result<T, CoreError> + Send,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<T> {
+    let mut python_error: Option<PyErr> = None;
+    let result = py.detach(|| {
+        let mut between = |done: u64, total: u64| -> Result<(), CoreError> {
+            Python::attach(|py| {
+                let checked = py.check_signals().and_then(|()| match &progress {
+                    Some(cb) => cb.bind(py).call1((done, total)).map(|_| ()),
+                    None => Ok(()),
+                });
+                checked.map_err(|e| {
+                    python_error = Some(e);
+                    CoreError::Interrupted
+                })
+            })
+        };
+        work(&mut between)
+    });
+    match (result, python_error) {
+        (Ok(v), _) => Ok(v),
+        (Err(_), Some(e)) => Err(e),
+        (Err(e), None) => Err(PyCoreErr(e).into()),
+    }
+}
+
+fn event_dict<'py>(py: Python<'py>, e: &Event, groups: &[String]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let name = |g: usize| groups[g].clone();
+    match e {
+        Event::Sequence { index, name: n } => {
+            d.set_item("event", "sequence")?;
+            d.set_item("index", index)?;
+            d.set_item("name", n)?;
+        }
+        Event::Attacks { count } => {
+            d.set_item("event", "attacks")?;
+            d.set_item("count", count)?;
+        }
+        Event::Test { step, roll, rerolled_from, outcome } => {
+            d.set_item("event", "test")?;
+            d.set_item("step", step)?;
+            d.set_item("roll", roll)?;
+            d.set_item("rerolled_from", rerolled_from)?;
+            d.set_item("outcome", format!("{outcome:?}").to_lowercase())?;
+        }
+        Event::Order { groups: order } => {
+            d.set_item("event", "order")?;
+            d.set_item("groups", order.iter().map(|&g| name(g)).collect::<Vec<_>>())?;
+        }
+        Event::Save { roll, group, saved } => {
+            d.set_item("event", "save")?;
+            d.set_item("roll", roll)?;
+            d.set_item("group", group.map(name))?;
+            d.set_item("saved", saved)?;
+        }
+        Event::Damage { group, amount } => {
+            d.set_item("event", "damage")?;
+            d.set_item("group", name(*group))?;
+            d.set_item("amount", amount)?;
+        }
+        Event::Mortal { amount, spill } => {
+            d.set_item("event", "mortal_wounds")?;
+            d.set_item("amount", amount)?;
+            d.set_item("spill", spill)?;
+        }
+        Event::FeelNoPain { group, roll, ignored } => {
+            d.set_item("event", "feel_no_pain")?;
+            d.set_item("group", name(*group))?;
+            d.set_item("roll", roll)?;
+            d.set_item("ignored", ignored)?;
+        }
+        Event::ModelDestroyed { group, left_in_group } => {
+            d.set_item("event", "model_destroyed")?;
+            d.set_item("group", name(*group))?;
+            d.set_item("left_in_group", left_in_group)?;
+        }
+    }
+    Ok(d)
+}
+
+/// Resolve one trial with the given dice, in the executor's documented draw
+/// order. Returns a dict: `counters` (name -> value), `damage`,
+/// `models_destroyed`, `dice_used` and `events` (one dict per step).
+#[pyfunction(name = "replay")]
+fn replay_py<'py>(py: Python<'py>, plan: &PyCompiledPlan, dice: Vec<u32>) -> PyResult<Bound<'py, PyDict>> {
+    let (outcome, events, used) = mathhammer_core::replay(&plan.program, dice).map_err(PyCoreErr)?;
+    let groups = plan.groups();
+    let d = PyDict::new(py);
+    let counters = PyDict::new(py);
+    for (name, v) in plan.program.plan.counters.iter().zip(&outcome.counters) {
+        counters.set_item(name, v)?;
+    }
+    d.set_item("counters", counters)?;
+    d.set_item("damage", outcome.damage)?;
+    d.set_item("models_destroyed", outcome.destroyed)?;
+    d.set_item("dice_used", used)?;
+    let list = events.iter().map(|e| event_dict(py, e, &groups)).collect::<PyResult<Vec<_>>>()?;
+    d.set_item("events", list)?;
+    Ok(d)
+}
+
+#[pymodule(gil_used = false)]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("PLAN_VERSION", mathhammer_core::plan::PLAN_VERSION)?;
+    m.add("CHUNK_TRIALS", mathhammer_core::CHUNK_TRIALS)?;
+    m.add("MAX_DICE", mathhammer_core::dice::MAX_DICE)?;
+    m.add_class::<PyDiceExpr>()?;
+    m.add_class::<PyCompiledPlan>()?;
+    m.add_function(wrap_pyfunction!(parse_dice_py, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_py, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_py, m)?)?;
+    error::register(m)?;
+    Ok(())
+}

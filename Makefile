@@ -1,0 +1,57 @@
+# Every target sets up what it needs in .venv first, so each works on a fresh clone.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PLUGINS := $(wildcard plugins/mathhammer-*)
+
+.DEFAULT_GOAL := help
+
+.PHONY: help  ## list the targets
+help:
+	@grep -E '^\.PHONY: [a-z-]+  ## ' $(MAKEFILE_LIST) | sed -E 's/^\.PHONY: ([a-z-]+)  ## (.*)/  make \1\t\2/' | expand -t 20
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+.PHONY: install  ## build the Rust core and install it with every plugin under plugins/
+install: $(BIN)/python
+	$(BIN)/pip install --quiet 'maturin>=1.7,<2' 'setuptools>=77'
+	$(BIN)/pip install --quiet --no-build-isolation -e '.[dev]' $(foreach p,$(PLUGINS),-e $(p))
+
+.PHONY: demo  ## install, then simulate 10 boltguns into 10 two-wound models
+demo: install
+	$(BIN)/mathhammer simulate examples/boltguns.toml --seed 1
+
+.PHONY: test  ## install, then run every Rust and Python test
+test: install
+	cargo test --locked -p mathhammer-core
+	$(BIN)/python -m pytest
+
+.PHONY: bench  ## install, then run the benchmarks (Python and Rust)
+bench: install
+	$(BIN)/python -m pytest benches --benchmark-enable --benchmark-columns=min,median,mean,rounds -p no:randomly
+	cargo bench --locked -p mathhammer-core
+
+.PHONY: lint  ## type-check (mypy, stubtest), lint Python (ruff) and Rust (clippy)
+lint: install lint-python lint-rust
+
+.PHONY: lint-python  ## ruff and mypy over the package, plugins and tests; stubtest on the extension
+lint-python:
+	$(BIN)/ruff check python plugins tests benches
+	$(BIN)/mypy
+	$(BIN)/python -m mypy.stubtest mathhammer._core --allowlist .stubtest-allowlist
+
+.PHONY: lint-rust  ## clippy (pedantic) and rustfmt check
+lint-rust:
+	cargo clippy --locked --workspace --all-targets -- -D warnings
+	cargo fmt --all --check
+
+.PHONY: format  ## format Rust and Python sources
+format:
+	cargo fmt --all
+	$(BIN)/ruff format python plugins tests benches
+
+.PHONY: clean  ## remove build output and the virtual environment
+clean:
+	rm -rf target $(VENV) .pytest_cache .mypy_cache .hypothesis

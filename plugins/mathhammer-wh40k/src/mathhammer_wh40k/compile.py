@@ -1,0 +1,137 @@
+"""Compiling a 40k scenario into a Plan.
+
+The mapping, rule by rule (section names from the specification):
+
+- Gather attack dice: weapons whose attacks are identical (same type, BS/WS,
+  S, AP, D, keywords and modifiers) pool their dice, whatever their A; pools
+  resolve in the order the attacker first lists them.
+- Hit roll: unmodified 1 fails, unmodified 6 is a critical hit, else the roll
+  plus modifiers (summed, capped to +/-1) must reach BS/WS. A weapon that
+  automatically hits rolls nothing and scores no critical hits.
+- Wound roll: the S-vs-T table, unmodified 1 fails, unmodified 6 is a critical
+  wound, modifiers capped to +/-1.
+- Saves: rolled together, lowest first, through the allocation groups in the
+  declared order; AP modifies Sv, InSv is unmodified, a 1 always fails.
+- Damage: the D characteristic, rolled per unsaved attack; excess is lost.
+- Mortal wounds: one at a time, 1 damage each, spilling over, in the 11th
+  edition order (wounded non-CHARACTER, non-CHARACTER, wounded CHARACTER,
+  CHARACTER); abilities' mortal wounds resolve before the weapons.
+"""
+
+from __future__ import annotations
+
+from mathhammer.exceptions import UnknownKeywordError
+from mathhammer.keywords import KeywordTable
+from mathhammer.plan import AttackPool, Attacks, Group, MortalWounds, Plan, Save, Target, Test
+from mathhammer.ruleset import Compiled
+
+from mathhammer_wh40k.check import check_scenario
+from mathhammer_wh40k.model import Scenario, Weapon
+from mathhammer_wh40k.rules import HIT_MODIFIER_CAP, WOUND_MODIFIER_CAP, allocation_order, create_groups, wound_target
+
+COUNTERS = ["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"]
+LABELS = {
+    "attacks": "Attacks",
+    "hits": "Hits",
+    "wounds": "Wounds",
+    "failed_saves": "Failed saves",
+    "mortal_wounds": "Mortal wounds",
+    "damage": "Damage dealt",
+    "models_destroyed": "Models destroyed",
+}
+RULE_VERSIONS = {
+    "attack_sequence": "11e (specification)",
+    "hit_modifier_cap": "+/-1 (specification)",
+    "mortal_wounds": "spill over (specification); 11e allocation order",
+}
+
+
+def _pool_key(w: Weapon) -> tuple[object, ...]:
+    """What makes two weapons' attacks identical for pooling."""
+    return (w.type, w.skill, w.strength, w.ap, w.damage, w.auto_hit, tuple(sorted(w.keywords)), w.modifiers)
+
+
+def _check_keywords(scenario: Scenario, keywords: KeywordTable, source: str | None) -> None:
+    for i, w in enumerate(scenario.attacker.weapons):
+        for j, text in enumerate(w.keywords):
+            if keywords.resolve(text) is None:
+                known = ", ".join(keywords.names()) or "none are installed"
+                raise UnknownKeywordError(
+                    f"{text!r} is not a keyword of ruleset 'wh40k'; known keywords: {known}",
+                    source=source,
+                    field=f"attacker.weapons[{i}].keywords[{j}]",
+                )
+
+
+def compile_scenario(scenario: Scenario, keywords: KeywordTable, source: str | None = None) -> Compiled:
+    """Compile a checked scenario into a Plan."""
+    check_scenario(scenario, source)
+    _check_keywords(scenario, keywords, source)
+    groups = create_groups(scenario.target, source)
+    order = allocation_order(scenario.target, groups, source)
+    target = Target(
+        groups=[
+            Group(
+                name=g.name,
+                models=g.models,
+                wounds=g.profile.wounds,
+                tier=1 if g.character else 0,
+                save=g.profile.save,
+                invulnerable=g.profile.invulnerable,
+                feel_no_pain=g.profile.feel_no_pain,
+                feel_no_pain_mortal=g.profile.feel_no_pain_mortal,
+            )
+            for g in groups
+        ],
+        order=order,
+        wounded_groups_first=True,
+    )
+    plan = Plan(counters=list(COUNTERS), target=target)
+    for ability in scenario.attacker.mortal_wounds:
+        plan.sequences.append(MortalWounds(ability.name, ability.amount, counter="mortal_wounds"))
+    pools: dict[tuple[object, ...], list[Weapon]] = {}
+    for w in scenario.attacker.weapons:
+        pools.setdefault(_pool_key(w), []).append(w)
+    for weapons in pools.values():
+        plan.sequences.append(_pool(weapons, scenario))
+    return Compiled(plan=plan, rule_versions=dict(RULE_VERSIONS), stage_labels=dict(LABELS))
+
+
+def _pool(weapons: list[Weapon], scenario: Scenario) -> AttackPool:
+    w = weapons[0]
+    mods = w.modifiers
+    common = scenario.modifiers
+    if w.auto_hit:
+        hit = Test(name="hit", automatic=True, counter="hits")
+    else:
+        hit = Test(
+            name="hit",
+            target=w.skill,
+            modifiers=[mods.hit, common.hit],
+            modifier_min=-HIT_MODIFIER_CAP,
+            modifier_max=HIT_MODIFIER_CAP,
+            natural_fail=1,
+            critical=6,
+            reroll=mods.reroll_hits if mods.reroll_hits != "none" else common.reroll_hits,
+            counter="hits",
+        )
+    wound = Test(
+        name="wound",
+        target=wound_target(w.strength, scenario.target.toughness),
+        modifiers=[mods.wound, common.wound],
+        modifier_min=-WOUND_MODIFIER_CAP,
+        modifier_max=WOUND_MODIFIER_CAP,
+        natural_fail=1,
+        critical=6,
+        reroll=mods.reroll_wounds if mods.reroll_wounds != "none" else common.reroll_wounds,
+        counter="wounds",
+    )
+    return AttackPool(
+        name=" + ".join(dict.fromkeys(x.name for x in weapons)),
+        attacks=[Attacks(models=x.count, dice=x.attacks) for x in weapons],
+        attacks_counter="attacks",
+        steps=[hit, wound],
+        save=Save(ap=w.ap, modifiers=[mods.save, common.save], natural_fail=1, counter="failed_saves"),
+        damage=w.damage,
+        mortal_counter="mortal_wounds",
+    )

@@ -1,0 +1,107 @@
+"""Reading a 40k scenario file into :mod:`mathhammer_wh40k.model` objects.
+
+The field names are the public scenario format; ``README.md`` documents each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mathhammer.fields import Fields
+
+from mathhammer_wh40k.check import check_scenario
+from mathhammer_wh40k.model import (
+    Attacker,
+    Modifiers,
+    ModelProfile,
+    MortalWoundsAbility,
+    Scenario,
+    Target,
+    Weapon,
+)
+
+REROLLS = ("none", "ones", "failures", "non_critical")
+
+
+def _modifiers(f: Fields | None) -> Modifiers:
+    if f is None:
+        return Modifiers()
+    m = Modifiers(
+        hit=f.int("hit", 0),
+        wound=f.int("wound", 0),
+        save=f.int("save", 0),
+        reroll_hits=f.str("reroll_hits", "none", choices=REROLLS),
+        reroll_wounds=f.str("reroll_wounds", "none", choices=REROLLS),
+    )
+    f.done()
+    return m
+
+
+def _weapon(f: Fields) -> Weapon:
+    w = Weapon(
+        name=f.str("name"),
+        type=f.str("type", "ranged", choices=("ranged", "melee")),
+        count=f.int("count", 1),
+        attacks=f.dice("attacks"),
+        skill=f.roll("skill", best=1, worst=99),
+        strength=f.int("strength"),
+        ap=f.int("ap", 0),
+        damage=f.dice("damage"),
+        keywords=tuple(f.str_list("keywords", [])),
+        auto_hit=f.bool("auto_hit", False),
+        modifiers=_modifiers(f.table("modifiers", None)),
+    )
+    f.done()
+    return w
+
+
+def _model(f: Fields) -> ModelProfile:
+    def optional_roll(key: str) -> int | None:
+        value: int | None = f.roll(key, None, best=1, worst=99)
+        return value
+
+    m = ModelProfile(
+        name=f.str("name"),
+        count=f.int("count", 1),
+        wounds=f.int("wounds"),
+        save=optional_roll("save"),
+        invulnerable=optional_roll("invulnerable"),
+        feel_no_pain=optional_roll("feel_no_pain"),
+        feel_no_pain_mortal=optional_roll("feel_no_pain_mortal"),
+        character=f.bool("character", False),
+    )
+    f.done()
+    return m
+
+
+def _mortal_wounds(f: Fields) -> MortalWoundsAbility:
+    m = MortalWoundsAbility(name=f.str("name"), amount=f.dice("amount"))
+    f.done()
+    return m
+
+
+def load(data: Mapping[str, Any], source: str | None) -> Scenario:
+    """Build and check a :class:`Scenario` from a parsed TOML document."""
+    root = Fields(data, "", source)
+    root.str("ruleset")
+    a = root.table("attacker")
+    attacker = Attacker(
+        weapons=tuple(_weapon(w) for w in a.tables("weapons", [])),
+        mortal_wounds=tuple(_mortal_wounds(m) for m in a.tables("mortal_wounds", [])),
+        models=tuple(_model(m) for m in a.tables("models", [])),
+    )
+    a.done()
+    t = root.table("target")
+    target = Target(
+        name=t.str("name", "target"),
+        toughness=t.int("toughness"),
+        keywords=tuple(t.str_list("keywords", [])),
+        models=tuple(_model(m) for m in t.tables("models")),
+        allocation_order=tuple(t.str_list("allocation_order", [])),
+    )
+    t.done()
+    scenario = Scenario(attacker=attacker, target=target, modifiers=_modifiers(root.table("modifiers", None)))
+    root.done()
+    check_scenario(scenario, source)
+    return scenario

@@ -1,0 +1,66 @@
+"""mathhammer: what happens when one unit attacks another.
+
+Whole distributions for tabletop wargames, simulated at millions of trials per
+second by a Rust core, with every ruleset and weapon keyword a plugin.
+
+    >>> import mathhammer
+    >>> scenario = mathhammer.load_scenario("examples/boltguns.toml")  # doctest: +SKIP
+    >>> mathhammer.simulate(scenario, trials=100_000, seed=1)["models_destroyed"].mean  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from mathhammer._core import parse_dice
+from mathhammer.exceptions import (
+    DiceError,
+    MathhammerError,
+    PlanError,
+    PluginConflictError,
+    PluginError,
+    ScenarioError,
+    ScriptError,
+    UnknownKeywordError,
+    UnknownRulesetError,
+)
+from mathhammer.hookspecs import hookimpl
+from mathhammer.keywords import KeywordSpec
+from mathhammer.registry import Registry, default_registry, load_registry
+from mathhammer.result import Result, Stage
+from mathhammer.ruleset import Compiled, Ruleset
+from mathhammer.scenario import load_scenario, scenario_from_data
+from mathhammer.simulate import compile_scenario, replay, simulate
+
+try:
+    __version__ = version("mathhammer")
+except PackageNotFoundError:  # running from a source tree without installing
+    __version__ = "0.0.0"
+
+__all__ = [
+    "Compiled",
+    "DiceError",
+    "KeywordSpec",
+    "MathhammerError",
+    "PlanError",
+    "PluginConflictError",
+    "PluginError",
+    "Registry",
+    "Result",
+    "Ruleset",
+    "ScenarioError",
+    "ScriptError",
+    "Stage",
+    "UnknownKeywordError",
+    "UnknownRulesetError",
+    "__version__",
+    "compile_scenario",
+    "default_registry",
+    "hookimpl",
+    "load_registry",
+    "load_scenario",
+    "parse_dice",
+    "replay",
+    "scenario_from_data",
+    "simulate",
+]

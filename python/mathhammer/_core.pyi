@@ -1,0 +1,78 @@
+"""Type stubs for the Rust extension ``mathhammer._core``.
+
+Written by hand; ``make lint`` checks them against the built module with stubtest.
+"""
+
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+PLAN_VERSION: int
+"""Version of the Plan format this core runs."""
+CHUNK_TRIALS: int
+"""Trials per chunk; chunk ``k`` draws from the stream seeded by ``(seed, k)``."""
+MAX_DICE: int
+"""The most dice one dice expression may roll."""
+
+class MathhammerError(Exception):
+    """Base class of every error mathhammer raises."""
+
+class DiceError(ValueError):
+    """A dice expression that cannot be rolled, such as ``D0`` or ``1000000D6``."""
+
+class PlanError(ValueError):
+    """A Plan that is not well-formed; the message names the field."""
+
+class ScriptError(MathhammerError):
+    """Scripted dice ran out or did not fit the die rolled."""
+
+class DiceExpr:
+    """A parsed dice expression: ``count`` dice of ``sides`` sides plus ``constant``."""
+
+    @property
+    def count(self) -> int: ...
+    @property
+    def sides(self) -> int: ...
+    @property
+    def constant(self) -> int: ...
+    @property
+    def min(self) -> int: ...
+    @property
+    def max(self) -> int: ...
+    @property
+    def is_random(self) -> bool: ...
+    def mean(self) -> float: ...
+    def distribution(self) -> npt.NDArray[np.float64]:
+        """Exact distribution: element ``v`` is P(value = v)."""
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+def parse_dice(text: str) -> DiceExpr:
+    """Parse ``3``, ``D3``, ``D6+1``, ``2D6``, ``2D3+1``; raises :class:`DiceError` for nonsense."""
+
+class CompiledPlan:
+    """A checked Plan (JSON text in the format of ``docs/architecture.md``), ready to run."""
+
+    def __init__(self, plan_json: str) -> None: ...
+    @property
+    def counters(self) -> list[str]: ...
+    @property
+    def groups(self) -> list[str]: ...
+    @property
+    def target_models(self) -> int: ...
+    def uses_fast_path(self) -> bool:
+        """Whether Monte Carlo draws pool outcomes from exact tables instead of rolling every die."""
+
+def simulate(
+    plan: CompiledPlan,
+    trials: int,
+    seed: int,
+    threads: int = 0,
+    progress: Callable[[int, int], object] | None = None,
+    die_by_die: bool = False,
+) -> list[npt.NDArray[np.uint64]]:
+    """Run ``trials`` trials; one histogram per counter, then damage, then models destroyed."""
+
+def replay(plan: CompiledPlan, dice: list[int]) -> dict[str, object]:
+    """Resolve one trial with the given dice; returns counters, damage, models destroyed, events."""

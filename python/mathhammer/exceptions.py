@@ -1,0 +1,53 @@
+"""Every error mathhammer raises, rooted at :class:`MathhammerError`.
+
+Errors about user input subclass :class:`ValueError` too, so code that already
+catches ``ValueError`` keeps working.
+Each message names the file, the field and the value, and says what would be right.
+"""
+
+from __future__ import annotations
+
+from mathhammer._core import DiceError, MathhammerError, PlanError, ScriptError
+
+__all__ = [
+    "DiceError",
+    "MathhammerError",
+    "PlanError",
+    "PluginConflictError",
+    "PluginError",
+    "ScenarioError",
+    "ScriptError",
+    "UnknownKeywordError",
+    "UnknownRulesetError",
+]
+
+
+class ScenarioError(MathhammerError, ValueError):
+    """A scenario (a TOML file or Python objects) that cannot be simulated.
+
+    Attributes:
+        source: The file the scenario came from, or ``None`` for Python objects.
+        field: Dotted path of the offending field, such as ``attacker.weapons[0].skill``.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, field: str | None = None) -> None:
+        self.source = source
+        self.field = field
+        where = ", ".join(p for p in (source, f"field {field}" if field else None) if p)
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class UnknownRulesetError(ScenarioError):
+    """The scenario names a ruleset no installed plugin provides."""
+
+
+class UnknownKeywordError(ScenarioError):
+    """A weapon lists a keyword its ruleset does not know."""
+
+
+class PluginError(MathhammerError):
+    """A plugin failed to load or raised inside a hook."""
+
+
+class PluginConflictError(PluginError):
+    """Two plugins claim the same ruleset, or the same keyword within one ruleset."""

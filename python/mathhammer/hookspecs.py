@@ -1,0 +1,56 @@
+"""Every hook a mathhammer plugin can implement.
+
+A plugin is a module (or object) found through the ``mathhammer`` entry-point
+group and marked up with :data:`mathhammer.hookimpl`.
+Rulesets and keywords are registered through callbacks, so one plugin can
+provide several and a conflict can name both plugins involved.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from mathhammer.registry import KeywordRegistrar, RulesetRegistrar
+
+hookspec = pluggy.HookspecMarker("mathhammer")
+hookimpl = pluggy.HookimplMarker("mathhammer")
+
+
+# -------------------------------------------------------------------------
+# Registration hooks: called once, when the plugin registry is built
+# -------------------------------------------------------------------------
+
+
+@hookspec
+def mathhammer_register_rulesets(register: RulesetRegistrar) -> None:
+    """Register the rulesets this plugin provides.
+
+    Call ``register(ruleset)`` once per ruleset, where ``ruleset`` satisfies
+    :class:`mathhammer.ruleset.Ruleset`.
+    A ruleset name may be registered by one plugin only; a second raises
+    :class:`~mathhammer.exceptions.PluginConflictError` naming both plugins.
+
+    :param register: Callable accepting a ``Ruleset``.
+
+    .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
+    """Register weapon keywords (abilities) this plugin provides.
+
+    Call ``register(keyword)`` once per keyword, where ``keyword`` is a
+    :class:`mathhammer.keywords.KeywordSpec` naming its ruleset.
+    Names are unique within a ruleset, not across rulesets: 40k's Hazardous and
+    the d12 system's Hazardous X are different keywords.
+    A duplicate within one ruleset raises
+    :class:`~mathhammer.exceptions.PluginConflictError` naming both plugins.
+
+    :param register: Callable accepting a ``KeywordSpec``.
+
+    .. versionadded:: 0.1
+    """

@@ -1,0 +1,70 @@
+"""Weapon keywords: what a plugin registers, and how a ruleset finds them.
+
+A keyword is data plus two callables: ``parse`` recognises its datasheet
+spelling (``Sustained Hits D3``, ``Anti-Infantry 4+``) and returns its
+parameters, and ``apply`` edits the Plan the ruleset is building.
+What ``apply`` receives is the ruleset's contract with its keywords; each
+ruleset documents it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def exact_name(name: str) -> Callable[[str], Mapping[str, Any] | None]:
+    """A parser that accepts the keyword's name alone, in any case."""
+
+    wanted = re.sub(r"\s+", " ", name.strip()).casefold()
+
+    def parse(text: str) -> Mapping[str, Any] | None:
+        return {} if re.sub(r"\s+", " ", text.strip()).casefold() == wanted else None
+
+    return parse
+
+
+@dataclass(frozen=True)
+class KeywordSpec:
+    """One keyword of one ruleset.
+
+    Attributes:
+        ruleset: Name of the ruleset it belongs to, such as ``"wh40k"``.
+        name: Its canonical datasheet name, such as ``"Sustained Hits"``.
+        apply: Edits the Plan; its arguments are documented by the ruleset.
+        parse: Returns parameters for a datasheet spelling that is this
+            keyword, or ``None`` for any other text. Defaults to the name alone.
+        description: One line for ``mathhammer plugins``.
+    """
+
+    ruleset: str
+    name: str
+    apply: Callable[..., None]
+    parse: Callable[[str], Mapping[str, Any] | None] | None = None
+    description: str = ""
+
+    def match(self, text: str) -> Mapping[str, Any] | None:
+        """Parameters if ``text`` spells this keyword, else ``None``."""
+        return (self.parse or exact_name(self.name))(text)
+
+
+@dataclass
+class KeywordTable:
+    """The keywords registered for one ruleset, with the plugin each came from."""
+
+    ruleset: str
+    specs: dict[str, KeywordSpec] = field(default_factory=dict)
+    origin: dict[str, str] = field(default_factory=dict)
+
+    def names(self) -> list[str]:
+        return sorted(self.specs)
+
+    def resolve(self, text: str) -> tuple[KeywordSpec, Mapping[str, Any]] | None:
+        """The keyword that accepts ``text`` and its parameters, or ``None``."""
+        for spec in self.specs.values():
+            params = spec.match(text)
+            if params is not None:
+                return spec, params
+        return None

@@ -1,0 +1,208 @@
+"""The Plan vocabulary: documented helpers that build what the Rust core runs.
+
+A ruleset compiles a scenario into a :class:`Plan`; keywords edit it (add an
+:class:`Effect`, change a :class:`Test`'s numbers) before it is frozen into a
+:class:`mathhammer._core.CompiledPlan`.
+Everything here is plain data: the core dispatches on the kind of each
+primitive and never on a keyword's or a ruleset's name.
+``docs/architecture.md`` describes the semantics; the field names here match it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from mathhammer import _core
+
+Outcome = Literal["fail", "success", "critical"]
+Reroll = Literal["none", "ones", "failures", "non_critical"]
+
+
+@dataclass
+class Group:
+    """Models of the target that take damage the same way.
+
+    Damage always goes to the group's wounded model first, so at most one of
+    its models is ever partly wounded.
+    Lower ``tier`` groups are allocated before higher ones.
+    """
+
+    name: str
+    models: int
+    wounds: int
+    tier: int = 0
+    save: int | None = None
+    invulnerable: int | None = None
+    feel_no_pain: int | None = None
+    feel_no_pain_mortal: int | None = None
+
+
+@dataclass
+class Target:
+    """The unit attacked: its groups and their preferred allocation order."""
+
+    groups: list[Group]
+    order: list[int]
+    wounded_groups_first: bool = False
+
+
+@dataclass
+class Effect:
+    """When a token gets outcome ``on`` at a test, do ``action``.
+
+    ``extra``: ``amount`` more tokens enter the next test as plain successes.
+    ``skip``: the token skips the next ``steps`` tests (counted as plain successes).
+    ``mortal``: the token inflicts ``amount`` mortal wounds (default: the
+    pool's damage) after the pool's normal damage; ``spill`` lets excess carry
+    over, ``ends_attack`` removes the token from the sequence.
+    """
+
+    on: Outcome
+    action: Literal["extra", "skip", "mortal"]
+    amount: str | None = None
+    steps: int | None = None
+    spill: bool | None = None
+    ends_attack: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass
+class Test:
+    """Roll one die per token and classify it by the first rule that applies.
+
+    Unmodified ``<= natural_fail``: fail. Unmodified ``>= critical``: critical
+    (a success). Unmodified plus the sum of ``modifiers`` (capped to
+    ``[modifier_min, modifier_max]``) ``>= target``: success. Otherwise fail.
+    ``automatic`` tests roll nothing and every token succeeds, never critically.
+    """
+
+    __test__ = False  # a Plan primitive, not a pytest test class
+
+    name: str
+    target: int = 0
+    die: int = 6
+    automatic: bool = False
+    modifiers: list[int] = field(default_factory=list)
+    modifier_min: int | None = None
+    modifier_max: int | None = None
+    natural_fail: int = 0
+    critical: int | None = None
+    critical_requires_success: bool = False
+    reroll: Reroll = "none"
+    counter: str | None = None
+    effects: list[Effect] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in asdict(self).items() if v is not None and k != "effects"}
+        d["effects"] = [e.to_dict() for e in self.effects]
+        return d
+
+
+@dataclass
+class Attacks:
+    """Each of ``models`` rolls ``dice``, adds ``bonus``, is raised to ``minimum``.
+
+    With ``maximize`` the dice are not rolled and count as their largest value.
+    """
+
+    models: int
+    dice: str
+    bonus: int = 0
+    minimum: int | None = None
+    maximize: bool = False
+
+
+@dataclass
+class Save:
+    """The pool's wounds are rolled together and resolved lowest first.
+
+    A roll saves when it is above ``natural_fail`` and either reaches the
+    current group's invulnerable save unmodified, or reaches its armour save
+    after adding ``ap`` and ``modifiers``.
+    """
+
+    ap: int = 0
+    modifiers: list[int] = field(default_factory=list)
+    die: int = 6
+    natural_fail: int = 1
+    counter: str | None = None
+
+
+@dataclass
+class AttackPool:
+    """A pool of identical attack dice: tests, then save, then damage.
+
+    ``attacks`` holds one term per weapon profile pooled here; their dice add up.
+    """
+
+    name: str
+    attacks: list[Attacks]
+    steps: list[Test]
+    save: Save
+    damage: str
+    attacks_counter: str | None = None
+    mortal_counter: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "attack",
+            "name": self.name,
+            "attacks": [{k: v for k, v in asdict(a).items() if v is not None} for a in self.attacks],
+            **({"attacks_counter": self.attacks_counter} if self.attacks_counter else {}),
+            "steps": [t.to_dict() for t in self.steps],
+            "save": {k: v for k, v in asdict(self.save).items() if v is not None},
+            "damage": {"dice": self.damage},
+            **({"mortal_counter": self.mortal_counter} if self.mortal_counter else {}),
+        }
+
+
+@dataclass
+class MortalWounds:
+    """Mortal wounds from an ability: ``amount`` of them, one at a time, spilling over."""
+
+    name: str
+    amount: str
+    counter: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": "mortal_wounds", "name": self.name, "amount": self.amount}
+        if self.counter:
+            d["counter"] = self.counter
+        return d
+
+
+@dataclass
+class Plan:
+    """Who is hit, by what, in which order; what the Result counts."""
+
+    counters: list[str]
+    target: Target
+    sequences: list[AttackPool | MortalWounds] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": _core.PLAN_VERSION,
+            "counters": list(self.counters),
+            "target": {
+                "groups": [{k: v for k, v in asdict(g).items() if v is not None} for g in self.target.groups],
+                "order": list(self.target.order),
+                "wounded_groups_first": self.target.wounded_groups_first,
+            },
+            "sequences": [s.to_dict() for s in self.sequences],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    def compile(self) -> _core.CompiledPlan:
+        """Check the Plan in the core and freeze it for running.
+
+        Raises:
+            PlanError: naming the field that is wrong.
+            DiceError: for a dice expression that cannot be rolled.
+        """
+        return _core.CompiledPlan(self.to_json())

@@ -1,0 +1,160 @@
+"""What a simulation found: per-stage statistics and whole distributions."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+DISTRIBUTION_STAGES = ("damage", "models_destroyed")
+"""Stages whose whole distribution the Result reports in tables and JSON."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One reported number (attacks, hits, ..., damage, models destroyed) over all trials.
+
+    Attributes:
+        name: Machine name, such as ``failed_saves``.
+        label: Human label, such as "Failed saves".
+        pmf: ``pmf[k]`` is the probability the number was exactly ``k``.
+        trials: Trials behind the estimate (0 for an exact evaluator).
+    """
+
+    name: str
+    label: str
+    pmf: npt.NDArray[np.float64]
+    trials: int
+
+    @property
+    def mean(self) -> float:
+        return float(np.dot(np.arange(len(self.pmf)), self.pmf))
+
+    @property
+    def sd(self) -> float:
+        """Standard deviation of the number itself (sample-corrected for Monte Carlo)."""
+        k = np.arange(len(self.pmf))
+        var = float(np.dot((k - self.mean) ** 2, self.pmf))
+        if self.trials > 1:
+            var *= self.trials / (self.trials - 1)
+        return math.sqrt(max(var, 0.0))
+
+    @property
+    def se(self) -> float:
+        """Monte Carlo standard error of :attr:`mean` (0 when exact)."""
+        return self.sd / math.sqrt(self.trials) if self.trials else 0.0
+
+    def p_at_least(self) -> npt.NDArray[np.float64]:
+        """``p_at_least()[k]`` is P(number >= k)."""
+        return np.cumsum(self.pmf[::-1])[::-1]
+
+    def percentile(self, q: float) -> int:
+        """Smallest ``k`` with P(number <= k) >= ``q``/100."""
+        cdf = np.cumsum(self.pmf)
+        return int(np.searchsorted(cdf, q / 100.0 - 1e-12))
+
+    def to_dict(self, *, with_pmf: bool) -> dict[str, Any]:
+        d: dict[str, Any] = {"mean": self.mean, "se": self.se, "sd": self.sd}
+        if with_pmf:
+            d["pmf"] = [float(p) for p in self.pmf]
+            d["p_at_least"] = [float(p) for p in self.p_at_least()]
+        return d
+
+
+@dataclass(frozen=True)
+class Result:
+    """Everything a run reports.
+
+    Attributes:
+        ruleset: Name of the ruleset that compiled the scenario.
+        evaluator: ``"monte_carlo"`` (``"exact"`` arrives with the exact evaluator).
+        trials: Number of trials simulated.
+        seed: Seed of the run; the same seed gives the same Result.
+        stages: Reported numbers in order: the ruleset's counters, then
+            ``damage`` (wounds actually removed) and ``models_destroyed``.
+        target_models: Models in the target unit.
+        rule_versions: Which version of each rule was used.
+        fast_path: Whether pool outcomes were drawn from exact tables.
+        seconds: Wall time of the run.
+    """
+
+    ruleset: str
+    evaluator: str
+    trials: int
+    seed: int
+    stages: Mapping[str, Stage]
+    target_models: int
+    rule_versions: Mapping[str, str] = field(default_factory=dict)
+    fast_path: bool = False
+    seconds: float = 0.0
+
+    @classmethod
+    def from_histograms(
+        cls,
+        histograms: Sequence[npt.NDArray[np.uint64]],
+        names: Sequence[str],
+        labels: Mapping[str, str],
+        **fields: Any,
+    ) -> Result:
+        """Build from the core's histograms (one per name, in order)."""
+        trials = int(fields["trials"])
+        stages = {}
+        for name, hist in zip(names, histograms, strict=True):
+            pmf = np.asarray(hist, dtype=np.float64) / trials
+            label = labels.get(name, name.replace("_", " ").capitalize())
+            stages[name] = Stage(name, label, pmf, trials)
+        return cls(stages=stages, **fields)
+
+    def __getitem__(self, name: str) -> Stage:
+        return self.stages[name]
+
+    @property
+    def p_unit_destroyed(self) -> float:
+        """Probability that every model of the target is destroyed."""
+        pmf = self.stages["models_destroyed"].pmf
+        return float(pmf[self.target_models]) if len(pmf) > self.target_models else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for JSON: run facts, then one object per stage."""
+        d: dict[str, Any] = {
+            "ruleset": self.ruleset,
+            "evaluator": self.evaluator,
+            "trials": self.trials,
+            "seed": self.seed,
+            "rule_versions": dict(self.rule_versions),
+            "target_models": self.target_models,
+            "p_unit_destroyed": self.p_unit_destroyed,
+            "fast_path": self.fast_path,
+            "seconds": self.seconds,
+            "stages": list(self.stages),
+        }
+        for name, stage in self.stages.items():
+            d[name] = stage.to_dict(with_pmf=name in DISTRIBUTION_STAGES)
+        return d
+
+    def to_text(self) -> str:
+        """A plain-text report: per-stage means, then the distributions."""
+        lines = [
+            f"{self.ruleset}: {self.trials:,} trials, seed {self.seed}, {self.evaluator}"
+            f"{' (fast path)' if self.fast_path else ''}, {self.seconds:.2f} s",
+            "",
+            f"{'stage':<18}{'mean':>10}{'± se':>10}",
+        ]
+        for stage in self.stages.values():
+            lines.append(f"{stage.label:<18}{stage.mean:>10.3f}{stage.se:>10.4f}")
+        lines.append(f"{'P(unit destroyed)':<18}{self.p_unit_destroyed:>10.4f}")
+        for name in DISTRIBUTION_STAGES:
+            stage = self.stages[name]
+            lines += ["", f"{stage.label}:", f"{'k':>4}{'P(=k)':>10}{'P(>=k)':>10}"]
+            at_least = stage.p_at_least()
+            for k, p in enumerate(stage.pmf):
+                if p > 0 or k == 0:
+                    bar = "#" * round(p * 40)
+                    lines.append(f"{k:>4}{p:>10.4f}{at_least[k]:>10.4f}  {bar}")
+        if self.rule_versions:
+            lines += ["", "rules: " + ", ".join(f"{k} = {v}" for k, v in self.rule_versions.items())]
+        return "\n".join(lines)

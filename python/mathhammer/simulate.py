@@ -1,0 +1,92 @@
+"""Running a scenario: compile with its ruleset, run in the core, build a Result."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mathhammer import _core
+from mathhammer.exceptions import ScenarioError
+from mathhammer.registry import Registry, default_registry
+from mathhammer.result import Result
+from mathhammer.ruleset import Compiled
+
+DEFAULT_TRIALS = 1_000_000
+MAX_SEED = 2**64 - 1
+
+
+def compile_scenario(scenario: Any, *, registry: Registry | None = None) -> Compiled:
+    """Compile a scenario object with the ruleset it names (its ``ruleset`` attribute)."""
+    registry = registry or default_registry()
+    name = getattr(scenario, "ruleset", None)
+    if not isinstance(name, str):
+        raise ScenarioError(f"{type(scenario).__name__} names no ruleset (it has no 'ruleset' attribute)")
+    ruleset = registry.ruleset(name)
+    return ruleset.compile(scenario, registry.keyword_table(name))
+
+
+def simulate(
+    scenario: Any,
+    *,
+    trials: int = DEFAULT_TRIALS,
+    seed: int | None = None,
+    threads: int = 0,
+    registry: Registry | None = None,
+    progress: Callable[[int, int], object] | None = None,
+) -> Result:
+    """Simulate ``scenario`` by Monte Carlo and return its :class:`Result`.
+
+    Args:
+        scenario: A ruleset's scenario object, from :func:`mathhammer.load_scenario`
+            or built from the ruleset's classes.
+        trials: Number of trials (at least 1).
+        seed: Seed of the random streams; ``None`` picks one (reported in the Result).
+            The same seed gives the same Result on any number of threads.
+        threads: Worker threads; 0 uses every core.
+        progress: Called as ``progress(done, total)`` between waves of trials.
+
+    Raises:
+        ScenarioError: for a scenario its ruleset rejects.
+        KeyboardInterrupt: when interrupted; the run stops between chunks.
+    """
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise ScenarioError(f"trials is {trials!r}; it must be a whole number of at least 1", field="trials")
+    if seed is None:
+        seed = secrets.randbits(63)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ScenarioError(f"seed is {seed!r}; it must be a whole number from 0 to 2**64-1", field="seed")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise ScenarioError(f"threads is {threads!r}; it must be 0 (every core) or more", field="threads")
+    compiled = compile_scenario(scenario, registry=registry)
+    core_plan = compiled.plan.compile()
+    start = time.perf_counter()
+    histograms = _core.simulate(core_plan, trials, seed, threads, progress)
+    seconds = time.perf_counter() - start
+    return Result.from_histograms(
+        histograms,
+        [*core_plan.counters, "damage", "models_destroyed"],
+        compiled.stage_labels,
+        ruleset=getattr(scenario, "ruleset"),
+        evaluator="monte_carlo",
+        trials=trials,
+        seed=seed,
+        target_models=core_plan.target_models,
+        rule_versions=compiled.rule_versions,
+        fast_path=core_plan.uses_fast_path(),
+        seconds=seconds,
+    )
+
+
+def replay(scenario: Any, dice: list[int], *, registry: Registry | None = None) -> dict[str, Any]:
+    """Resolve one trial of ``scenario`` with the given dice, step by step.
+
+    The dice are used in the order ``docs/architecture.md`` gives; the result
+    holds the counters, damage, models destroyed and one event per step.
+
+    Raises:
+        ScriptError: if the dice run out or a value does not fit its die.
+    """
+    compiled = compile_scenario(scenario, registry=registry)
+    return _core.replay(compiled.plan.compile(), list(dice))

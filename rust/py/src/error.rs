@@ -1,0 +1,43 @@
+//! The exception tree of `mathhammer._core` and the one mapping from
+//! `CoreError` to it. Python re-exports these from `mathhammer.exceptions`.
+
+use mathhammer_core::CoreError;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyValueError};
+use pyo3::prelude::*;
+
+create_exception!(mathhammer, MathhammerError, PyException, "Base class of every error mathhammer raises.");
+create_exception!(mathhammer, DiceError, PyValueError, "A dice expression that cannot be rolled, such as D0 or 1000000D6.");
+create_exception!(mathhammer, PlanError, PyValueError, "A Plan that is not well-formed; the message names the field.");
+create_exception!(mathhammer, ScriptError, MathhammerError, "Scripted dice ran out or did not fit the die rolled.");
+
+/// A `CoreError` on its way to Python.
+pub struct PyCoreErr(pub CoreError);
+
+impl From<CoreError> for PyCoreErr {
+    fn from(e: CoreError) -> Self {
+        PyCoreErr(e)
+    }
+}
+
+impl From<PyCoreErr> for PyErr {
+    fn from(e: PyCoreErr) -> PyErr {
+        let message = e.0.to_string();
+        match e.0 {
+            CoreError::Dice { .. } => DiceError::new_err(message),
+            CoreError::Plan { .. } => PlanError::new_err(message),
+            CoreError::Script { .. } => ScriptError::new_err(message),
+            CoreError::Interrupted => PyKeyboardInterrupt::new_err("simulation interrupted"),
+        }
+    }
+}
+
+/// Register the exception classes on the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("MathhammerError", py.get_type::<MathhammerError>())?;
+    m.add("DiceError", py.get_type::<DiceError>())?;
+    m.add("PlanError", py.get_type::<PlanError>())?;
+    m.add("ScriptError", py.get_type::<ScriptError>())?;
+    Ok(())
+}

@@ -1,0 +1,71 @@
+"""The command line: simulate (text and --json), plugins, and errors without tracebacks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mathhammer import cli
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_simulate_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "20000", "--seed", "1")
+    assert code == 0
+    assert "Models destroyed" in out and "20,000 trials, seed 1" in out
+
+
+def test_simulate_json_has_every_stage(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "20000", "--seed", "2", "--json")
+    d = json.loads(out)
+    assert code == 0
+    assert (d["ruleset"], d["evaluator"], d["trials"], d["seed"]) == ("wh40k", "monte_carlo", 20000, 2)
+    for stage in ("attacks", "hits", "wounds", "failed_saves", "mortal_wounds", "damage", "models_destroyed"):
+        assert {"mean", "se"} <= set(d[stage])
+    assert abs(sum(d["models_destroyed"]["pmf"]) - 1) < 1e-12
+
+
+def test_plugins_lists_the_ruleset(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "plugins")
+    assert code == 0 and "wh40k" in out and "Warhammer 40,000" in out
+
+
+def test_errors_name_the_file_and_field_without_a_traceback(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text((EXAMPLES / "boltguns.toml").read_text().replace('skill = "3+"', 'skill = "9+"'))
+    code, out, err = run(capsys, "simulate", str(bad), "--trials", "10")
+    assert code == 2 and out == ""
+    assert f"{bad}, field attacker.weapons[0].skill: is 9; BS must be a roll from 2+ to 6+" in err
+    assert "Traceback" not in err
+
+
+def test_malformed_toml_is_reported_with_its_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "broken.toml"
+    bad.write_text('ruleset = "wh40k"\n[target\n')
+    code, _, err = run(capsys, "simulate", str(bad))
+    assert code == 2 and "broken.toml: is not valid TOML" in err and "line 2" in err
+
+
+def test_missing_file_and_unknown_ruleset(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "simulate", str(tmp_path / "nope.toml"))
+    assert code == 2 and "nope.toml: cannot be read" in err
+    other = tmp_path / "chess.toml"
+    other.write_text('ruleset = "chess"\n')
+    code, _, err = run(capsys, "simulate", str(other))
+    assert code == 2 and "unknown ruleset 'chess'; installed rulesets: wh40k" in err
+
+
+def test_bad_trials_is_an_argument_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        cli.main(["simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "0"])
+    assert info.value.code == 2
+    assert "'0' must be at least 1" in capsys.readouterr().err

@@ -1,0 +1,52 @@
+"""Every hook is documented, and every hook has a test that calls it."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import mathhammer
+from mathhammer.testing import plugin_object
+from mathhammer import KeywordSpec, Registry, hookspecs
+
+HOOKS = sorted(n for n in dir(hookspecs) if n.startswith("mathhammer_"))
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"
+
+
+def test_every_hook_says_when_what_and_since() -> None:
+    for name in HOOKS:
+        doc = inspect.getdoc(getattr(hookspecs, name)) or ""
+        assert ":param" in doc and "versionadded" in doc, name
+
+
+def test_every_hook_is_in_the_plugin_guide() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    for name in HOOKS:
+        signature = f"{name}{inspect.signature(getattr(hookspecs, name))}"
+        assert signature.replace("'", "") in text, f"{signature} missing from docs/plugins.md"
+
+
+def test_every_hook_has_a_test() -> None:
+    names = set(globals())
+    assert {f"test_hook_{n}" for n in HOOKS} <= names
+
+
+def test_hook_mathhammer_register_rulesets(make_registry: Callable[..., Registry]) -> None:
+    from mathhammer_wh40k import plugin
+
+    reg = make_registry(("wh40k", plugin))
+    assert reg.ruleset("wh40k").title == "Warhammer 40,000"
+
+
+def test_hook_mathhammer_register_keywords(make_registry: Callable[..., Registry]) -> None:
+    @mathhammer.hookimpl
+    def mathhammer_register_keywords(register: Callable[[Any], None]) -> None:
+        register(KeywordSpec(ruleset="wh40k", name="Rending", apply=lambda *a: None))
+
+    reg = make_registry(("rending", plugin_object(mathhammer_register_keywords=mathhammer_register_keywords)))
+    table = reg.keyword_table("wh40k")
+    assert table.names() == ["Rending"] and table.origin["Rending"] == "rending"
+    assert table.resolve("  rending ") is not None
+    assert table.resolve("Rending 2") is None
