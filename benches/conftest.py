@@ -1,0 +1,1 @@
+"""Benchmarks are collected only from this folder and run with ``make bench``."""
