@@ -319,10 +319,15 @@ fn run_pool(pool: &RunPool, tables: &PoolTables, ws: &mut Workspace<'_>, stream:
     if let Some(binomial) = &tables.binomial {
         // Every group saves on the same faces, so the failures are the lowest
         // rolls: resolve them in order, the passes change nothing.
-        let failed = binomial[wounds as usize].sample(stream);
-        for _ in 0..failed {
-            let current = ws.state.current(&ws.order);
-            unsaved(pool, ws, current, stream, &mut NoTrace);
+        let failed = binomial[wounds as usize].sample(stream) as u32;
+        if pool.damage.is_random() || pool.damage.min() == 0 {
+            for _ in 0..failed {
+                let current = ws.state.current(&ws.order);
+                unsaved(pool, ws, current, stream, &mut NoTrace);
+            }
+        } else {
+            bump(&mut ws.counters, pool.save_counter, failed);
+            ws.state.apply_fixed(&ws.order, failed, pool.damage.min(), stream);
         }
     } else {
         ws.save_faces.clear();

@@ -112,6 +112,56 @@ impl<'p> TargetState<'p> {
         false
     }
 
+    /// Apply `attacks` unsaved attacks of fixed damage `d` (at least 1) to
+    /// the groups in `order`, as that many calls of [`Self::wound_model`] on
+    /// the current group would, for groups without Feel No Pain; a group with
+    /// it gets the attacks one at a time. Returns the attacks left over once
+    /// every group is destroyed.
+    pub fn apply_fixed<D: DiceSource>(&mut self, order: &[usize], mut attacks: u32, d: u32, dice: &mut D) -> u32 {
+        for &g in order {
+            if attacks == 0 {
+                break;
+            }
+            if self.alive[g] == 0 {
+                continue;
+            }
+            if self.groups[g].feel_no_pain.is_some() {
+                let fnp = self.groups[g].feel_no_pain;
+                while attacks > 0 && self.alive[g] > 0 {
+                    attacks -= 1;
+                    self.wound_model(g, d, fnp, dice, &mut crate::trace::NoTrace);
+                }
+                continue;
+            }
+            let w = self.groups[g].wounds;
+            // Finish the front model, then whole models, then start one more.
+            let front_cost = self.front[g].div_ceil(d);
+            if attacks < front_cost {
+                self.front[g] -= attacks * d;
+                self.damage += attacks * d;
+                return 0;
+            }
+            attacks -= front_cost;
+            self.damage += self.front[g];
+            self.alive[g] -= 1;
+            self.destroyed += 1;
+            self.front[g] = w;
+            let per_model = w.div_ceil(d);
+            let kills = (attacks / per_model).min(self.alive[g]);
+            attacks -= kills * per_model;
+            self.alive[g] -= kills;
+            self.destroyed += kills;
+            self.damage += kills * w;
+            if self.alive[g] > 0 {
+                // Fewer attacks left than a whole model needs.
+                self.front[g] -= attacks * d;
+                self.damage += attacks * d;
+                return 0;
+            }
+        }
+        attacks
+    }
+
     /// Feel No Pain against mortal wounds: the better of the two a group has.
     #[must_use]
     pub fn mortal_fnp(&self, g: usize) -> Option<u32> {
@@ -119,6 +169,55 @@ impl<'p> TargetState<'p> {
         match (grp.feel_no_pain, grp.feel_no_pain_mortal) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Group, Target};
+    use crate::rng::Stream;
+    use crate::trace::NoTrace;
+
+    fn group(name: &str, models: u32, wounds: u32, tier: u32) -> Group {
+        Group { name: name.into(), models, wounds, tier, save: None, invulnerable: None, feel_no_pain: None, feel_no_pain_mortal: None }
+    }
+
+    /// `apply_fixed` must leave exactly the state that one `wound_model` per
+    /// attack on the current group leaves, from any starting state.
+    #[test]
+    fn batch_damage_equals_one_attack_at_a_time() {
+        let target = Target { groups: vec![group("A", 3, 3, 0), group("B", 4, 2, 0), group("C", 1, 5, 1)], order: vec![0, 1, 2], wounded_groups_first: true };
+        let mut dice = Stream::new(0, 0);
+        for d in 1..=6 {
+            for pre in 0..12 {
+                for attacks in 0..16 {
+                    let mut one = TargetState::new(&target);
+                    let mut order = Vec::new();
+                    one.declare_order(&mut order);
+                    // Wound the unit a little first so front models start partly wounded.
+                    for _ in 0..pre {
+                        if let Some(g) = one.current(&order) {
+                            one.wound_model(g, 1, None, &mut dice, &mut NoTrace);
+                        }
+                    }
+                    let mut batch = one.clone();
+                    let mut left = 0;
+                    for _ in 0..attacks {
+                        match one.current(&order) {
+                            Some(g) => {
+                                one.wound_model(g, d, None, &mut dice, &mut NoTrace);
+                            }
+                            None => left += 1,
+                        }
+                    }
+                    let batch_left = batch.apply_fixed(&order, attacks, d, &mut dice);
+                    let state = |s: &TargetState<'_>| (s.alive.clone(), s.front.clone(), s.damage, s.destroyed);
+                    assert_eq!(state(&batch), state(&one), "d={d} pre={pre} attacks={attacks}");
+                    assert_eq!(batch_left, left);
+                }
+            }
         }
     }
 }

@@ -317,3 +317,18 @@ fn plans_too_large_for_tables_still_run_die_by_die() {
     // adding D6 (3.5) more hits on a 6.
     assert_mean(&t, 1, 70.0 * (4.0 / 6.0 + 3.5 / 6.0));
 }
+
+#[test]
+fn fast_path_matches_die_by_die_with_fixed_damage_through_several_groups() {
+    // Every group saves on the same faces, so failures are binomial and fixed
+    // damage is applied in bulk, except to the group with Feel No Pain.
+    let mut plan = boltguns();
+    plan["target"] = json!({"groups": [
+        {"name": "Troopers", "models": 3, "wounds": 3, "save": 3},
+        {"name": "Medics", "models": 2, "wounds": 2, "save": 3, "feel_no_pain": 5},
+        {"name": "Leader", "models": 1, "wounds": 4, "save": 3, "tier": 1}],
+        "order": [0, 1, 2], "wounded_groups_first": true});
+    plan["sequences"][0]["damage"]["dice"] = json!("2");
+    plan["sequences"][0]["save"]["ap"] = json!(-2);
+    both_paths(&plan, 200_000);
+}
