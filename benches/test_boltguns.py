@@ -33,9 +33,16 @@ def numpy_boltguns(trials: int, seed: int) -> dict[str, np.ndarray]:
     failed = rng.binomial(wounds, 3 / 6)
     damage = np.minimum(failed, 20)
     destroyed = np.minimum(failed // 2, 10)
-    return {name: np.bincount(v) for name, v in
-            [("hits", hits), ("wounds", wounds), ("failed_saves", failed), ("damage", damage),
-             ("models_destroyed", destroyed)]}
+    return {
+        name: np.bincount(v)
+        for name, v in [
+            ("hits", hits),
+            ("wounds", wounds),
+            ("failed_saves", failed),
+            ("damage", damage),
+            ("models_destroyed", destroyed),
+        ]
+    }
 
 
 def check_destroyed(pmf: np.ndarray, trials: int) -> None:

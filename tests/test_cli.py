@@ -25,7 +25,9 @@ def test_simulate_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_simulate_json_has_every_stage(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "20000", "--seed", "2", "--json")
+    code, out, _ = run(
+        capsys, "simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "20000", "--seed", "2", "--json"
+    )
     d = json.loads(out)
     assert code == 0
     assert (d["ruleset"], d["evaluator"], d["trials"], d["seed"]) == ("wh40k", "monte_carlo", 20000, 2)

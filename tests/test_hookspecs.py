@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import mathhammer
-from mathhammer.testing import plugin_object
 from mathhammer import KeywordSpec, Registry, hookspecs
+from mathhammer.testing import plugin_object
 
 HOOKS = sorted(n for n in dir(hookspecs) if n.startswith("mathhammer_"))
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "plugins.md"

@@ -15,8 +15,16 @@ def one_pool(**changes: object) -> Plan:
         name="Gun",
         attacks=[Attacks(models=2, dice="D3")],
         attacks_counter="attacks",
-        steps=[Test(name="hit", target=3, natural_fail=1, critical=6, counter="hits",
-                    effects=[Effect(on="critical", action="extra", amount="1")])],
+        steps=[
+            Test(
+                name="hit",
+                target=3,
+                natural_fail=1,
+                critical=6,
+                counter="hits",
+                effects=[Effect(on="critical", action="extra", amount="1")],
+            )
+        ],
         save=Save(ap=-1, counter="failed_saves"),
         damage="D3",
     )

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 import mathhammer
-from mathhammer.testing import plugin_object
 from mathhammer import KeywordSpec, PluginConflictError, Registry, UnknownRulesetError
 from mathhammer.keywords import KeywordTable
 from mathhammer.registry import load_registry
 from mathhammer.ruleset import Compiled
+from mathhammer.testing import plugin_object
 
 
 class Toy:
@@ -83,7 +83,7 @@ def test_one_keyword_name_may_differ_between_rulesets(make_registry: Callable[..
     reg = make_registry(("a", keyword_plugin("wh40k", "Hazardous")), ("b", keyword_plugin("skilldice", "Hazardous")))
     assert reg.keyword_table("wh40k").names() == ["Hazardous"]
     assert reg.keyword_table("skilldice").names() == ["Hazardous"]
-    with pytest.raises(PluginConflictError, match="keyword 'hazardous' of ruleset 'wh40k'.*'a'.*'c'"):
+    with pytest.raises(PluginConflictError, match=r"keyword 'hazardous' of ruleset 'wh40k'.*'a'.*'c'"):
         make_registry(("a", keyword_plugin("wh40k", "Hazardous")), ("c", keyword_plugin("wh40k", "hazardous")))
 
 
@@ -93,7 +93,9 @@ def entry_point(name: str, value: str) -> EntryPoint:
 
 def test_an_entry_point_that_fails_to_import_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MATHHAMMER_LOAD_PLUGINS", raising=False)
-    reg = load_registry([entry_point("ghost", "no_such_module_anywhere"), entry_point("wh40k", "mathhammer_wh40k.plugin")])
+    reg = load_registry(
+        [entry_point("ghost", "no_such_module_anywhere"), entry_point("wh40k", "mathhammer_wh40k.plugin")]
+    )
     assert "wh40k" in reg.rulesets
     assert reg.broken[0].name == "ghost" and "ModuleNotFoundError" in reg.broken[0].error
 

@@ -13,10 +13,20 @@ from mathhammer import Result
 
 def make(trials: int = 4) -> Result:
     # Four trials: damage 0, 1, 1, 2; models destroyed 0, 0, 1, 1 of 1.
-    hists = [np.array([0, 0, 4], dtype=np.uint64), np.array([1, 2, 1], dtype=np.uint64), np.array([2, 2], dtype=np.uint64)]
+    hists = [
+        np.array([0, 0, 4], dtype=np.uint64),
+        np.array([1, 2, 1], dtype=np.uint64),
+        np.array([2, 2], dtype=np.uint64),
+    ]
     return Result.from_histograms(
-        hists, ["attacks", "damage", "models_destroyed"], {"attacks": "Attacks"},
-        ruleset="toy", evaluator="monte_carlo", trials=trials, seed=5, target_models=1,
+        hists,
+        ["attacks", "damage", "models_destroyed"],
+        {"attacks": "Attacks"},
+        ruleset="toy",
+        evaluator="monte_carlo",
+        trials=trials,
+        seed=5,
+        target_models=1,
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 import mathhammer
@@ -32,9 +34,11 @@ def test_without_a_seed_one_is_chosen_and_reported(registry: Registry) -> None:
 
 def test_progress_is_reported_between_waves(registry: Registry) -> None:
     calls: list[tuple[int, int]] = []
-    mathhammer.simulate(boltguns(), trials=1_100_000, seed=1, registry=registry, progress=lambda d, t: calls.append((d, t)))
+    mathhammer.simulate(
+        boltguns(), trials=1_100_000, seed=1, registry=registry, progress=lambda d, t: calls.append((d, t))
+    )
     assert calls[-1] == (1_100_000, 1_100_000)
-    assert len(calls) >= 2 and all(a[0] < b[0] for a, b in zip(calls, calls[1:]))
+    assert len(calls) >= 2 and all(a[0] < b[0] for a, b in itertools.pairwise(calls))
 
 
 def test_an_exception_in_progress_stops_the_run(registry: Registry) -> None:

@@ -4,9 +4,25 @@ Written by hand; ``make lint`` checks them against the built module with stubtes
 """
 
 from collections.abc import Callable
+from typing import final
 
 import numpy as np
 import numpy.typing as npt
+
+__all__ = [
+    "CHUNK_TRIALS",
+    "MAX_DICE",
+    "PLAN_VERSION",
+    "CompiledPlan",
+    "DiceError",
+    "DiceExpr",
+    "MathhammerError",
+    "PlanError",
+    "ScriptError",
+    "parse_dice",
+    "replay",
+    "simulate",
+]
 
 PLAN_VERSION: int
 """Version of the Plan format this core runs."""
@@ -27,6 +43,7 @@ class PlanError(ValueError):
 class ScriptError(MathhammerError):
     """Scripted dice ran out or did not fit the die rolled."""
 
+@final
 class DiceExpr:
     """A parsed dice expression: ``count`` dice of ``sides`` sides plus ``constant``."""
 
@@ -45,16 +62,17 @@ class DiceExpr:
     def mean(self) -> float: ...
     def distribution(self) -> npt.NDArray[np.float64]:
         """Exact distribution: element ``v`` is P(value = v)."""
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 def parse_dice(text: str) -> DiceExpr:
     """Parse ``3``, ``D3``, ``D6+1``, ``2D6``, ``2D3+1``; raises :class:`DiceError` for nonsense."""
 
+@final
 class CompiledPlan:
     """A checked Plan (JSON text in the format of ``docs/architecture.md``), ready to run."""
 
-    def __init__(self, plan_json: str) -> None: ...
+    def __new__(cls, plan_json: str) -> CompiledPlan: ...
     @property
     def counters(self) -> list[str]: ...
     @property

@@ -52,7 +52,7 @@ class Fields:
             self.fail(key, "is required but missing")
         return default
 
-    def str(self, key: str, default: Any = _MISSING, *, choices: tuple[str, ...] | None = None) -> Any:
+    def text(self, key: str, default: Any = _MISSING, *, choices: tuple[str, ...] | None = None) -> Any:
         value = self._get(key, default)
         if value is default and default is not _MISSING:
             return value
@@ -62,7 +62,7 @@ class Fields:
             self.fail(key, f"is {value!r}; expected one of {', '.join(map(repr, choices))}")
         return value
 
-    def int(self, key: str, default: Any = _MISSING, *, min: int | None = None, max: int | None = None) -> Any:
+    def integer(self, key: str, default: Any = _MISSING, *, min: int | None = None, max: int | None = None) -> Any:
         value = self._get(key, default)
         if value is default and default is not _MISSING:
             return value
@@ -74,7 +74,7 @@ class Fields:
             self.fail(key, f"is {value}; it must be at most {max}")
         return value
 
-    def bool(self, key: str, default: Any = _MISSING) -> Any:
+    def flag(self, key: str, default: Any = _MISSING) -> Any:
         value = self._get(key, default)
         if not isinstance(value, bool):
             self.fail(key, f"must be true or false, not {_show(value)}")
@@ -88,7 +88,7 @@ class Fields:
         text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
         match = re.fullmatch(r"\s*(\d+)\s*\+?\s*", text) if isinstance(text, str) else None
         if match is None:
-            self.fail(key, f"is {_show(value)}; write a roll such as \"3+\"")
+            self.fail(key, f'is {_show(value)}; write a roll such as "3+"')
         n = int(match.group(1))
         if not best <= n <= worst:
             self.fail(key, f"is {_show(value)}; it must be between {best}+ and {worst}+")
@@ -100,13 +100,13 @@ class Fields:
         if value is default and default is not _MISSING:
             return value
         if isinstance(value, bool) or not isinstance(value, (int, str)):
-            self.fail(key, f"must be a number or a dice expression such as \"D6+1\", not {_show(value)}")
+            self.fail(key, f'must be a number or a dice expression such as "D6+1", not {_show(value)}')
         try:
             return str(_core.parse_dice(str(value)))
         except DiceError as exc:
             self.fail(key, str(exc))
 
-    def str_list(self, key: str, default: Any = _MISSING) -> Any:
+    def texts(self, key: str, default: Any = _MISSING) -> Any:
         value = self._get(key, default)
         if value is default and default is not _MISSING:
             return value

@@ -68,7 +68,7 @@ def simulate(
         histograms,
         [*core_plan.counters, "damage", "models_destroyed"],
         compiled.stage_labels,
-        ruleset=getattr(scenario, "ruleset"),
+        ruleset=scenario.ruleset,
         evaluator="monte_carlo",
         trials=trials,
         seed=seed,

@@ -133,9 +133,14 @@ def test_wound_rerolls(run: Run) -> None:
         (4, None, -4, 0, 1.0),  # armour pushed past 6+ cannot save
     ],
 )
-def test_save_rolls(run: Run, save: int | None, invulnerable: int | None, ap: int, save_mod: int, p_fail: float) -> None:
-    s = scenario(gun(auto_hit=True, strength=8, ap=ap), target=squad(save=save, invulnerable=invulnerable),
-                 modifiers=Modifiers(save=save_mod))
+def test_save_rolls(
+    run: Run, save: int | None, invulnerable: int | None, ap: int, save_mod: int, p_fail: float
+) -> None:
+    s = scenario(
+        gun(auto_hit=True, strength=8, ap=ap),
+        target=squad(save=save, invulnerable=invulnerable),
+        modifiers=Modifiers(save=save_mod),
+    )
     r = run(s)
     assert_mean(r["failed_saves"], r["wounds"].mean * p_fail, z=6)
     exact = 20 * 5 / 6 * p_fail
@@ -236,7 +241,11 @@ def test_groups_and_default_order(registry: Registry) -> None:
 
 
 def test_models_with_same_w_sv_insv_share_a_group(registry: Registry) -> None:
-    t = Target("T", toughness=3, models=(ModelProfile("Sergeant", wounds=1, save=3), ModelProfile("Trooper", wounds=1, save=3, count=4)))
+    t = Target(
+        "T",
+        toughness=3,
+        models=(ModelProfile("Sergeant", wounds=1, save=3), ModelProfile("Trooper", wounds=1, save=3, count=4)),
+    )
     plan = mathhammer.compile_scenario(scenario(gun(), target=t), registry=registry).plan
     assert [(g.name, g.models) for g in plan.target.groups] == [("Sergeant + Trooper", 5)]
     mixed = replace(t, models=(t.models[0], replace(t.models[1], feel_no_pain=5)))
@@ -245,7 +254,11 @@ def test_models_with_same_w_sv_insv_share_a_group(registry: Registry) -> None:
 
 
 def test_characters_each_get_a_group(registry: Registry) -> None:
-    t = Target("T", toughness=3, models=(ModelProfile("Trooper", wounds=1), ModelProfile("Twin", wounds=3, count=2, character=True)))
+    t = Target(
+        "T",
+        toughness=3,
+        models=(ModelProfile("Trooper", wounds=1), ModelProfile("Twin", wounds=3, count=2, character=True)),
+    )
     plan = mathhammer.compile_scenario(scenario(gun(), target=t), registry=registry).plan
     assert [g.name for g in plan.target.groups] == ["Trooper", "Twin 1", "Twin 2"]
 
@@ -287,4 +300,3 @@ def test_impossible_target_values_are_refused(registry: Registry) -> None:
         mathhammer.compile_scenario(scenario(gun(), target=replace(squad(), toughness=-1)), registry=registry)
     with pytest.raises(ScenarioError, match=r"target\.models\[0\]\.save: is 7"):
         mathhammer.compile_scenario(scenario(gun(), target=squad(save=7)), registry=registry)
-

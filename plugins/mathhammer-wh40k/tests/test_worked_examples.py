@@ -32,12 +32,25 @@ def per_sequence(replay: dict[str, Any]) -> list[list[dict[str, Any]]]:
 def test_boltguns_bolt_pistol_and_heavy_bolter(registry: Registry) -> None:
     scenario = mathhammer.load_scenario(EXAMPLES / "attack-sequence-example.toml", registry=registry)
     dice = [
-        3, 5, 6, 2, 4,  # five hit rolls for the boltguns and bolt pistol, BS3+: four hit
-        1, 3, 5, 6,  # four wound rolls, 3+ (S4 vs T3): three wound
-        4, 2, 6,  # three save rolls
-        4, 1, 5,  # three hit rolls for the heavy bolter, BS4+: two hit
-        3, 6,  # two wound rolls, 3+ (S5 vs T3): both wound
-        5, 3,  # two save rolls
+        3,
+        5,
+        6,
+        2,
+        4,  # five hit rolls for the boltguns and bolt pistol, BS3+: four hit
+        1,
+        3,
+        5,
+        6,  # four wound rolls, 3+ (S4 vs T3): three wound
+        4,
+        2,
+        6,  # three save rolls
+        4,
+        1,
+        5,  # three hit rolls for the heavy bolter, BS4+: two hit
+        3,
+        6,  # two wound rolls, 3+ (S5 vs T3): both wound
+        5,
+        3,  # two save rolls
     ]
     r = mathhammer.replay(scenario, dice, registry=registry)
     assert r["dice_used"] == len(dice)
@@ -69,9 +82,22 @@ def test_boltguns_bolt_pistol_and_heavy_bolter(registry: Registry) -> None:
 def test_attached_unit_of_saint_celestine(registry: Registry) -> None:
     scenario = mathhammer.load_scenario(EXAMPLES / "attached-unit-example.toml", registry=registry)
     dice = [
-        4, 5, 6, 4, 5, 2,  # six heavy bolter hit rolls (2 x A3), BS4+: five hit
-        3, 4, 5, 6, 3,  # five wound rolls, 3+: five wound
-        1, 3, 1, 6, 4,  # the five save rolls, resolved lowest first
+        4,
+        5,
+        6,
+        4,
+        5,
+        2,  # six heavy bolter hit rolls (2 x A3), BS4+: five hit
+        3,
+        4,
+        5,
+        6,
+        3,  # five wound rolls, 3+: five wound
+        1,
+        3,
+        1,
+        6,
+        4,  # the five save rolls, resolved lowest first
         *[1] * 14,  # the boltguns' fourteen attack dice (not narrated): all miss
         1,  # the plasma pistol (not narrated): misses
     ]

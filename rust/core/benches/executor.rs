@@ -29,12 +29,31 @@ fn main() {
         let best = (0..5)
             .map(|seed| {
                 let start = Instant::now();
-                let t = simulate(&program, RunOptions { trials, seed, threads, chunks_per_wave: 64, path: Path::Auto }, |_, _| Ok(())).expect("run");
+                let t = simulate(
+                    &program,
+                    RunOptions {
+                        trials,
+                        seed,
+                        threads,
+                        chunks_per_wave: 64,
+                        path: Path::Auto,
+                    },
+                    |_, _| Ok(()),
+                )
+                .expect("run");
                 assert_eq!(t.trials, trials);
                 start.elapsed().as_secs_f64()
             })
             .fold(f64::INFINITY, f64::min);
-        let label = if threads == 0 { "all cores".to_string() } else { format!("{threads} thread") };
-        println!("boltguns 1M trials, {label}: {:.1} ms, {:.1} M trials/s", best * 1e3, trials as f64 / best / 1e6);
+        let label = if threads == 0 {
+            "all cores".to_string()
+        } else {
+            format!("{threads} thread")
+        };
+        println!(
+            "boltguns 1M trials, {label}: {:.1} ms, {:.1} M trials/s",
+            best * 1e3,
+            trials as f64 / best / 1e6
+        );
     }
 }

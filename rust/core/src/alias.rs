@@ -13,14 +13,21 @@ pub struct AliasTable {
 
 impl AliasTable {
     /// Build from probabilities that sum to 1 (they are renormalised).
+    ///
+    /// # Panics
+    /// If `p` is empty or has 2^32 entries or more.
     #[must_use]
     pub fn new(p: &[f64]) -> Self {
         let n = p.len();
-        assert!(n > 0 && n < u32::MAX as usize, "alias table needs 1 to 2^32-1 entries");
+        assert!(
+            n > 0 && n < u32::MAX as usize,
+            "alias table needs 1 to 2^32-1 entries"
+        );
         let total: f64 = p.iter().sum();
         let mut scaled: Vec<f64> = p.iter().map(|&x| x * n as f64 / total).collect();
         let mut alias: Vec<u32> = (0..n as u32).collect();
-        let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| scaled[i] < 1.0);
+        let (mut small, mut large): (Vec<usize>, Vec<usize>) =
+            (0..n).partition(|&i| scaled[i] < 1.0);
         while let (Some(s), Some(&l)) = (small.pop(), large.last()) {
             alias[s] = l as u32;
             scaled[l] -= 1.0 - scaled[s];
@@ -35,7 +42,13 @@ impl AliasTable {
         }
         let threshold = scaled
             .iter()
-            .map(|&s| if s >= 1.0 { u64::MAX } else { (s * 18_446_744_073_709_551_616.0) as u64 })
+            .map(|&s| {
+                if s >= 1.0 {
+                    u64::MAX
+                } else {
+                    (s * 18_446_744_073_709_551_616.0) as u64
+                }
+            })
             .collect();
         AliasTable { threshold, alias }
     }
@@ -65,14 +78,14 @@ mod tests {
         let table = AliasTable::new(&p);
         let mut s = Stream::new(5, 0);
         let mut counts = [0u64; 5];
-        let n = 400_000;
-        for _ in 0..n {
+        let n = 400_000.0_f64;
+        for _ in 0..400_000 {
             counts[table.sample(&mut s)] += 1;
         }
         assert_eq!(counts[4], 0, "a zero-probability entry is never drawn");
         for (c, q) in counts.iter().zip(p) {
-            let sd = (n as f64 * q * (1.0 - q)).sqrt();
-            assert!((*c as f64 - n as f64 * q).abs() <= 5.0 * sd + 1e-9, "{counts:?}");
+            let sd = (n * q * (1.0 - q)).sqrt();
+            assert!((*c as f64 - n * q).abs() <= 5.0 * sd + 1e-9, "{counts:?}");
         }
     }
 }

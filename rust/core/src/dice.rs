@@ -32,7 +32,11 @@ impl DiceExpr {
     /// A constant expression.
     #[must_use]
     pub fn fixed(value: u32) -> Self {
-        DiceExpr { count: 0, sides: 0, constant: i64::from(value) }
+        DiceExpr {
+            count: 0,
+            sides: 0,
+            constant: i64::from(value),
+        }
     }
 
     /// Parse `NdS+K`, `DS`, `NdS-K` or `K`, case-insensitive, spaces allowed.
@@ -40,10 +44,19 @@ impl DiceExpr {
     /// # Errors
     /// [`CoreError::Dice`] naming the expression and what is wrong with it.
     pub fn parse(text: &str) -> Result<Self, CoreError> {
-        let err = |reason: &str| CoreError::Dice { expr: text.to_string(), reason: reason.to_string() };
-        let s: String = text.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_uppercase();
+        let err = |reason: &str| CoreError::Dice {
+            expr: text.to_string(),
+            reason: reason.to_string(),
+        };
+        let s: String = text
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .to_ascii_uppercase();
         if s.is_empty() {
-            return Err(err("is empty; write a number such as 2 or a dice expression such as D6+1"));
+            return Err(err(
+                "is empty; write a number such as 2 or a dice expression such as D6+1",
+            ));
         }
         let (dice_part, constant_part) = match s.find('D') {
             None => (None, Some(s.as_str())),
@@ -51,31 +64,55 @@ impl DiceExpr {
                 let after = &s[d + 1..];
                 let split = after.find(['+', '-']).map_or(after.len(), |i| i);
                 let constant = &after[split..];
-                (Some((&s[..d], &after[..split])), if constant.is_empty() { None } else { Some(constant) })
+                (
+                    Some((&s[..d], &after[..split])),
+                    if constant.is_empty() {
+                        None
+                    } else {
+                        Some(constant)
+                    },
+                )
             }
         };
-        let mut expr = DiceExpr { count: 0, sides: 0, constant: 0 };
+        let mut expr = DiceExpr {
+            count: 0,
+            sides: 0,
+            constant: 0,
+        };
         if let Some((count, sides)) = dice_part {
             expr.count = if count.is_empty() {
                 1
             } else {
-                parse_number(count).ok_or_else(|| err("the number of dice before D must be a whole number, as in 2D6"))?
+                parse_number(count).ok_or_else(|| {
+                    err("the number of dice before D must be a whole number, as in 2D6")
+                })?
             };
             if sides.is_empty() {
                 return Err(err("D must be followed by the number of sides, as in D6"));
             }
-            expr.sides = parse_number(sides).ok_or_else(|| err("the number of sides after D must be a whole number, as in D6"))?;
+            expr.sides = parse_number(sides).ok_or_else(|| {
+                err("the number of sides after D must be a whole number, as in D6")
+            })?;
             if expr.count == 0 {
                 return Err(err("rolls no dice; use at least 1 die, as in 1D6"));
             }
             if expr.count > MAX_DICE {
-                return Err(err(&format!("rolls {} dice; at most {MAX_DICE} dice are allowed", expr.count)));
+                return Err(err(&format!(
+                    "rolls {} dice; at most {MAX_DICE} dice are allowed",
+                    expr.count
+                )));
             }
             if expr.sides < 2 {
-                return Err(err(&format!("a die needs at least 2 sides, not {}", expr.sides)));
+                return Err(err(&format!(
+                    "a die needs at least 2 sides, not {}",
+                    expr.sides
+                )));
             }
             if expr.sides > MAX_SIDES {
-                return Err(err(&format!("a die has at most {MAX_SIDES} sides, not {}", expr.sides)));
+                return Err(err(&format!(
+                    "a die has at most {MAX_SIDES} sides, not {}",
+                    expr.sides
+                )));
             }
         }
         if let Some(c) = constant_part {
@@ -85,11 +122,16 @@ impl DiceExpr {
                 _ => (1, c),
             };
             if dice_part.is_none() && sign == -1 {
-                return Err(err("is negative; a count or characteristic cannot be below 0"));
+                return Err(err(
+                    "is negative; a count or characteristic cannot be below 0",
+                ));
             }
-            let n = parse_number(digits).ok_or_else(|| err("the term after + or - must be a whole number, as in D6+1"))?;
+            let n = parse_number(digits)
+                .ok_or_else(|| err("the term after + or - must be a whole number, as in D6+1"))?;
             if i64::from(n) > MAX_CONSTANT {
-                return Err(err(&format!("the constant {n} is above the largest allowed, {MAX_CONSTANT}")));
+                return Err(err(&format!(
+                    "the constant {n} is above the largest allowed, {MAX_CONSTANT}"
+                )));
             }
             expr.constant = sign * i64::from(n);
         }
@@ -150,7 +192,11 @@ impl DiceExpr {
     /// The expected value.
     #[must_use]
     pub fn mean(&self) -> f64 {
-        self.distribution().iter().enumerate().map(|(v, p)| v as f64 * p).sum()
+        self.distribution()
+            .iter()
+            .enumerate()
+            .map(|(v, p)| v as f64 * p)
+            .sum()
     }
 }
 
@@ -177,7 +223,10 @@ fn parse_number(s: &str) -> Option<u32> {
     }
     // Saturate rather than fail on overflow so `99999999999D6` is reported as
     // too many dice, not as a malformed number.
-    Some(s.parse::<u64>().map_or(u32::MAX, |n| n.min(u64::from(u32::MAX)) as u32))
+    Some(
+        s.parse::<u64>()
+            .map_or(u32::MAX, |n| n.min(u64::from(u32::MAX)) as u32),
+    )
 }
 
 impl<'de> Deserialize<'de> for DiceExpr {
@@ -201,12 +250,54 @@ mod tests {
 
     #[test]
     fn parses_the_datasheet_forms() {
-        assert_eq!(DiceExpr::parse("3").unwrap(), DiceExpr { count: 0, sides: 0, constant: 3 });
-        assert_eq!(DiceExpr::parse("D3").unwrap(), DiceExpr { count: 1, sides: 3, constant: 0 });
-        assert_eq!(DiceExpr::parse("d6+1").unwrap(), DiceExpr { count: 1, sides: 6, constant: 1 });
-        assert_eq!(DiceExpr::parse("2D6").unwrap(), DiceExpr { count: 2, sides: 6, constant: 0 });
-        assert_eq!(DiceExpr::parse(" 2D3 + 1 ").unwrap(), DiceExpr { count: 2, sides: 3, constant: 1 });
-        assert_eq!(DiceExpr::parse("D6-1").unwrap(), DiceExpr { count: 1, sides: 6, constant: -1 });
+        assert_eq!(
+            DiceExpr::parse("3").unwrap(),
+            DiceExpr {
+                count: 0,
+                sides: 0,
+                constant: 3
+            }
+        );
+        assert_eq!(
+            DiceExpr::parse("D3").unwrap(),
+            DiceExpr {
+                count: 1,
+                sides: 3,
+                constant: 0
+            }
+        );
+        assert_eq!(
+            DiceExpr::parse("d6+1").unwrap(),
+            DiceExpr {
+                count: 1,
+                sides: 6,
+                constant: 1
+            }
+        );
+        assert_eq!(
+            DiceExpr::parse("2D6").unwrap(),
+            DiceExpr {
+                count: 2,
+                sides: 6,
+                constant: 0
+            }
+        );
+        assert_eq!(
+            DiceExpr::parse(" 2D3 + 1 ").unwrap(),
+            DiceExpr {
+                count: 2,
+                sides: 3,
+                constant: 1
+            }
+        );
+        assert_eq!(
+            DiceExpr::parse("D6-1").unwrap(),
+            DiceExpr {
+                count: 1,
+                sides: 6,
+                constant: -1
+            }
+        );
         assert_eq!(DiceExpr::parse("0").unwrap(), DiceExpr::fixed(0));
     }
 
@@ -228,8 +319,14 @@ mod tests {
             ("99999", "largest allowed"),
         ] {
             let e = DiceExpr::parse(text).unwrap_err().to_string();
-            assert!(e.contains(needle), "{text:?} gave {e:?}, expected it to mention {needle:?}");
-            assert!(e.contains(&format!("{text:?}")), "{e} should quote the expression");
+            assert!(
+                e.contains(needle),
+                "{text:?} gave {e:?}, expected it to mention {needle:?}"
+            );
+            assert!(
+                e.contains(&format!("{text:?}")),
+                "{e} should quote the expression"
+            );
         }
     }
 
@@ -243,7 +340,10 @@ mod tests {
             assert!((a - b).abs() < 1e-15);
         }
         let floor = DiceExpr::parse("D6-2").unwrap().distribution();
-        assert!((floor[0] - 2.0 / 6.0).abs() < 1e-15, "1 and 2 both floor to 0");
+        assert!(
+            (floor[0] - 2.0 / 6.0).abs() < 1e-15,
+            "1 and 2 both floor to 0"
+        );
         assert!((DiceExpr::parse("D6").unwrap().mean() - 3.5).abs() < 1e-15);
     }
 

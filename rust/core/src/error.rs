@@ -18,7 +18,10 @@ pub enum CoreError {
 
 impl CoreError {
     pub(crate) fn plan(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        CoreError::Plan { field: field.into(), reason: reason.into() }
+        CoreError::Plan {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 }
 

@@ -34,7 +34,11 @@ pub(crate) struct RunTest {
 pub(crate) enum RunAction {
     Extra(DiceExpr),
     Skip(usize),
-    Mortal { amount: Option<DiceExpr>, spill: bool, ends: bool },
+    Mortal {
+        amount: Option<DiceExpr>,
+        spill: bool,
+        ends: bool,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -55,7 +59,11 @@ pub(crate) struct RunPool {
 #[derive(Debug, Clone)]
 pub(crate) enum RunSequence {
     Pool(RunPool),
-    Mortal { name: String, amount: DiceExpr, counter: Option<usize> },
+    Mortal {
+        name: String,
+        amount: DiceExpr,
+        counter: Option<usize>,
+    },
 }
 
 /// A Plan made ready to run: counters resolved to indices, faces classified.
@@ -77,7 +85,11 @@ pub(crate) fn classify(t: &Test, natural: u32) -> Outcome {
     if natural <= t.natural_fail {
         return Outcome::Fail;
     }
-    let modifier: i32 = t.modifiers.iter().sum::<i32>().clamp(t.modifier_min, t.modifier_max);
+    let modifier: i32 = t
+        .modifiers
+        .iter()
+        .sum::<i32>()
+        .clamp(t.modifier_min, t.modifier_max);
     let success = natural as i32 + modifier >= t.target as i32;
     if let Some(c) = t.critical {
         if natural >= c && (success || !t.critical_requires_success) {
@@ -121,7 +133,16 @@ impl Program {
                 let a = match *e {
                     Effect::Extra { amount, .. } => RunAction::Extra(amount),
                     Effect::Skip { steps, .. } => RunAction::Skip(steps as usize),
-                    Effect::Mortal { amount, spill, ends_attack, .. } => RunAction::Mortal { amount, spill, ends: ends_attack },
+                    Effect::Mortal {
+                        amount,
+                        spill,
+                        ends_attack,
+                        ..
+                    } => RunAction::Mortal {
+                        amount,
+                        spill,
+                        ends: ends_attack,
+                    },
                 };
                 on[e.on() as usize].push(a);
             }
@@ -129,9 +150,18 @@ impl Program {
             tests.push(RunTest {
                 automatic: t.automatic,
                 die: t.die,
-                by_face: (0..=t.die).map(|f| if f == 0 { Outcome::Fail } else { classify(t, f) }).collect(),
+                by_face: (0..=t.die)
+                    .map(|f| {
+                        if f == 0 {
+                            Outcome::Fail
+                        } else {
+                            classify(t, f)
+                        }
+                    })
+                    .collect(),
                 reroll: t.reroll,
-                counter: plan.counter_index(&format!("{base}.steps[{ti}].counter"), t.counter.as_ref())?,
+                counter: plan
+                    .counter_index(&format!("{base}.steps[{ti}].counter"), t.counter.as_ref())?,
                 on_fail,
                 on_success,
                 on_critical,
@@ -140,14 +170,19 @@ impl Program {
         Ok(RunPool {
             name: p.name.clone(),
             attacks: p.attacks.clone(),
-            attacks_counter: plan.counter_index(&format!("{base}.attacks_counter"), p.attacks_counter.as_ref())?,
+            attacks_counter: plan.counter_index(
+                &format!("{base}.attacks_counter"),
+                p.attacks_counter.as_ref(),
+            )?,
             tests,
             save_die: p.save.die,
             save_natural_fail: p.save.natural_fail,
             save_modifier: p.save.ap + p.save.modifiers.iter().sum::<i32>(),
-            save_counter: plan.counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?,
+            save_counter: plan
+                .counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?,
             damage: p.damage.dice,
-            mortal_counter: plan.counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?,
+            mortal_counter: plan
+                .counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?,
         })
     }
 
@@ -190,31 +225,54 @@ pub(crate) fn bump(counters: &mut [u32], index: Option<usize>, by: u32) {
 }
 
 /// Run one trial into `ws` (counters, damage and models destroyed).
-pub fn run_trial<D: DiceSource, O: Observer>(program: &Program, ws: &mut Workspace<'_>, dice: &mut D, obs: &mut O) {
+pub fn run_trial<D: DiceSource, O: Observer>(
+    program: &Program,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) {
     ws.state.reset();
     ws.counters.iter_mut().for_each(|c| *c = 0);
     for (index, seq) in program.sequences.iter().enumerate() {
         match seq {
             RunSequence::Pool(pool) => {
                 if obs.enabled() {
-                    obs.event(Event::Sequence { index, name: pool.name.clone() });
+                    obs.event(Event::Sequence {
+                        index,
+                        name: pool.name.clone(),
+                    });
                 }
                 run_pool(pool, ws, dice, obs);
             }
-            RunSequence::Mortal { name, amount, counter } => {
+            RunSequence::Mortal {
+                name,
+                amount,
+                counter,
+            } => {
                 if obs.enabled() {
-                    obs.event(Event::Sequence { index, name: name.clone() });
+                    obs.event(Event::Sequence {
+                        index,
+                        name: name.clone(),
+                    });
                 }
                 let n = amount.roll(dice);
                 bump(&mut ws.counters, *counter, n);
-                obs.event(Event::Mortal { amount: n, spill: true });
+                obs.event(Event::Mortal {
+                    amount: n,
+                    spill: true,
+                });
                 inflict_mortal(ws, n, true, dice, obs);
             }
         }
     }
 }
 
-fn run_pool<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, dice: &mut D, obs: &mut O) {
+fn run_pool<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) {
     let attacks = gather_attacks(pool, dice);
     obs.event(Event::Attacks { count: attacks });
     bump(&mut ws.counters, pool.attacks_counter, attacks);
@@ -242,7 +300,12 @@ fn run_pool<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, 
                 roll = dice.roll(t.die);
                 outcome = t.by_face[roll as usize];
             }
-            obs.event(Event::Test { step: k, roll, rerolled_from: again.then_some(first), outcome });
+            obs.event(Event::Test {
+                step: k,
+                roll,
+                rerolled_from: again.then_some(first),
+                outcome,
+            });
             let actions = match outcome {
                 Outcome::Fail => &t.on_fail,
                 Outcome::Success => &t.on_success,
@@ -263,7 +326,11 @@ fn run_pool<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, 
                         }
                         goes_to = k + 1 + s;
                     }
-                    RunAction::Mortal { amount, spill, ends } => {
+                    RunAction::Mortal {
+                        amount,
+                        spill,
+                        ends,
+                    } => {
                         ws.mortals.push((amount, spill));
                         if ends {
                             bump(&mut ws.counters, t.counter, u32::from(passes));
@@ -288,7 +355,9 @@ fn run_pool<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, 
     }
     ws.state.declare_order(&mut ws.order);
     if obs.enabled() && wounds > 0 {
-        obs.event(Event::Order { groups: ws.order.clone() });
+        obs.event(Event::Order {
+            groups: ws.order.clone(),
+        });
     }
     resolve_save_faces(pool, ws, dice, obs);
 
@@ -303,7 +372,12 @@ fn run_pool<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, 
 /// the allocation order in `ws.order`. Once the unit is destroyed the rolls
 /// are still checked (against the last group) so the failed-save count keeps
 /// counting, but they inflict nothing.
-pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, dice: &mut D, obs: &mut O) {
+pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) {
     let mut last_group = ws.state.current(&ws.order).unwrap_or(ws.order[0]);
     for face in 1..=pool.save_die {
         for _ in 0..ws.save_faces[face as usize] {
@@ -311,7 +385,11 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(pool: &RunPool, ws:
             let g = current.unwrap_or(last_group);
             last_group = g;
             let saved = pool.saves(ws.state.group(g), face);
-            obs.event(Event::Save { roll: face, group: current, saved });
+            obs.event(Event::Save {
+                roll: face,
+                group: current,
+                saved,
+            });
             if !saved {
                 unsaved(pool, ws, current, dice, obs);
             }
@@ -324,7 +402,11 @@ pub(crate) fn gather_attacks<D: DiceSource>(pool: &RunPool, dice: &mut D) -> u32
     let mut attacks = 0u32;
     for term in &pool.attacks {
         for _ in 0..term.models {
-            let rolled = if term.maximize { term.dice.max() } else { term.dice.roll(dice) };
+            let rolled = if term.maximize {
+                term.dice.max()
+            } else {
+                term.dice.roll(dice)
+            };
             attacks += term.per_model(rolled);
         }
     }
@@ -333,7 +415,13 @@ pub(crate) fn gather_attacks<D: DiceSource>(pool: &RunPool, dice: &mut D) -> u32
 
 /// An attack that failed its save: counted, and, while the unit stands, its
 /// damage rolled and applied to the current group.
-pub(crate) fn unsaved<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, current: Option<usize>, dice: &mut D, obs: &mut O) {
+pub(crate) fn unsaved<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    current: Option<usize>,
+    dice: &mut D,
+    obs: &mut O,
+) {
     bump(&mut ws.counters, pool.save_counter, 1);
     if let Some(g) = current {
         let amount = pool.damage.roll(dice);
@@ -344,7 +432,14 @@ pub(crate) fn unsaved<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Works
 }
 
 /// One mortal-wound effect of a pool: its amount rolled, counted, inflicted.
-pub(crate) fn pool_mortal<D: DiceSource, O: Observer>(pool: &RunPool, ws: &mut Workspace<'_>, amount: Option<DiceExpr>, spill: bool, dice: &mut D, obs: &mut O) {
+pub(crate) fn pool_mortal<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    amount: Option<DiceExpr>,
+    spill: bool,
+    dice: &mut D,
+    obs: &mut O,
+) {
     let n = amount.unwrap_or(pool.damage).roll(dice);
     bump(&mut ws.counters, pool.mortal_counter, n);
     obs.event(Event::Mortal { amount: n, spill });
@@ -367,7 +462,10 @@ impl RunTest {
 impl RunPool {
     /// The most attack dice the pool can gather.
     pub(crate) fn max_attacks(&self) -> u64 {
-        self.attacks.iter().map(|t| u64::from(t.per_model(t.dice.max())) * u64::from(t.models)).sum()
+        self.attacks
+            .iter()
+            .map(|t| u64::from(t.per_model(t.dice.max())) * u64::from(t.models))
+            .sum()
     }
 
     /// The most tokens (attack dice plus extra ones) any test of the pool can see.
@@ -375,8 +473,18 @@ impl RunPool {
         let mut tokens = self.max_attacks();
         let mut total = tokens;
         for t in &self.tests {
-            let extra: u64 = t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical)
-                .map(|a| if let RunAction::Extra(d) = a { u64::from(d.max()) } else { 0 })
+            let extra: u64 = t
+                .on_fail
+                .iter()
+                .chain(&t.on_success)
+                .chain(&t.on_critical)
+                .map(|a| {
+                    if let RunAction::Extra(d) = a {
+                        u64::from(d.max())
+                    } else {
+                        0
+                    }
+                })
                 .sum();
             tokens = tokens.saturating_mul(1 + extra);
             total = total.saturating_add(tokens);
@@ -389,17 +497,28 @@ impl RunPool {
     #[inline]
     pub(crate) fn saves(&self, group: &crate::plan::Group, face: u32) -> bool {
         face > self.save_natural_fail
-            && (group.invulnerable.is_some_and(|i| face >= i) || group.save.is_some_and(|s| face as i32 + self.save_modifier >= s as i32))
+            && (group.invulnerable.is_some_and(|i| face >= i)
+                || group
+                    .save
+                    .is_some_and(|s| face as i32 + self.save_modifier >= s as i32))
     }
 }
 
 /// Mortal wounds: one at a time, 1 damage each, no save. With `spill` each
 /// picks its model anew; without, they all go to the model the first one
 /// picks and the rest is lost once it is destroyed.
-pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(ws: &mut Workspace<'_>, n: u32, spill: bool, dice: &mut D, obs: &mut O) {
+pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
+    ws: &mut Workspace<'_>,
+    n: u32,
+    spill: bool,
+    dice: &mut D,
+    obs: &mut O,
+) {
     if spill {
         for _ in 0..n {
-            let Some(g) = ws.state.pick_for_mortal() else { return };
+            let Some(g) = ws.state.pick_for_mortal() else {
+                return;
+            };
             let fnp = ws.state.mortal_fnp(g);
             ws.state.wound_model(g, 1, fnp, dice, obs);
         }
@@ -412,5 +531,9 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(ws: &mut Workspace<'_>,
 /// One trial's outcome, read from the workspace.
 #[must_use]
 pub fn outcome(ws: &Workspace<'_>) -> TrialOutcome {
-    TrialOutcome { counters: ws.counters.clone(), damage: ws.state.damage, destroyed: ws.state.destroyed }
+    TrialOutcome {
+        counters: ws.counters.clone(),
+        damage: ws.state.damage,
+        destroyed: ws.state.destroyed,
+    }
 }

@@ -24,7 +24,10 @@ pub use rng::{DiceSource, Scripted, Stream};
 ///
 /// # Errors
 /// [`CoreError::Script`] if the dice run out or a value does not fit its die.
-pub fn replay(program: &Program, dice: Vec<u32>) -> Result<(TrialOutcome, Vec<trace::Event>, usize), CoreError> {
+pub fn replay(
+    program: &Program,
+    dice: Vec<u32>,
+) -> Result<(TrialOutcome, Vec<trace::Event>, usize), CoreError> {
     let mut ws = Workspace::new(program);
     let mut source = Scripted::new(dice);
     let mut rec = trace::Recorder::default();

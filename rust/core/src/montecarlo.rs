@@ -12,6 +12,7 @@ use crate::rng::Stream;
 use crate::sampled::{self, Sampler};
 use crate::trace::NoTrace;
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 /// Trials per chunk. Part of the reproducibility contract: changing it changes
 /// what a seed gives.
@@ -29,7 +30,10 @@ pub struct Tally {
 impl Tally {
     #[must_use]
     pub fn new(numbers: usize) -> Self {
-        Tally { trials: 0, hist: vec![Vec::new(); numbers] }
+        Tally {
+            trials: 0,
+            hist: vec![Vec::new(); numbers],
+        }
     }
 
     #[inline]
@@ -61,7 +65,11 @@ impl Tally {
     /// Mean of number `i`.
     #[must_use]
     pub fn mean(&self, i: usize) -> f64 {
-        let s: f64 = self.hist[i].iter().enumerate().map(|(v, &c)| v as f64 * c as f64).sum();
+        let s: f64 = self.hist[i]
+            .iter()
+            .enumerate()
+            .map(|(v, &c)| v as f64 * c as f64)
+            .sum();
         s / self.trials as f64
     }
 }
@@ -80,17 +88,28 @@ pub enum Path {
 /// A Program ready for Monte Carlo, with fast-path tables where possible.
 pub struct Runner<'p> {
     pub program: &'p Program,
-    sampler: Option<Sampler>,
+    sampler: Option<Cow<'p, Sampler>>,
 }
 
 impl<'p> Runner<'p> {
+    /// Build the fast-path tables if `path` allows and the Plan fits.
     #[must_use]
     pub fn new(program: &'p Program, path: Path) -> Self {
         let sampler = match path {
-            Path::Auto => Sampler::new(program),
+            Path::Auto => Sampler::new(program).map(Cow::Owned),
             Path::DieByDie => None,
         };
         Runner { program, sampler }
+    }
+
+    /// Use tables built earlier (from [`Sampler::new`] on the same Program),
+    /// so repeated runs of one Plan build them once.
+    #[must_use]
+    pub fn with_sampler(program: &'p Program, sampler: Option<&'p Sampler>) -> Self {
+        Runner {
+            program,
+            sampler: sampler.map(Cow::Borrowed),
+        }
     }
 
     /// Does this runner use the fast path?
@@ -135,7 +154,12 @@ pub fn chunk_count(trials: u64) -> u64 {
 /// Run chunks `chunks` of a run of `trials` trials, in parallel on the current
 /// rayon pool, and merge them.
 #[must_use]
-pub fn run_chunks(runner: &Runner<'_>, seed: u64, trials: u64, chunks: std::ops::Range<u64>) -> Tally {
+pub fn run_chunks(
+    runner: &Runner<'_>,
+    seed: u64,
+    trials: u64,
+    chunks: std::ops::Range<u64>,
+) -> Tally {
     let numbers = runner.program.counters() + 2;
     chunks
         .into_par_iter()

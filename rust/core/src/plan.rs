@@ -278,7 +278,9 @@ impl Attacks {
     /// One model's attack dice given what its dice rolled.
     #[must_use]
     pub fn per_model(&self, rolled: u32) -> u32 {
-        (i64::from(rolled) + i64::from(self.bonus)).max(i64::from(self.minimum.unwrap_or(0))).max(0) as u32
+        (i64::from(rolled) + i64::from(self.bonus))
+            .max(i64::from(self.minimum.unwrap_or(0)))
+            .max(0) as u32
     }
 }
 
@@ -288,7 +290,8 @@ impl Plan {
     /// # Errors
     /// [`CoreError::Plan`] naming the field and what is wrong with it.
     pub fn from_json(text: &str) -> Result<Plan, CoreError> {
-        let plan: Plan = serde_json::from_str(text).map_err(|e| CoreError::plan("(json)", e.to_string()))?;
+        let plan: Plan =
+            serde_json::from_str(text).map_err(|e| CoreError::plan("(json)", e.to_string()))?;
         plan.validate()?;
         Ok(plan)
     }
@@ -297,22 +300,43 @@ impl Plan {
     ///
     /// # Errors
     /// When `name` is not listed in `counters`.
-    pub fn counter_index(&self, field: &str, name: Option<&String>) -> Result<Option<usize>, CoreError> {
+    pub fn counter_index(
+        &self,
+        field: &str,
+        name: Option<&String>,
+    ) -> Result<Option<usize>, CoreError> {
         match name {
             None => Ok(None),
-            Some(n) => self.counters.iter().position(|c| c == n).map(Some).ok_or_else(|| {
-                CoreError::plan(field, format!("counter {n:?} is not one of the plan's counters {:?}", self.counters))
-            }),
+            Some(n) => self
+                .counters
+                .iter()
+                .position(|c| c == n)
+                .map(Some)
+                .ok_or_else(|| {
+                    CoreError::plan(
+                        field,
+                        format!(
+                            "counter {n:?} is not one of the plan's counters {:?}",
+                            self.counters
+                        ),
+                    )
+                }),
         }
     }
 
     fn validate(&self) -> Result<(), CoreError> {
         if self.version != PLAN_VERSION {
-            return Err(CoreError::plan("version", format!("is {}, this core runs version {PLAN_VERSION}", self.version)));
+            return Err(CoreError::plan(
+                "version",
+                format!("is {}, this core runs version {PLAN_VERSION}", self.version),
+            ));
         }
         for (i, c) in self.counters.iter().enumerate() {
             if c == "damage" || c == "models_destroyed" || self.counters[..i].contains(c) {
-                return Err(CoreError::plan(format!("counters[{i}]"), format!("{c:?} is reserved or listed twice")));
+                return Err(CoreError::plan(
+                    format!("counters[{i}]"),
+                    format!("{c:?} is reserved or listed twice"),
+                ));
             }
         }
         let t = &self.target;
@@ -329,7 +353,12 @@ impl Plan {
                 return Err(CoreError::plan(f("wounds"), "must be at least 1"));
             }
             models = models.saturating_add(g.models);
-            for (name, v) in [("save", g.save), ("invulnerable", g.invulnerable), ("feel_no_pain", g.feel_no_pain), ("feel_no_pain_mortal", g.feel_no_pain_mortal)] {
+            for (name, v) in [
+                ("save", g.save),
+                ("invulnerable", g.invulnerable),
+                ("feel_no_pain", g.feel_no_pain),
+                ("feel_no_pain_mortal", g.feel_no_pain_mortal),
+            ] {
                 if let Some(v) = v {
                     if v == 0 {
                         return Err(CoreError::plan(f(name), "must be at least 1"));
@@ -338,17 +367,26 @@ impl Plan {
             }
         }
         if models > MAX_MODELS {
-            return Err(CoreError::plan("target.groups", format!("hold {models} models; at most {MAX_MODELS} are allowed")));
+            return Err(CoreError::plan(
+                "target.groups",
+                format!("hold {models} models; at most {MAX_MODELS} are allowed"),
+            ));
         }
         let mut seen = vec![false; t.groups.len()];
         for (i, &g) in t.order.iter().enumerate() {
             if g >= t.groups.len() || seen[g] {
-                return Err(CoreError::plan(format!("target.order[{i}]"), format!("{g} is not a group index or is listed twice")));
+                return Err(CoreError::plan(
+                    format!("target.order[{i}]"),
+                    format!("{g} is not a group index or is listed twice"),
+                ));
             }
             seen[g] = true;
         }
         if seen.iter().any(|s| !s) {
-            return Err(CoreError::plan("target.order", "must list every group exactly once"));
+            return Err(CoreError::plan(
+                "target.order",
+                "must list every group exactly once",
+            ));
         }
         let mut tokens = 0u64;
         for (si, s) in self.sequences.iter().enumerate() {
@@ -376,23 +414,41 @@ impl Plan {
         let mut tokens = 0u64;
         for (ai, a) in p.attacks.iter().enumerate() {
             if a.models > MAX_MODELS {
-                return Err(CoreError::plan(format!("{base}.attacks[{ai}].models"), format!("is {}; at most {MAX_MODELS} are allowed", a.models)));
+                return Err(CoreError::plan(
+                    format!("{base}.attacks[{ai}].models"),
+                    format!("is {}; at most {MAX_MODELS} are allowed", a.models),
+                ));
             }
-            let per_model = (i64::from(a.dice.max()) + i64::from(a.bonus)).max(i64::from(a.minimum.unwrap_or(0))).max(0) as u64;
+            let per_model = (i64::from(a.dice.max()) + i64::from(a.bonus))
+                .max(i64::from(a.minimum.unwrap_or(0)))
+                .max(0) as u64;
             tokens += per_model * u64::from(a.models);
         }
-        self.counter_index(&format!("{base}.attacks_counter"), p.attacks_counter.as_ref())?;
+        self.counter_index(
+            &format!("{base}.attacks_counter"),
+            p.attacks_counter.as_ref(),
+        )?;
         self.counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?;
         self.counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?;
         if p.save.die < 2 {
-            return Err(CoreError::plan(format!("{base}.save.die"), "needs at least 2 sides"));
+            return Err(CoreError::plan(
+                format!("{base}.save.die"),
+                "needs at least 2 sides",
+            ));
         }
         let mut total = tokens;
         for (ti, t) in p.steps.iter().enumerate() {
             let f = |name: &str| format!("{base}.steps[{ti}].{name}");
             self.counter_index(&f("counter"), t.counter.as_ref())?;
             if !t.automatic && !(2..=crate::dice::MAX_SIDES).contains(&t.die) {
-                return Err(CoreError::plan(f("die"), format!("is {}; a die has 2 to {} sides", t.die, crate::dice::MAX_SIDES)));
+                return Err(CoreError::plan(
+                    f("die"),
+                    format!(
+                        "is {}; a die has 2 to {} sides",
+                        t.die,
+                        crate::dice::MAX_SIDES
+                    ),
+                ));
             }
             if t.modifier_min > t.modifier_max {
                 return Err(CoreError::plan(f("modifier_min"), "is above modifier_max"));
@@ -405,7 +461,10 @@ impl Plan {
                         if ti + *steps as usize >= p.steps.len() {
                             return Err(CoreError::plan(
                                 format!("{base}.steps[{ti}].effects[{ei}].steps"),
-                                format!("skips {steps} tests but only {} follow", p.steps.len() - ti - 1),
+                                format!(
+                                    "skips {steps} tests but only {} follow",
+                                    p.steps.len() - ti - 1
+                                ),
                             ));
                         }
                     }

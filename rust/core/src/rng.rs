@@ -42,14 +42,25 @@ impl Stream {
         let mut c = chunk ^ 0x6A09_E667_F3BC_C909;
         let b = splitmix64(&mut c);
         let mut state = a ^ b.rotate_left(17);
-        let s = [splitmix64(&mut state), splitmix64(&mut state), splitmix64(&mut state), splitmix64(&mut state)];
-        Stream { s, fraction: 0, budget: (1 << 32) + 1 }
+        let s = [
+            splitmix64(&mut state),
+            splitmix64(&mut state),
+            splitmix64(&mut state),
+            splitmix64(&mut state),
+        ];
+        Stream {
+            s,
+            fraction: 0,
+            budget: (1 << 32) + 1,
+        }
     }
 
     /// The next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        let result = (self.s[0].wrapping_add(self.s[3])).rotate_left(23).wrapping_add(self.s[0]);
+        let result = (self.s[0].wrapping_add(self.s[3]))
+            .rotate_left(23)
+            .wrapping_add(self.s[0]);
         let t = self.s[1] << 17;
         self.s[2] ^= self.s[0];
         self.s[3] ^= self.s[1];
@@ -99,7 +110,11 @@ pub struct Scripted {
 impl Scripted {
     #[must_use]
     pub fn new(values: Vec<u32>) -> Self {
-        Scripted { values, next: 0, problem: None }
+        Scripted {
+            values,
+            next: 0,
+            problem: None,
+        }
     }
 
     /// How many values were used.
@@ -127,12 +142,18 @@ impl DiceSource for Scripted {
         match self.values.get(index) {
             Some(&v) if (1..=sides).contains(&v) => v,
             Some(&v) => {
-                self.problem.get_or_insert_with(|| format!("value {v} at position {index} does not fit a d{sides}"));
+                self.problem.get_or_insert_with(|| {
+                    format!("value {v} at position {index} does not fit a d{sides}")
+                });
                 1
             }
             None => {
                 self.problem.get_or_insert_with(|| {
-                    format!("ran out after {} values; roll {} (a d{sides}) has no value", self.values.len(), index + 1)
+                    format!(
+                        "ran out after {} values; roll {} (a d{sides}) has no value",
+                        self.values.len(),
+                        index + 1
+                    )
                 });
                 1
             }
@@ -165,7 +186,10 @@ mod tests {
             counts[s.roll(6) as usize] += 1;
         }
         assert_eq!(counts[0], 0);
-        let chi2: f64 = counts[1..].iter().map(|&c| (c as f64 - 100_000.0).powi(2) / 100_000.0).sum();
+        let chi2: f64 = counts[1..]
+            .iter()
+            .map(|&c| (c as f64 - 100_000.0).powi(2) / 100_000.0)
+            .sum();
         assert!(chi2 < 25.0, "chi-square {chi2} for {counts:?}");
     }
 
@@ -183,9 +207,17 @@ mod tests {
         let mut s = Scripted::new(vec![3, 7]);
         assert_eq!(s.roll(6), 3);
         s.roll(6);
-        assert!(s.check().unwrap_err().to_string().contains("value 7 at position 1 does not fit a d6"));
+        assert!(s
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("value 7 at position 1 does not fit a d6"));
         let mut s = Scripted::new(vec![]);
         s.roll(6);
-        assert!(s.check().unwrap_err().to_string().contains("ran out after 0 values"));
+        assert!(s
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("ran out after 0 values"));
     }
 }

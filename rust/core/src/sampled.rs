@@ -17,7 +17,10 @@
 
 use crate::alias::AliasTable;
 use crate::dice::DiceExpr;
-use crate::executor::{bump, gather_attacks, pool_mortal, resolve_save_faces, unsaved, Program, RunAction, RunPool, RunSequence, RunTest, Workspace};
+use crate::executor::{
+    bump, gather_attacks, pool_mortal, resolve_save_faces, unsaved, Program, RunAction, RunPool,
+    RunSequence, RunTest, Workspace,
+};
 use crate::plan::Outcome;
 use crate::rng::{DiceSource, Stream};
 use crate::trace::NoTrace;
@@ -41,7 +44,7 @@ const SLOTS: usize = (64 / BITS) as usize;
 /// leaves the Plan to the die-by-die executor (well under a second).
 const MAX_WORK: u64 = 20_000_000;
 
-/// Keys are already well mixed by a multiply; std's SipHash would triple the
+/// Keys are already well mixed by a multiply; the standard `SipHash` would triple the
 /// cost of building tables.
 #[derive(Default)]
 struct KeyHasher(u64);
@@ -83,7 +86,10 @@ impl Builder {
 }
 
 fn point(set: &[(usize, u32)]) -> Dist {
-    let key = set.iter().map(|&(i, x)| u64::from(x) << (BITS as usize * i)).sum();
+    let key = set
+        .iter()
+        .map(|&(i, x)| u64::from(x) << (BITS as usize * i))
+        .sum();
     Dist::from_iter([(key, 1.0)])
 }
 
@@ -104,6 +110,7 @@ fn sorted(d: &Dist) -> Vec<(u64, f64)> {
 /// One pool's tables: index layout of an outcome vector is one slot per test
 /// (that test's counter increments), then tokens reaching the save, then
 /// mortal-wound effects triggered.
+#[derive(Debug, Clone)]
 struct PoolTables {
     /// `by_count[n]`: packed outcome vectors and their alias table for n dice.
     by_count: Vec<(Vec<u64>, AliasTable)>,
@@ -114,6 +121,7 @@ struct PoolTables {
 }
 
 /// A Program with its fast-path tables, where they could be built.
+#[derive(Debug, Clone)]
 pub struct Sampler {
     pools: Vec<Option<PoolTables>>,
 }
@@ -128,7 +136,12 @@ impl Sampler {
         for seq in &program.sequences {
             pools.push(match seq {
                 RunSequence::Mortal { .. } => None,
-                RunSequence::Pool(pool) => Some(PoolTables::new(pool, &program.plan.target.groups, &mut budget, &mut builder)?),
+                RunSequence::Pool(pool) => Some(PoolTables::new(
+                    pool,
+                    &program.plan.target.groups,
+                    &mut budget,
+                    &mut builder,
+                )?),
             });
         }
         Some(Sampler { pools })
@@ -156,7 +169,12 @@ fn outcome_probabilities(t: &RunTest) -> [f64; 3] {
 }
 
 impl PoolTables {
-    fn new(pool: &RunPool, groups: &[crate::plan::Group], budget: &mut usize, b: &mut Builder) -> Option<PoolTables> {
+    fn new(
+        pool: &RunPool,
+        groups: &[crate::plan::Group],
+        budget: &mut usize,
+        b: &mut Builder,
+    ) -> Option<PoolTables> {
         let m = pool.tests.len();
         let (save_slot, mortal_slot) = (m, m + 1);
         // Every slot counts tokens, so the most tokens the pool can make bounds
@@ -184,7 +202,11 @@ impl PoolTables {
             let t = &pool.tests[k];
             let mut d = Dist::default();
             let probs = outcome_probabilities(t);
-            for (o, actions) in [(Outcome::Fail, &t.on_fail), (Outcome::Success, &t.on_success), (Outcome::Critical, &t.on_critical)] {
+            for (o, actions) in [
+                (Outcome::Fail, &t.on_fail),
+                (Outcome::Success, &t.on_success),
+                (Outcome::Critical, &t.on_critical),
+            ] {
                 let p = probs[o as usize];
                 if p == 0.0 {
                     continue;
@@ -204,7 +226,8 @@ impl PoolTables {
                                     power = b.convolve(&power, &entering[k + 1])?;
                                 }
                                 if q > 0.0 {
-                                    let shifted = b.convolve(&power, &point(&[(k, count as u32)]))?;
+                                    let shifted =
+                                        b.convolve(&power, &point(&[(k, count as u32)]))?;
                                     mix(&mut extra, &shifted, q);
                                 }
                             }
@@ -258,20 +281,33 @@ impl PoolTables {
             by_count.push((keys, AliasTable::new(&probs)));
         }
         // Binomial saves when no group saves on a different face from another.
-        let faces = |g: &crate::plan::Group| (1..=pool.save_die).map(|f| pool.saves(g, f)).collect::<Vec<_>>();
+        let faces = |g: &crate::plan::Group| {
+            (1..=pool.save_die)
+                .map(|f| pool.saves(g, f))
+                .collect::<Vec<_>>()
+        };
         let same = groups.windows(2).all(|w| faces(&w[0]) == faces(&w[1]));
         let binomial = if same {
-            let q = faces(&groups[0]).iter().filter(|s| !**s).count() as f64 / f64::from(pool.save_die);
+            let q =
+                faces(&groups[0]).iter().filter(|s| !**s).count() as f64 / f64::from(pool.save_die);
             let need = (max_saves as usize + 1) * (max_saves as usize + 2) / 2;
             if need > *budget {
                 return None;
             }
             *budget -= need;
-            Some((0..=max_saves).map(|w| AliasTable::new(&binomial_pmf(w, q))).collect())
+            Some(
+                (0..=max_saves)
+                    .map(|w| AliasTable::new(&binomial_pmf(w, q)))
+                    .collect(),
+            )
         } else {
             None
         };
-        Some(PoolTables { by_count, binomial, mortal })
+        Some(PoolTables {
+            by_count,
+            binomial,
+            mortal,
+        })
     }
 }
 
@@ -289,13 +325,23 @@ fn binomial_pmf(n: u32, q: f64) -> Vec<f64> {
 }
 
 /// Run one trial on the fast path.
-pub fn run_trial(program: &Program, sampler: &Sampler, ws: &mut Workspace<'_>, stream: &mut Stream) {
+pub fn run_trial(
+    program: &Program,
+    sampler: &Sampler,
+    ws: &mut Workspace<'_>,
+    stream: &mut Stream,
+) {
     ws.state.reset();
     ws.counters.iter_mut().for_each(|c| *c = 0);
     for (seq, tables) in program.sequences.iter().zip(&sampler.pools) {
         match (seq, tables) {
             (RunSequence::Pool(pool), Some(tables)) => run_pool(pool, tables, ws, stream),
-            (RunSequence::Mortal { amount, counter, .. }, _) => {
+            (
+                RunSequence::Mortal {
+                    amount, counter, ..
+                },
+                _,
+            ) => {
                 let n = amount.roll(stream);
                 bump(&mut ws.counters, *counter, n);
                 crate::executor::inflict_mortal(ws, n, true, stream, &mut NoTrace);
@@ -327,7 +373,8 @@ fn run_pool(pool: &RunPool, tables: &PoolTables, ws: &mut Workspace<'_>, stream:
             }
         } else {
             bump(&mut ws.counters, pool.save_counter, failed);
-            ws.state.apply_fixed(&ws.order, failed, pool.damage.min(), stream);
+            ws.state
+                .apply_fixed(&ws.order, failed, pool.damage.min(), stream);
         }
     } else {
         ws.save_faces.clear();

@@ -61,7 +61,11 @@ impl<'p> TargetState<'p> {
 
     fn key(&self, g: usize) -> (u32, bool, usize) {
         let wounded = self.front[g] < self.groups[g].wounds;
-        (self.groups[g].tier, self.wounded_first && !wounded, self.preference[g])
+        (
+            self.groups[g].tier,
+            self.wounded_first && !wounded,
+            self.preference[g],
+        )
     }
 
     /// The allocation order declared for a pool: by tier, then (when the
@@ -83,21 +87,38 @@ impl<'p> TargetState<'p> {
     /// every wound, so a model wounded by the previous one is picked first.
     #[must_use]
     pub fn pick_for_mortal(&self) -> Option<usize> {
-        (0..self.groups.len()).filter(|&g| self.alive[g] > 0).min_by_key(|&g| self.key(g))
+        (0..self.groups.len())
+            .filter(|&g| self.alive[g] > 0)
+            .min_by_key(|&g| self.key(g))
     }
 
     /// Apply `amount` damage to the front model of `g`, one wound at a time,
     /// each ignored on a Feel No Pain roll of `fnp`+. Stops when that model is
     /// destroyed: the rest is lost. Returns true if the model was destroyed.
-    pub fn wound_model<D: DiceSource, O: Observer>(&mut self, g: usize, amount: u32, fnp: Option<u32>, dice: &mut D, obs: &mut O) -> bool {
+    pub fn wound_model<D: DiceSource, O: Observer>(
+        &mut self,
+        g: usize,
+        amount: u32,
+        fnp: Option<u32>,
+        dice: &mut D,
+        obs: &mut O,
+    ) -> bool {
         for _ in 0..amount {
             if let Some(f) = fnp {
                 let roll = dice.roll(6);
                 if roll >= f {
-                    obs.event(Event::FeelNoPain { group: g, roll, ignored: true });
+                    obs.event(Event::FeelNoPain {
+                        group: g,
+                        roll,
+                        ignored: true,
+                    });
                     continue;
                 }
-                obs.event(Event::FeelNoPain { group: g, roll, ignored: false });
+                obs.event(Event::FeelNoPain {
+                    group: g,
+                    roll,
+                    ignored: false,
+                });
             }
             self.front[g] -= 1;
             self.damage += 1;
@@ -105,7 +126,10 @@ impl<'p> TargetState<'p> {
                 self.alive[g] -= 1;
                 self.destroyed += 1;
                 self.front[g] = self.groups[g].wounds;
-                obs.event(Event::ModelDestroyed { group: g, left_in_group: self.alive[g] });
+                obs.event(Event::ModelDestroyed {
+                    group: g,
+                    left_in_group: self.alive[g],
+                });
                 return true;
             }
         }
@@ -117,7 +141,13 @@ impl<'p> TargetState<'p> {
     /// the current group would, for groups without Feel No Pain; a group with
     /// it gets the attacks one at a time. Returns the attacks left over once
     /// every group is destroyed.
-    pub fn apply_fixed<D: DiceSource>(&mut self, order: &[usize], mut attacks: u32, d: u32, dice: &mut D) -> u32 {
+    pub fn apply_fixed<D: DiceSource>(
+        &mut self,
+        order: &[usize],
+        mut attacks: u32,
+        d: u32,
+        dice: &mut D,
+    ) -> u32 {
         for &g in order {
             if attacks == 0 {
                 break;
@@ -181,14 +211,31 @@ mod tests {
     use crate::trace::NoTrace;
 
     fn group(name: &str, models: u32, wounds: u32, tier: u32) -> Group {
-        Group { name: name.into(), models, wounds, tier, save: None, invulnerable: None, feel_no_pain: None, feel_no_pain_mortal: None }
+        Group {
+            name: name.into(),
+            models,
+            wounds,
+            tier,
+            save: None,
+            invulnerable: None,
+            feel_no_pain: None,
+            feel_no_pain_mortal: None,
+        }
     }
 
     /// `apply_fixed` must leave exactly the state that one `wound_model` per
     /// attack on the current group leaves, from any starting state.
     #[test]
     fn batch_damage_equals_one_attack_at_a_time() {
-        let target = Target { groups: vec![group("A", 3, 3, 0), group("B", 4, 2, 0), group("C", 1, 5, 1)], order: vec![0, 1, 2], wounded_groups_first: true };
+        let target = Target {
+            groups: vec![
+                group("A", 3, 3, 0),
+                group("B", 4, 2, 0),
+                group("C", 1, 5, 1),
+            ],
+            order: vec![0, 1, 2],
+            wounded_groups_first: true,
+        };
         let mut dice = Stream::new(0, 0);
         for d in 1..=6 {
             for pre in 0..12 {
@@ -213,8 +260,14 @@ mod tests {
                         }
                     }
                     let batch_left = batch.apply_fixed(&order, attacks, d, &mut dice);
-                    let state = |s: &TargetState<'_>| (s.alive.clone(), s.front.clone(), s.damage, s.destroyed);
-                    assert_eq!(state(&batch), state(&one), "d={d} pre={pre} attacks={attacks}");
+                    let state = |s: &TargetState<'_>| {
+                        (s.alive.clone(), s.front.clone(), s.damage, s.destroyed)
+                    };
+                    assert_eq!(
+                        state(&batch),
+                        state(&one),
+                        "d={d} pre={pre} attacks={attacks}"
+                    );
                     assert_eq!(batch_left, left);
                 }
             }

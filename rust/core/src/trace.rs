@@ -10,21 +10,50 @@ use crate::plan::Outcome;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     /// A sequence (attack pool or mortal-wound source) starts.
-    Sequence { index: usize, name: String },
+    Sequence {
+        index: usize,
+        name: String,
+    },
     /// The number of attack dice a pool gathered.
-    Attacks { count: u32 },
+    Attacks {
+        count: u32,
+    },
     /// A die rolled in a test; `rerolled_from` holds the first roll if re-rolled.
-    Test { step: usize, roll: u32, rerolled_from: Option<u32>, outcome: Outcome },
+    Test {
+        step: usize,
+        roll: u32,
+        rerolled_from: Option<u32>,
+        outcome: Outcome,
+    },
     /// The allocation order declared for a pool (group indices).
-    Order { groups: Vec<usize> },
+    Order {
+        groups: Vec<usize>,
+    },
     /// A save roll, in the order resolved (lowest first), and where it went.
-    Save { roll: u32, group: Option<usize>, saved: bool },
+    Save {
+        roll: u32,
+        group: Option<usize>,
+        saved: bool,
+    },
     /// Damage rolled for an unsaved attack.
-    Damage { group: usize, amount: u32 },
+    Damage {
+        group: usize,
+        amount: u32,
+    },
     /// Mortal wounds inflicted.
-    Mortal { amount: u32, spill: bool },
-    FeelNoPain { group: usize, roll: u32, ignored: bool },
-    ModelDestroyed { group: usize, left_in_group: u32 },
+    Mortal {
+        amount: u32,
+        spill: bool,
+    },
+    FeelNoPain {
+        group: usize,
+        roll: u32,
+        ignored: bool,
+    },
+    ModelDestroyed {
+        group: usize,
+        left_in_group: u32,
+    },
 }
 
 pub trait Observer {
@@ -37,9 +66,9 @@ pub trait Observer {
 pub struct NoTrace;
 
 impl Observer for NoTrace {
-    #[inline(always)]
+    #[inline]
     fn event(&mut self, _event: Event) {}
-    #[inline(always)]
+    #[inline]
     fn enabled(&self) -> bool {
         false
     }

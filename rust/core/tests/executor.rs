@@ -1,6 +1,6 @@
 //! The executor against closed forms and scripted dice.
 
-use mathhammer_core::montecarlo::{run_chunks, chunk_count};
+use mathhammer_core::montecarlo::{chunk_count, run_chunks};
 use mathhammer_core::trace::Event;
 use mathhammer_core::{replay, simulate, Path, Plan, Program, RunOptions, Runner, Tally};
 use serde_json::{json, Value};
@@ -31,7 +31,11 @@ fn boltguns() -> Value {
 
 fn sd_of(tally: &Tally, i: usize) -> f64 {
     let m = tally.mean(i);
-    let var: f64 = tally.hist[i].iter().enumerate().map(|(v, &c)| (v as f64 - m).powi(2) * c as f64).sum::<f64>()
+    let var: f64 = tally.hist[i]
+        .iter()
+        .enumerate()
+        .map(|(v, &c)| (v as f64 - m).powi(2) * c as f64)
+        .sum::<f64>()
         / (tally.trials - 1) as f64;
     var.sqrt()
 }
@@ -39,11 +43,26 @@ fn sd_of(tally: &Tally, i: usize) -> f64 {
 fn assert_mean(tally: &Tally, i: usize, exact: f64) {
     let se = sd_of(tally, i) / (tally.trials as f64).sqrt();
     let z = (tally.mean(i) - exact) / se.max(1e-12);
-    assert!(z.abs() < 5.0, "number {i}: mean {} vs exact {exact} is {z:.2} standard errors off", tally.mean(i));
+    assert!(
+        z.abs() < 5.0,
+        "number {i}: mean {} vs exact {exact} is {z:.2} standard errors off",
+        tally.mean(i)
+    );
 }
 
 fn run(p: &Program, trials: u64, seed: u64) -> Tally {
-    simulate(p, RunOptions { trials, seed, threads: 2, chunks_per_wave: 64, ..Default::default() }, |_, _| Ok(())).unwrap()
+    simulate(
+        p,
+        RunOptions {
+            trials,
+            seed,
+            threads: 2,
+            chunks_per_wave: 64,
+            ..Default::default()
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -58,7 +77,10 @@ fn boltguns_match_their_closed_form() {
     let p_unsaved = 4.0 / 6.0 * 0.5 * 0.5;
     assert_mean(&t, 3, 20.0 * p_unsaved);
     // D1 into W2: damage equals failed saves (at most 20); a model per two.
-    assert_eq!(t.hist[4], t.hist[3], "D1 damage is exactly the failed saves");
+    assert_eq!(
+        t.hist[4], t.hist[3],
+        "D1 damage is exactly the failed saves"
+    );
     let exact_destroyed: f64 = (0..=20u32)
         .map(|k| binomial(20, k, p_unsaved) * f64::from(k / 2))
         .sum();
@@ -77,12 +99,50 @@ fn binomial(n: u32, k: u32, p: f64) -> f64 {
 fn same_seed_same_tally_on_any_thread_count() {
     let p = program(&boltguns());
     let trials = 3 * 16_384 + 5;
-    let one = simulate(&p, RunOptions { trials, seed: 11, threads: 1, chunks_per_wave: 1, ..Default::default() }, |_, _| Ok(())).unwrap();
-    let two = simulate(&p, RunOptions { trials, seed: 11, threads: 2, chunks_per_wave: 3, ..Default::default() }, |_, _| Ok(())).unwrap();
-    let direct = run_chunks(&Runner::new(&p, Path::Auto), 11, trials, 0..chunk_count(trials));
+    let one = simulate(
+        &p,
+        RunOptions {
+            trials,
+            seed: 11,
+            threads: 1,
+            chunks_per_wave: 1,
+            ..Default::default()
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap();
+    let two = simulate(
+        &p,
+        RunOptions {
+            trials,
+            seed: 11,
+            threads: 2,
+            chunks_per_wave: 3,
+            ..Default::default()
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap();
+    let direct = run_chunks(
+        &Runner::new(&p, Path::Auto),
+        11,
+        trials,
+        0..chunk_count(trials),
+    );
     assert_eq!(one, two);
     assert_eq!(one, direct);
-    let other = simulate(&p, RunOptions { trials, seed: 12, threads: 2, chunks_per_wave: 3, ..Default::default() }, |_, _| Ok(())).unwrap();
+    let other = simulate(
+        &p,
+        RunOptions {
+            trials,
+            seed: 12,
+            threads: 2,
+            chunks_per_wave: 3,
+            ..Default::default()
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap();
     assert_ne!(one, other);
 }
 
@@ -90,17 +150,34 @@ fn same_seed_same_tally_on_any_thread_count() {
 fn interruption_between_waves_stops_the_run() {
     let p = program(&boltguns());
     let mut waves = 0;
-    let r = simulate(&p, RunOptions { trials: 10 * 16_384, seed: 1, threads: 1, chunks_per_wave: 2, ..Default::default() }, |_, _| {
-        waves += 1;
-        if waves == 2 { Err(mathhammer_core::CoreError::Interrupted) } else { Ok(()) }
-    });
+    let r = simulate(
+        &p,
+        RunOptions {
+            trials: 10 * 16_384,
+            seed: 1,
+            threads: 1,
+            chunks_per_wave: 2,
+            ..Default::default()
+        },
+        |_, _| {
+            waves += 1;
+            if waves == 2 {
+                Err(mathhammer_core::CoreError::Interrupted)
+            } else {
+                Ok(())
+            }
+        },
+    );
     assert_eq!(r.unwrap_err(), mathhammer_core::CoreError::Interrupted);
     assert_eq!(waves, 2);
 }
 
 #[test]
 fn reroll_ones_and_failures_match_closed_forms() {
-    for (policy, p_hit) in [("ones", 4.0 / 6.0 + 1.0 / 6.0 * 4.0 / 6.0), ("failures", 1.0 - (2.0f64 / 6.0).powi(2))] {
+    for (policy, p_hit) in [
+        ("ones", 4.0 / 6.0 + 1.0 / 6.0 * 4.0 / 6.0),
+        ("failures", 1.0 - (2.0f64 / 6.0).powi(2)),
+    ] {
         let mut plan = boltguns();
         plan["sequences"][0]["steps"][0]["reroll"] = json!(policy);
         let t = run(&program(&plan), 100_000, 3);
@@ -130,8 +207,7 @@ fn extra_hits_and_skips_count_where_the_result_says() {
     // Sustained Hits 1 + Lethal Hits shape: a critical hit adds one hit and
     // itself skips the wound roll.
     let mut plan = boltguns();
-    plan["sequences"][0]["steps"][0]["effects"] =
-        json!([{"on": "critical", "action": "extra", "amount": "1"}, {"on": "critical", "action": "skip", "steps": 1}]);
+    plan["sequences"][0]["steps"][0]["effects"] = json!([{"on": "critical", "action": "extra", "amount": "1"}, {"on": "critical", "action": "skip", "steps": 1}]);
     let t = run(&program(&plan), 100_000, 9);
     let hits = 20.0 * (4.0 / 6.0 + 1.0 / 6.0);
     assert_mean(&t, 1, hits);
@@ -163,7 +239,11 @@ fn mortal_wounds_spill_and_single_model_ones_do_not() {
         "sequences": [{"kind": "mortal_wounds", "name": "Smite", "amount": "7", "counter": "mortal_wounds"}]
     });
     let (out, _, used) = replay(&program(&plan), vec![]).unwrap();
-    assert_eq!((out.damage, out.destroyed, used), (7, 2, 0), "3+3 kill group A, 1 more wounds B");
+    assert_eq!(
+        (out.damage, out.destroyed, used),
+        (7, 2, 0),
+        "3+3 kill group A, 1 more wounds B"
+    );
     // The same 7 as a non-spilling effect of a critical wound: one model only.
     plan["counters"] = json!(["wounds", "mortal_wounds"]);
     plan["sequences"] = json!([{"kind": "attack", "name": "Gun", "attacks": [{"models": 1, "dice": "1"}],
@@ -172,7 +252,11 @@ fn mortal_wounds_spill_and_single_model_ones_do_not() {
         "save": {}, "damage": {"dice": "1"}, "mortal_counter": "mortal_wounds"}]);
     let (out, events, used) = replay(&program(&plan), vec![6]).unwrap();
     assert_eq!(out.counters, vec![1, 7]);
-    assert_eq!((out.damage, out.destroyed, used), (3, 1, 1), "excess beyond the first model is lost; no save rolled");
+    assert_eq!(
+        (out.damage, out.destroyed, used),
+        (3, 1, 1),
+        "excess beyond the first model is lost; no save rolled"
+    );
     assert!(!events.iter().any(|e| matches!(e, Event::Save { .. })));
 }
 
@@ -189,8 +273,21 @@ fn saves_resolve_lowest_first_through_the_groups() {
     });
     // Save dice 4, 1, 3 resolve as 1 (A fails: destroyed), 3 (B: fails), 4 (B: fails).
     let (out, events, _) = replay(&program(&plan), vec![4, 1, 3]).unwrap();
-    let saves: Vec<_> = events.iter().filter_map(|e| match e { Event::Save { roll, group, saved } => Some((*roll, *group, *saved)), _ => None }).collect();
-    assert_eq!(saves, vec![(1, Some(0), false), (3, Some(1), false), (4, Some(1), false)]);
+    let saves: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Save { roll, group, saved } => Some((*roll, *group, *saved)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        saves,
+        vec![
+            (1, Some(0), false),
+            (3, Some(1), false),
+            (4, Some(1), false)
+        ]
+    );
     assert_eq!((out.counters[0], out.destroyed), (3, 3));
 }
 
@@ -204,7 +301,10 @@ fn excess_normal_damage_is_lost_and_attacks_after_a_wipe_are_counted() {
     });
     // No save characteristic: every roll fails. First damage roll 5 kills (excess 3 lost).
     let (out, _, used) = replay(&program(&plan), vec![2, 2, 2, 5]).unwrap();
-    assert_eq!((out.counters[0], out.damage, out.destroyed, used), (3, 2, 1, 4));
+    assert_eq!(
+        (out.counters[0], out.damage, out.destroyed, used),
+        (3, 2, 1, 4)
+    );
 }
 
 #[test]
@@ -216,7 +316,10 @@ fn scripts_that_run_out_are_errors_not_panics() {
 #[test]
 fn bad_plans_name_the_field() {
     for (edit, needle) in [
-        (json!({"target": {"groups": [], "order": []}}), "target.groups"),
+        (
+            json!({"target": {"groups": [], "order": []}}),
+            "target.groups",
+        ),
         (json!({"version": 9}), "version"),
         (json!({"counters": ["damage"]}), "counters[0]"),
     ] {
@@ -238,7 +341,10 @@ fn bad_plans_name_the_field() {
     plan["sequences"][0]["steps"][0]["counter"] = json!("nope");
     plan["sequences"][0]["attacks"][0]["models"] = json!(1);
     let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
-    assert!(e.contains("sequences[0].steps[0].counter") && e.contains("nope"), "{e}");
+    assert!(
+        e.contains("sequences[0].steps[0].counter") && e.contains("nope"),
+        "{e}"
+    );
 }
 
 /// Compare two tallies bin by bin with a chi-square two-sample test per
@@ -266,15 +372,43 @@ fn assert_same_distribution(a: &Tally, b: &Tally) {
         let k = f64::from((dof - 1).max(1));
         let z = 4.753; // the 1 - 1e-6 normal quantile
         let bound = k * (1.0 - 2.0 / (9.0 * k) + z * (2.0 / (9.0 * k)).sqrt()).powi(3);
-        assert!(chi2 < bound, "number {i}: chi-square {chi2:.1} over {dof} bins exceeds {bound:.1}");
+        assert!(
+            chi2 < bound,
+            "number {i}: chi-square {chi2:.1} over {dof} bins exceeds {bound:.1}"
+        );
     }
 }
 
 fn both_paths(plan: &Value, trials: u64) {
     let p = program(plan);
-    assert!(Runner::new(&p, Path::Auto).is_sampled(), "this plan should take the fast path");
-    let fast = simulate(&p, RunOptions { trials, seed: 21, threads: 2, chunks_per_wave: 16, path: Path::Auto }, |_, _| Ok(())).unwrap();
-    let slow = simulate(&p, RunOptions { trials, seed: 22, threads: 2, chunks_per_wave: 16, path: Path::DieByDie }, |_, _| Ok(())).unwrap();
+    assert!(
+        Runner::new(&p, Path::Auto).is_sampled(),
+        "this plan should take the fast path"
+    );
+    let fast = simulate(
+        &p,
+        RunOptions {
+            trials,
+            seed: 21,
+            threads: 2,
+            chunks_per_wave: 16,
+            path: Path::Auto,
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap();
+    let slow = simulate(
+        &p,
+        RunOptions {
+            trials,
+            seed: 22,
+            threads: 2,
+            chunks_per_wave: 16,
+            path: Path::DieByDie,
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap();
     assert_same_distribution(&fast, &slow);
 }
 
@@ -297,7 +431,8 @@ fn fast_path_matches_die_by_die_with_effects_rerolls_and_mixed_groups() {
     pool["attacks"][0]["models"] = json!(4);
     pool["steps"][0]["reroll"] = json!("ones");
     pool["steps"][0]["effects"] = json!([{"on": "critical", "action": "extra", "amount": "D3"}]);
-    pool["steps"][1]["effects"] = json!([{"on": "critical", "action": "mortal", "spill": false, "ends_attack": true}]);
+    pool["steps"][1]["effects"] =
+        json!([{"on": "critical", "action": "mortal", "spill": false, "ends_attack": true}]);
     pool["steps"][1]["reroll"] = json!("failures");
     pool["damage"]["dice"] = json!("D3");
     pool["mortal_counter"] = json!("mortal_wounds");
@@ -309,7 +444,8 @@ fn fast_path_matches_die_by_die_with_effects_rerolls_and_mixed_groups() {
 fn plans_too_large_for_tables_still_run_die_by_die() {
     let mut plan = boltguns();
     plan["sequences"][0]["attacks"][0]["dice"] = json!("2D6");
-    plan["sequences"][0]["steps"][0]["effects"] = json!([{"on": "critical", "action": "extra", "amount": "D6"}]);
+    plan["sequences"][0]["steps"][0]["effects"] =
+        json!([{"on": "critical", "action": "extra", "amount": "D6"}]);
     let p = program(&plan);
     assert!(!Runner::new(&p, Path::Auto).is_sampled());
     let t = run(&p, 20_000, 1);

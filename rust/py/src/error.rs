@@ -6,10 +6,30 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 
-create_exception!(mathhammer, MathhammerError, PyException, "Base class of every error mathhammer raises.");
-create_exception!(mathhammer, DiceError, PyValueError, "A dice expression that cannot be rolled, such as D0 or 1000000D6.");
-create_exception!(mathhammer, PlanError, PyValueError, "A Plan that is not well-formed; the message names the field.");
-create_exception!(mathhammer, ScriptError, MathhammerError, "Scripted dice ran out or did not fit the die rolled.");
+create_exception!(
+    mathhammer,
+    MathhammerError,
+    PyException,
+    "Base class of every error mathhammer raises."
+);
+create_exception!(
+    mathhammer,
+    DiceError,
+    PyValueError,
+    "A dice expression that cannot be rolled, such as D0 or 1000000D6."
+);
+create_exception!(
+    mathhammer,
+    PlanError,
+    PyValueError,
+    "A Plan that is not well-formed; the message names the field."
+);
+create_exception!(
+    mathhammer,
+    ScriptError,
+    MathhammerError,
+    "Scripted dice ran out or did not fit the die rolled."
+);
 
 /// A `CoreError` on its way to Python.
 pub struct PyCoreErr(pub CoreError);

@@ -5,12 +5,13 @@ mod error;
 
 use error::PyCoreErr;
 use mathhammer_core::montecarlo::{chunk_count, run_chunks};
+use mathhammer_core::sampled::Sampler;
 use mathhammer_core::trace::Event;
-use mathhammer_core::{CoreError, DiceExpr, Path, Plan, Program, Runner, Tally};
+use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner, Tally};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Chunks between two checks for Ctrl-C and progress reports: about a tenth
 /// of a second of work on the fast path.
@@ -60,7 +61,9 @@ impl PyDiceExpr {
         format!("DiceExpr({:?})", self.0.to_string())
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyDiceExpr>().is_ok_and(|o| o.get().0 == self.0)
+        other
+            .cast::<PyDiceExpr>()
+            .is_ok_and(|o| o.get().0 == self.0)
     }
     fn __hash__(&self) -> u64 {
         u64::from(self.0.count) << 48 ^ u64::from(self.0.sides) << 32 ^ self.0.constant as u64
@@ -72,10 +75,20 @@ fn parse_dice_py(text: &str) -> PyResult<PyDiceExpr> {
     Ok(PyDiceExpr(DiceExpr::parse(text).map_err(PyCoreErr)?))
 }
 
-/// A checked Plan, ready to run many times.
+/// A checked Plan, ready to run many times. The fast-path tables are built on
+/// first use and kept, so repeated runs of one Plan pay for them once.
 #[pyclass(frozen, module = "mathhammer._core", name = "CompiledPlan")]
 struct PyCompiledPlan {
     program: Arc<Program>,
+    sampler: OnceLock<Option<Sampler>>,
+}
+
+impl PyCompiledPlan {
+    fn sampler(&self) -> Option<&Sampler> {
+        self.sampler
+            .get_or_init(|| Sampler::new(&self.program))
+            .as_ref()
+    }
 }
 
 #[pymethods]
@@ -83,8 +96,13 @@ impl PyCompiledPlan {
     #[new]
     fn new(py: Python<'_>, plan_json: &str) -> PyResult<Self> {
         let text = plan_json.to_owned();
-        let program = py.detach(move || Plan::from_json(&text).and_then(Program::new)).map_err(PyCoreErr)?;
-        Ok(PyCompiledPlan { program: Arc::new(program) })
+        let program = py
+            .detach(move || Plan::from_json(&text).and_then(Program::new))
+            .map_err(PyCoreErr)?;
+        Ok(PyCompiledPlan {
+            program: Arc::new(program),
+            sampler: OnceLock::new(),
+        })
     }
     /// Names of the stage counters, in the order `simulate` returns them.
     #[getter]
@@ -94,7 +112,13 @@ impl PyCompiledPlan {
     /// Names of the target's groups, by index.
     #[getter]
     fn groups(&self) -> Vec<String> {
-        self.program.plan.target.groups.iter().map(|g| g.name.clone()).collect()
+        self.program
+            .plan
+            .target
+            .groups
+            .iter()
+            .map(|g| g.name.clone())
+            .collect()
     }
     /// Models in the target.
     #[getter]
@@ -103,8 +127,7 @@ impl PyCompiledPlan {
     }
     /// Does Monte Carlo take the fast path (outcomes drawn from exact tables)?
     fn uses_fast_path(&self, py: Python<'_>) -> bool {
-        let program = Arc::clone(&self.program);
-        py.detach(move || Runner::new(&program, Path::Auto).is_sampled())
+        py.detach(|| self.sampler().is_some())
     }
 }
 
@@ -119,31 +142,43 @@ fn simulate_py<'py>(
     trials: u64,
     seed: u64,
     threads: usize,
-    progress: Option<Py<PyAny>>,
+    progress: Option<&Bound<'py, PyAny>>,
     die_by_die: bool,
 ) -> PyResult<Vec<Bound<'py, PyArray1<u64>>>> {
     if trials == 0 {
-        return Err(PyCoreErr(CoreError::Plan { field: "trials".into(), reason: "must be at least 1".into() }).into());
+        return Err(PyCoreErr(CoreError::Plan {
+            field: "trials".into(),
+            reason: "must be at least 1".into(),
+        })
+        .into());
     }
-    let program = Arc::clone(&plan.program);
-    let path = if die_by_die { Path::DieByDie } else { Path::Auto };
-    let tally = enter_core(py, move |between| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| CoreError::Plan { field: "threads".into(), reason: e.to_string() })?;
-        let runner = Runner::new(&program, path);
-        let total = chunk_count(trials);
-        let mut tally = Tally::new(program.counters() + 2);
-        let mut start = 0;
-        while start < total {
-            let end = (start + CHUNKS_PER_WAVE).min(total);
-            tally.merge(&pool.install(|| run_chunks(&runner, seed, trials, start..end)));
-            start = end;
-            between(tally.trials, trials)?;
-        }
-        Ok(tally)
-    }, progress)?;
+    let progress = progress.map(|p| p.clone().unbind());
+    let tally = enter_core(
+        py,
+        move |between| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| CoreError::Plan {
+                    field: "threads".into(),
+                    reason: e.to_string(),
+                })?;
+            let program = &plan.program;
+            let sampler = if die_by_die { None } else { plan.sampler() };
+            let runner = Runner::with_sampler(program, sampler);
+            let total = chunk_count(trials);
+            let mut tally = Tally::new(program.counters() + 2);
+            let mut start = 0;
+            while start < total {
+                let end = (start + CHUNKS_PER_WAVE).min(total);
+                tally.merge(&pool.install(|| run_chunks(&runner, seed, trials, start..end)));
+                start = end;
+                between(tally.trials, trials)?;
+            }
+            Ok(tally)
+        },
+        progress.as_ref(),
+    )?;
     Ok(tally.hist.into_iter().map(|h| h.into_pyarray(py)).collect())
 }
 
@@ -153,13 +188,13 @@ fn simulate_py<'py>(
 fn enter_core<T: Send>(
     py: Python<'_>,
     work: impl FnOnce(&mut dyn FnMut(u64, u64) -> Result<(), CoreError>) -> Result<T, CoreError> + Send,
-    progress: Option<Py<PyAny>>,
+    progress: Option<&Py<PyAny>>,
 ) -> PyResult<T> {
     let mut python_error: Option<PyErr> = None;
     let result = py.detach(|| {
         let mut between = |done: u64, total: u64| -> Result<(), CoreError> {
             Python::attach(|py| {
-                let checked = py.check_signals().and_then(|()| match &progress {
+                let checked = py.check_signals().and_then(|()| match progress {
                     Some(cb) => cb.bind(py).call1((done, total)).map(|_| ()),
                     None => Ok(()),
                 });
@@ -191,7 +226,12 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, groups: &[String]) -> PyResult<Bo
             d.set_item("event", "attacks")?;
             d.set_item("count", count)?;
         }
-        Event::Test { step, roll, rerolled_from, outcome } => {
+        Event::Test {
+            step,
+            roll,
+            rerolled_from,
+            outcome,
+        } => {
             d.set_item("event", "test")?;
             d.set_item("step", step)?;
             d.set_item("roll", roll)?;
@@ -218,13 +258,20 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, groups: &[String]) -> PyResult<Bo
             d.set_item("amount", amount)?;
             d.set_item("spill", spill)?;
         }
-        Event::FeelNoPain { group, roll, ignored } => {
+        Event::FeelNoPain {
+            group,
+            roll,
+            ignored,
+        } => {
             d.set_item("event", "feel_no_pain")?;
             d.set_item("group", name(*group))?;
             d.set_item("roll", roll)?;
             d.set_item("ignored", ignored)?;
         }
-        Event::ModelDestroyed { group, left_in_group } => {
+        Event::ModelDestroyed {
+            group,
+            left_in_group,
+        } => {
             d.set_item("event", "model_destroyed")?;
             d.set_item("group", name(*group))?;
             d.set_item("left_in_group", left_in_group)?;
@@ -237,8 +284,13 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, groups: &[String]) -> PyResult<Bo
 /// order. Returns a dict: `counters` (name -> value), `damage`,
 /// `models_destroyed`, `dice_used` and `events` (one dict per step).
 #[pyfunction(name = "replay")]
-fn replay_py<'py>(py: Python<'py>, plan: &PyCompiledPlan, dice: Vec<u32>) -> PyResult<Bound<'py, PyDict>> {
-    let (outcome, events, used) = mathhammer_core::replay(&plan.program, dice).map_err(PyCoreErr)?;
+fn replay_py<'py>(
+    py: Python<'py>,
+    plan: &PyCompiledPlan,
+    dice: Vec<u32>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (outcome, events, used) =
+        mathhammer_core::replay(&plan.program, dice).map_err(PyCoreErr)?;
     let groups = plan.groups();
     let d = PyDict::new(py);
     let counters = PyDict::new(py);
@@ -249,7 +301,10 @@ fn replay_py<'py>(py: Python<'py>, plan: &PyCompiledPlan, dice: Vec<u32>) -> PyR
     d.set_item("damage", outcome.damage)?;
     d.set_item("models_destroyed", outcome.destroyed)?;
     d.set_item("dice_used", used)?;
-    let list = events.iter().map(|e| event_dict(py, e, &groups)).collect::<PyResult<Vec<_>>>()?;
+    let list = events
+        .iter()
+        .map(|e| event_dict(py, e, &groups))
+        .collect::<PyResult<Vec<_>>>()?;
     d.set_item("events", list)?;
     Ok(d)
 }

@@ -6,8 +6,7 @@ Types are the loader's business; this module knows what values the rules allow.
 from __future__ import annotations
 
 from mathhammer.exceptions import ScenarioError
-
-from mathhammer_wh40k.model import Modifiers, ModelProfile, Scenario
+from mathhammer_wh40k.model import ModelProfile, Modifiers, Scenario
 
 MAX_COUNT = 10_000
 MAX_CHARACTERISTIC = 30
@@ -26,7 +25,7 @@ def _roll(source: str | None, field: str, value: int | None, *, optional: bool, 
     if value is None and optional:
         return
     if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 6:
-        _fail(source, field, f"is {value!r}; {what} must be a roll from 2+ to 6+ (written \"3+\")")
+        _fail(source, field, f'is {value!r}; {what} must be a roll from 2+ to 6+ (written "3+")')
 
 
 def _modifiers(source: str | None, base: str, m: Modifiers) -> None:

@@ -24,7 +24,6 @@ from mathhammer.exceptions import UnknownKeywordError
 from mathhammer.keywords import KeywordTable
 from mathhammer.plan import AttackPool, Attacks, Group, MortalWounds, Plan, Save, Target, Test
 from mathhammer.ruleset import Compiled
-
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.model import Scenario, Weapon
 from mathhammer_wh40k.rules import HIT_MODIFIER_CAP, WOUND_MODIFIER_CAP, allocation_order, create_groups, wound_target

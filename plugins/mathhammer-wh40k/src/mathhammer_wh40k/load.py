@@ -9,12 +9,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from mathhammer.fields import Fields
-
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.model import (
     Attacker,
-    Modifiers,
     ModelProfile,
+    Modifiers,
     MortalWoundsAbility,
     Scenario,
     Target,
@@ -28,11 +27,11 @@ def _modifiers(f: Fields | None) -> Modifiers:
     if f is None:
         return Modifiers()
     m = Modifiers(
-        hit=f.int("hit", 0),
-        wound=f.int("wound", 0),
-        save=f.int("save", 0),
-        reroll_hits=f.str("reroll_hits", "none", choices=REROLLS),
-        reroll_wounds=f.str("reroll_wounds", "none", choices=REROLLS),
+        hit=f.integer("hit", 0),
+        wound=f.integer("wound", 0),
+        save=f.integer("save", 0),
+        reroll_hits=f.text("reroll_hits", "none", choices=REROLLS),
+        reroll_wounds=f.text("reroll_wounds", "none", choices=REROLLS),
     )
     f.done()
     return m
@@ -40,16 +39,16 @@ def _modifiers(f: Fields | None) -> Modifiers:
 
 def _weapon(f: Fields) -> Weapon:
     w = Weapon(
-        name=f.str("name"),
-        type=f.str("type", "ranged", choices=("ranged", "melee")),
-        count=f.int("count", 1),
+        name=f.text("name"),
+        type=f.text("type", "ranged", choices=("ranged", "melee")),
+        count=f.integer("count", 1),
         attacks=f.dice("attacks"),
         skill=f.roll("skill", best=1, worst=99),
-        strength=f.int("strength"),
-        ap=f.int("ap", 0),
+        strength=f.integer("strength"),
+        ap=f.integer("ap", 0),
         damage=f.dice("damage"),
-        keywords=tuple(f.str_list("keywords", [])),
-        auto_hit=f.bool("auto_hit", False),
+        keywords=tuple(f.texts("keywords", [])),
+        auto_hit=f.flag("auto_hit", False),
         modifiers=_modifiers(f.table("modifiers", None)),
     )
     f.done()
@@ -62,21 +61,21 @@ def _model(f: Fields) -> ModelProfile:
         return value
 
     m = ModelProfile(
-        name=f.str("name"),
-        count=f.int("count", 1),
-        wounds=f.int("wounds"),
+        name=f.text("name"),
+        count=f.integer("count", 1),
+        wounds=f.integer("wounds"),
         save=optional_roll("save"),
         invulnerable=optional_roll("invulnerable"),
         feel_no_pain=optional_roll("feel_no_pain"),
         feel_no_pain_mortal=optional_roll("feel_no_pain_mortal"),
-        character=f.bool("character", False),
+        character=f.flag("character", False),
     )
     f.done()
     return m
 
 
 def _mortal_wounds(f: Fields) -> MortalWoundsAbility:
-    m = MortalWoundsAbility(name=f.str("name"), amount=f.dice("amount"))
+    m = MortalWoundsAbility(name=f.text("name"), amount=f.dice("amount"))
     f.done()
     return m
 
@@ -84,7 +83,7 @@ def _mortal_wounds(f: Fields) -> MortalWoundsAbility:
 def load(data: Mapping[str, Any], source: str | None) -> Scenario:
     """Build and check a :class:`Scenario` from a parsed TOML document."""
     root = Fields(data, "", source)
-    root.str("ruleset")
+    root.text("ruleset")
     a = root.table("attacker")
     attacker = Attacker(
         weapons=tuple(_weapon(w) for w in a.tables("weapons", [])),
@@ -94,11 +93,11 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
     a.done()
     t = root.table("target")
     target = Target(
-        name=t.str("name", "target"),
-        toughness=t.int("toughness"),
-        keywords=tuple(t.str_list("keywords", [])),
+        name=t.text("name", "target"),
+        toughness=t.integer("toughness"),
+        keywords=tuple(t.texts("keywords", [])),
         models=tuple(_model(m) for m in t.tables("models")),
-        allocation_order=tuple(t.str_list("allocation_order", [])),
+        allocation_order=tuple(t.texts("allocation_order", [])),
     )
     t.done()
     scenario = Scenario(attacker=attacker, target=target, modifiers=_modifiers(root.table("modifiers", None)))

@@ -11,7 +11,6 @@ from mathhammer.exceptions import ScenarioError
 from mathhammer.keywords import KeywordTable
 from mathhammer.registry import RulesetRegistrar
 from mathhammer.ruleset import Compiled
-
 from mathhammer_wh40k.compile import compile_scenario
 from mathhammer_wh40k.load import load
 from mathhammer_wh40k.model import Scenario

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mathhammer.exceptions import ScenarioError
-
 from mathhammer_wh40k.model import ModelProfile, Target
 
 HIT_MODIFIER_CAP = 1
