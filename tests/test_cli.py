@@ -71,3 +71,23 @@ def test_bad_trials_is_an_argument_error(capsys: pytest.CaptureFixture[str]) -> 
         cli.main(["simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "0"])
     assert info.value.code == 2
     assert "'0' must be at least 1" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_a_long_run_promptly(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mathhammer.cli", "simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "10000000000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)  # long enough to be inside the core
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err

@@ -204,6 +204,24 @@ def test_feel_no_pain_against_mortal_wounds(run: Run) -> None:
     assert_mean(run(s)["models_destroyed"], 6 * 0.5)
 
 
+def test_mortal_wounds_in_addition_are_suffered_even_when_the_attack_is_saved(run: Run) -> None:
+    # Automatic hits, S8 vs T4 wound on 2+, saved on 2+ (only a 1 fails), and
+    # each wound also inflicts 1 mortal wound into W1 models.
+    s = scenario(gun(auto_hit=True, strength=8, mortal_wounds="1"), target=squad(count=60, save=2))
+    r = run(s)
+    assert_mean(r["mortal_wounds"], 20 * 5 / 6)
+    assert_mean(r["models_destroyed"], 20 * 5 / 6 * (1 + 1 / 6))
+
+
+def test_mortal_wounds_in_addition_come_after_the_pools_normal_damage(registry: Registry) -> None:
+    s = scenario(gun(count=2, auto_hit=True, strength=8, mortal_wounds="1"), target=squad(count=5, wounds=2))
+    dice = [4, 5, 1, 1]  # two wound rolls, two save rolls (no save: both fail)
+    r = mathhammer.replay(s, dice, registry=registry)
+    kinds = [e["event"] for e in r["events"] if e["event"] in ("save", "damage", "mortal_wounds")]
+    assert kinds == ["save", "damage", "save", "damage", "mortal_wounds", "mortal_wounds"]
+    assert (r["damage"], r["models_destroyed"]) == (4, 2)
+
+
 # --- Allocation groups and order ---------------------------------------------
 
 

@@ -13,6 +13,9 @@ The mapping, rule by rule (section names from the specification):
 - Saves: rolled together, lowest first, through the allocation groups in the
   declared order; AP modifies Sv, InSv is unmodified, a 1 always fails.
 - Damage: the D characteristic, rolled per unsaved attack; excess is lost.
+- Mortal wounds "in addition to the normal damage" (weapon field
+  ``mortal_wounds``): every attack that wounds queues them; they are inflicted
+  after the pool's normal damage, even if that damage was saved.
 - Mortal wounds: one at a time, 1 damage each, spilling over, in the 11th
   edition order (wounded non-CHARACTER, non-CHARACTER, wounded CHARACTER,
   CHARACTER); abilities' mortal wounds resolve before the weapons.
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 from mathhammer.exceptions import UnknownKeywordError
 from mathhammer.keywords import KeywordTable
-from mathhammer.plan import AttackPool, Attacks, Group, MortalWounds, Plan, Save, Target, Test
+from mathhammer.plan import AttackPool, Attacks, Effect, Group, MortalWounds, Plan, Save, Target, Test
 from mathhammer.ruleset import Compiled
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.model import Scenario, Weapon
@@ -47,7 +50,17 @@ RULE_VERSIONS = {
 
 def _pool_key(w: Weapon) -> tuple[object, ...]:
     """What makes two weapons' attacks identical for pooling."""
-    return (w.type, w.skill, w.strength, w.ap, w.damage, w.auto_hit, tuple(sorted(w.keywords)), w.modifiers)
+    return (
+        w.type,
+        w.skill,
+        w.strength,
+        w.ap,
+        w.damage,
+        w.auto_hit,
+        w.mortal_wounds,
+        tuple(sorted(w.keywords)),
+        w.modifiers,
+    )
 
 
 def _check_keywords(scenario: Scenario, keywords: KeywordTable, source: str | None) -> None:
@@ -125,6 +138,13 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> AttackPool:
         reroll=mods.reroll_wounds if mods.reroll_wounds != "none" else common.reroll_wounds,
         counter="wounds",
     )
+    if w.mortal_wounds is not None:
+        # "In addition to the normal damage": the token goes on to its save,
+        # and the mortal wounds are inflicted after the pool's normal damage.
+        wound.effects += [
+            Effect(on=outcome, action="mortal", amount=w.mortal_wounds, spill=True, ends_attack=False)
+            for outcome in ("success", "critical")
+        ]
     return AttackPool(
         name=" + ".join(dict.fromkeys(x.name for x in weapons)),
         attacks=[Attacks(models=x.count, dice=x.attacks) for x in weapons],

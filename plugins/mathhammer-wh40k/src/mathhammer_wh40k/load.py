@@ -49,6 +49,7 @@ def _weapon(f: Fields) -> Weapon:
         damage=f.dice("damage"),
         keywords=tuple(f.texts("keywords", [])),
         auto_hit=f.flag("auto_hit", False),
+        mortal_wounds=f.dice("mortal_wounds", None),
         modifiers=_modifiers(f.table("modifiers", None)),
     )
     f.done()

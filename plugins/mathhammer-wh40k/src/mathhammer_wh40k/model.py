@@ -37,6 +37,10 @@ class Weapon:
     count: int = 1
     keywords: tuple[str, ...] = ()
     auto_hit: bool = False
+    mortal_wounds: str | None = None
+    """Each attack that wounds also inflicts this many mortal wounds, in
+    addition to its normal damage: they are resolved after the pool's normal
+    damage and suffered even if that damage was saved."""
     modifiers: Modifiers = field(default_factory=Modifiers)
 
 

@@ -1,0 +1,55 @@
+"""Scenario files: TOML errors, missing files, the ruleset key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mathhammer import Registry, ScenarioError, load_scenario, scenario_from_data
+from mathhammer.scenario import read_toml
+
+
+def test_read_toml_reports_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("a = 1\nb = \n")
+    with pytest.raises(ScenarioError, match=r"bad\.toml: is not valid TOML: .*line 2"):
+        read_toml(bad)
+
+
+def test_non_utf8_files_are_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "latin.toml"
+    bad.write_bytes(b'name = "\xe9"\n')
+    with pytest.raises(ScenarioError, match="is not UTF-8 text"):
+        read_toml(bad)
+
+
+def test_the_ruleset_key_is_required(registry: Registry) -> None:
+    with pytest.raises(ScenarioError, match="field ruleset: is required"):
+        scenario_from_data({}, source="x.toml", registry=registry)
+    with pytest.raises(ScenarioError, match="field ruleset: is required"):
+        scenario_from_data({"ruleset": 40}, source="x.toml", registry=registry)
+
+
+def test_a_scenario_file_loads_into_the_rulesets_objects(registry: Registry, tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(
+        'ruleset = "wh40k"\n'
+        '[[attacker.weapons]]\nname = "Gun"\nattacks = "D6"\nskill = "4+"\nstrength = 5\ndamage = 2\n'
+        '[target]\ntoughness = 4\n[[target.models]]\nname = "M"\nwounds = 2\nsave = "3+"\n'
+    )
+    scenario = load_scenario(path, registry=registry)
+    weapon = scenario.attacker.weapons[0]
+    assert (weapon.attacks, weapon.skill, weapon.damage, weapon.type, weapon.count) == ("D6", 4, "2", "ranged", 1)
+    assert scenario.target.models[0].save == 3
+
+
+def test_misspelt_fields_get_a_suggestion(registry: Registry, tmp_path: Path) -> None:
+    path = tmp_path / "typo.toml"
+    path.write_text(
+        'ruleset = "wh40k"\n'
+        '[[attacker.weapons]]\nname = "Gun"\nattacks = 1\nskill = "4+"\nstrenght = 5\nstrength = 5\ndamage = 2\n'
+        '[target]\ntoughness = 4\n[[target.models]]\nname = "M"\nwounds = 2\n'
+    )
+    with pytest.raises(ScenarioError, match=r"attacker\.weapons\[0\]\.strenght: is not a known field; did you mean"):
+        load_scenario(path, registry=registry)
