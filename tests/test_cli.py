@@ -80,7 +80,15 @@ def test_ctrl_c_stops_a_long_run_promptly(tmp_path: Path) -> None:
     import time
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mathhammer.cli", "simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "10000000000"],
+        [
+            sys.executable,
+            "-m",
+            "mathhammer.cli",
+            "simulate",
+            str(EXAMPLES / "boltguns.toml"),
+            "--trials",
+            "10000000000",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
