@@ -57,6 +57,7 @@ def test_an_exception_in_progress_stops_the_run(registry: Registry) -> None:
         ({"seed": -1}, "seed is -1"),
         ({"seed": 2**64}, "seed is"),
         ({"threads": -2}, "threads is -2"),
+        ({"threads": 10**6}, "threads is 1000000"),
     ],
 )
 def test_bad_run_arguments_are_named(registry: Registry, kwargs: dict[str, object], message: str) -> None:

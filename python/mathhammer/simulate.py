@@ -15,6 +15,7 @@ from mathhammer.ruleset import Compiled
 
 DEFAULT_TRIALS = 1_000_000
 MAX_SEED = 2**64 - 1
+MAX_THREADS = 1024
 
 
 def compile_scenario(scenario: Any, *, registry: Registry | None = None) -> Compiled:
@@ -57,8 +58,10 @@ def simulate(
         seed = secrets.randbits(63)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise ScenarioError(f"seed is {seed!r}; it must be a whole number from 0 to 2**64-1", field="seed")
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
-        raise ScenarioError(f"threads is {threads!r}; it must be 0 (every core) or more", field="threads")
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= MAX_THREADS:
+        raise ScenarioError(
+            f"threads is {threads!r}; it must be 0 (every core) or a count up to {MAX_THREADS}", field="threads"
+        )
     compiled = compile_scenario(scenario, registry=registry)
     core_plan = compiled.plan.compile()
     start = time.perf_counter()
