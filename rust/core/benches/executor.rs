@@ -35,7 +35,6 @@ fn main() {
                         trials,
                         seed,
                         threads,
-                        chunks_per_wave: 64,
                         path: Path::Auto,
                     },
                     |_, _| Ok(()),

@@ -85,12 +85,14 @@ pub(crate) fn classify(t: &Test, natural: u32) -> Outcome {
     if natural <= t.natural_fail {
         return Outcome::Fail;
     }
-    let modifier: i32 = t
+    // Modifiers are bounded by validation; i64 keeps the sum exact anyway.
+    let modifier = t
         .modifiers
         .iter()
-        .sum::<i32>()
-        .clamp(t.modifier_min, t.modifier_max);
-    let success = natural as i32 + modifier >= t.target as i32;
+        .map(|&m| i64::from(m))
+        .sum::<i64>()
+        .clamp(i64::from(t.modifier_min), i64::from(t.modifier_max));
+    let success = i64::from(natural) + modifier >= i64::from(t.target);
     if let Some(c) = t.critical {
         if natural >= c && (success || !t.critical_requires_success) {
             return Outcome::Critical;
@@ -150,15 +152,19 @@ impl Program {
             tests.push(RunTest {
                 automatic: t.automatic,
                 die: t.die,
-                by_face: (0..=t.die)
-                    .map(|f| {
-                        if f == 0 {
-                            Outcome::Fail
-                        } else {
-                            classify(t, f)
-                        }
-                    })
-                    .collect(),
+                by_face: if t.automatic {
+                    Vec::new()
+                } else {
+                    (0..=t.die)
+                        .map(|f| {
+                            if f == 0 {
+                                Outcome::Fail
+                            } else {
+                                classify(t, f)
+                            }
+                        })
+                        .collect()
+                },
                 reroll: t.reroll,
                 counter: plan
                     .counter_index(&format!("{base}.steps[{ti}].counter"), t.counter.as_ref())?,
@@ -286,26 +292,33 @@ fn run_pool<D: DiceSource, O: Observer>(
     ws.mortals.clear();
     for (k, t) in pool.tests.iter().enumerate() {
         let n = ws.entering[k];
-        if t.automatic {
+        if t.automatic && t.on_success.is_empty() {
             bump(&mut ws.counters, t.counter, n);
             ws.entering[k + 1] += n;
             continue;
         }
         for _ in 0..n {
-            let first = dice.roll(t.die);
-            let mut roll = first;
-            let mut outcome = t.by_face[roll as usize];
-            let again = t.rerolls(roll, outcome);
-            if again {
-                roll = dice.roll(t.die);
-                outcome = t.by_face[roll as usize];
-            }
-            obs.event(Event::Test {
-                step: k,
-                roll,
-                rerolled_from: again.then_some(first),
-                outcome,
-            });
+            // An automatic test rolls nothing: every token is a plain success
+            // and its success effects still run.
+            let outcome = if t.automatic {
+                Outcome::Success
+            } else {
+                let first = dice.roll(t.die);
+                let mut roll = first;
+                let mut outcome = t.by_face[roll as usize];
+                let again = t.rerolls(roll, outcome);
+                if again {
+                    roll = dice.roll(t.die);
+                    outcome = t.by_face[roll as usize];
+                }
+                obs.event(Event::Test {
+                    step: k,
+                    roll,
+                    rerolled_from: again.then_some(first),
+                    outcome,
+                });
+                outcome
+            };
             let actions = match outcome {
                 Outcome::Fail => &t.on_fail,
                 Outcome::Success => &t.on_success,

@@ -13,6 +13,9 @@ use crate::sampled::{self, Sampler};
 use crate::trace::NoTrace;
 use rayon::prelude::*;
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
 
 /// Trials per chunk. Part of the reproducibility contract: changing it changes
 /// what a seed gives.
@@ -119,9 +122,42 @@ impl<'p> Runner<'p> {
     }
 }
 
-/// Run chunk `chunk` of a run of `trials` trials with `seed`.
+/// Shared state of a run: a stop request, and trials finished so far.
+#[derive(Debug, Default)]
+pub struct Control {
+    stop: AtomicBool,
+    done: AtomicU64,
+}
+
+impl Control {
+    /// Ask every chunk to stop after its current trial.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    #[must_use]
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Trials finished so far (updated as chunks finish).
+    #[must_use]
+    pub fn done(&self) -> u64 {
+        self.done.load(Ordering::Relaxed)
+    }
+}
+
+/// Run chunk `chunk` of a run of `trials` trials with `seed`. It checks
+/// `control` before every trial and returns early once a stop is asked for
+/// (the partial tally is then meaningless and callers discard it).
 #[must_use]
-pub fn run_chunk(runner: &Runner<'_>, seed: u64, chunk: u64, trials: u64) -> Tally {
+pub fn run_chunk(
+    runner: &Runner<'_>,
+    seed: u64,
+    chunk: u64,
+    trials: u64,
+    control: &Control,
+) -> Tally {
     let program = runner.program;
     let start = chunk * CHUNK_TRIALS;
     let n = trials.saturating_sub(start).min(CHUNK_TRIALS);
@@ -131,6 +167,9 @@ pub fn run_chunk(runner: &Runner<'_>, seed: u64, chunk: u64, trials: u64) -> Tal
     let mut stream = Stream::new(seed, chunk);
     let c = program.counters();
     for _ in 0..n {
+        if control.stopped() {
+            return tally;
+        }
         match &runner.sampler {
             Some(sampler) => sampled::run_trial(program, sampler, &mut ws, &mut stream),
             None => run_trial(program, &mut ws, &mut stream, &mut NoTrace),
@@ -142,6 +181,7 @@ pub fn run_chunk(runner: &Runner<'_>, seed: u64, chunk: u64, trials: u64) -> Tal
         tally.record(c + 1, ws.state.destroyed);
     }
     tally.trials = n;
+    control.done.fetch_add(n, Ordering::Relaxed);
     tally
 }
 
@@ -159,11 +199,12 @@ pub fn run_chunks(
     seed: u64,
     trials: u64,
     chunks: std::ops::Range<u64>,
+    control: &Control,
 ) -> Tally {
     let numbers = runner.program.counters() + 2;
     chunks
         .into_par_iter()
-        .map(|k| run_chunk(runner, seed, k, trials))
+        .map(|k| run_chunk(runner, seed, k, trials, control))
         .reduce(
             || Tally::new(numbers),
             |mut a, b| {
@@ -180,41 +221,79 @@ pub struct RunOptions {
     pub seed: u64,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
-    /// Chunks per wave: between waves `between_waves` is called, so a caller
-    /// can report progress or stop.
-    pub chunks_per_wave: u64,
     pub path: Path,
 }
 
-/// Run a whole simulation. `between_waves(done_trials, total)` runs after each
-/// wave of chunks; an error from it (such as [`CoreError::Interrupted`]) stops
-/// the run and is returned.
+/// How often a running simulation calls back (progress, Ctrl-C).
+pub const POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Run a whole simulation, building the fast-path tables if `options.path`
+/// allows. See [`simulate_with`].
 ///
 /// # Errors
-/// Whatever `between_waves` returns, or a thread-pool failure.
+/// As [`simulate_with`].
 pub fn simulate(
     program: &Program,
     options: RunOptions,
-    mut between_waves: impl FnMut(u64, u64) -> Result<(), CoreError>,
+    poll: impl FnMut(u64, u64) -> Result<(), CoreError>,
+) -> Result<Tally, CoreError> {
+    simulate_with(&Runner::new(program, options.path), options, poll)
+}
+
+/// Run a whole simulation with `runner`. The chunks run on a worker thread
+/// pool while the calling thread calls `poll(done_trials, total)` every
+/// [`POLL_INTERVAL`] and once at the end, so a caller can report progress or
+/// stop the run: an error from `poll` (such as [`CoreError::Interrupted`])
+/// stops every chunk after its current trial and is returned.
+///
+/// # Errors
+/// Whatever `poll` returns, or a thread-pool failure.
+pub fn simulate_with(
+    runner: &Runner<'_>,
+    options: RunOptions,
+    mut poll: impl FnMut(u64, u64) -> Result<(), CoreError>,
 ) -> Result<Tally, CoreError> {
     if options.trials == 0 {
         return Err(CoreError::plan("trials", "must be at least 1"));
     }
-    let pool = rayon::ThreadPoolBuilder::new()
+    let workers = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
         .build()
         .map_err(|e| CoreError::plan("threads", e.to_string()))?;
-    let runner = Runner::new(program, options.path);
+    let control = Control::default();
     let total = chunk_count(options.trials);
-    let wave = options.chunks_per_wave.max(1);
-    let mut tally = Tally::new(program.counters() + 2);
-    let mut start = 0;
-    while start < total {
-        let end = (start + wave).min(total);
-        let part = pool.install(|| run_chunks(&runner, options.seed, options.trials, start..end));
-        tally.merge(&part);
-        start = end;
-        between_waves(tally.trials, options.trials)?;
-    }
-    Ok(tally)
+    let (sender, receiver) = mpsc::channel();
+    std::thread::scope(|scope| {
+        let control = &control;
+        let worker = scope.spawn(move || {
+            let tally = workers
+                .install(|| run_chunks(runner, options.seed, options.trials, 0..total, control));
+            // The receiver only goes away once this scope ends.
+            let _ = sender.send(());
+            tally
+        });
+        let mut failure = None;
+        loop {
+            let finished = match receiver.recv_timeout(POLL_INTERVAL) {
+                Ok(()) | Err(RecvTimeoutError::Disconnected) => true,
+                Err(RecvTimeoutError::Timeout) => false,
+            };
+            if failure.is_none() {
+                if let Err(e) = poll(control.done(), options.trials) {
+                    control.stop();
+                    failure = Some(e);
+                }
+            }
+            if finished {
+                break;
+            }
+        }
+        let tally = worker
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(tally),
+        }
+    })
 }

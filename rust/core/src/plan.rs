@@ -17,8 +17,53 @@ pub const PLAN_VERSION: u32 = 1;
 /// The most models one side of a Plan may hold.
 pub const MAX_MODELS: u32 = 10_000;
 /// The most attack dice (tokens) one trial may create, over all sequences and
-/// all extra hits. It keeps a mistyped profile from turning a run into a hang.
-pub const MAX_TOKENS_PER_TRIAL: u64 = 1_000_000;
+/// all extra hits: ten thousand models with ten attacks each. It keeps a
+/// mistyped profile from turning a run into a hang.
+pub const MAX_TOKENS_PER_TRIAL: u64 = 100_000;
+/// The largest value any reported number (a counter, damage, models
+/// destroyed) may reach in one trial; it bounds the histograms' memory.
+pub const MAX_VALUE: u64 = 1_000_000;
+/// The largest modifier, AP or bonus, either way.
+pub const MAX_MODIFIER: i32 = 1_000;
+
+/// Upper bounds gathered while checking a Plan.
+struct Bounds {
+    counters: Vec<u64>,
+    tokens: u64,
+}
+
+impl Bounds {
+    fn add(&mut self, counter: Option<usize>, most: u64) {
+        if let Some(c) = counter {
+            self.counters[c] = self.counters[c].saturating_add(most);
+        }
+    }
+}
+
+fn check_die(field: &str, sides: u32) -> Result<(), CoreError> {
+    if (2..=crate::dice::MAX_SIDES).contains(&sides) {
+        Ok(())
+    } else {
+        Err(CoreError::plan(
+            field,
+            format!(
+                "is {sides}; a die has 2 to {} sides",
+                crate::dice::MAX_SIDES
+            ),
+        ))
+    }
+}
+
+fn check_modifier(field: &str, value: i32) -> Result<(), CoreError> {
+    if value.abs() <= MAX_MODIFIER {
+        Ok(())
+    } else {
+        Err(CoreError::plan(
+            field,
+            format!("is {value}; it must be between -{MAX_MODIFIER} and {MAX_MODIFIER}"),
+        ))
+    }
+}
 
 /// A whole Plan: who is hit, by what, in which order.
 #[derive(Debug, Clone, Deserialize)]
@@ -388,30 +433,60 @@ impl Plan {
                 "must list every group exactly once",
             ));
         }
-        let mut tokens = 0u64;
+        let wounds: u64 = t
+            .groups
+            .iter()
+            .map(|g| u64::from(g.models) * u64::from(g.wounds))
+            .sum();
+        if wounds > MAX_VALUE {
+            return Err(CoreError::plan(
+                "target.groups",
+                format!("hold {wounds} wounds in all; at most {MAX_VALUE} are allowed"),
+            ));
+        }
+        let mut bounds = Bounds {
+            counters: vec![0; self.counters.len()],
+            tokens: 0,
+        };
         for (si, s) in self.sequences.iter().enumerate() {
             let base = format!("sequences[{si}]");
             match s {
                 Sequence::MortalWounds(m) => {
-                    self.counter_index(&format!("{base}.counter"), m.counter.as_ref())?;
+                    let c = self.counter_index(&format!("{base}.counter"), m.counter.as_ref())?;
+                    bounds.add(c, u64::from(m.amount.max()));
                 }
-                Sequence::Attack(p) => {
-                    tokens = tokens.saturating_add(self.validate_pool(&base, p)?);
-                }
+                Sequence::Attack(p) => self.validate_pool(&base, p, &mut bounds)?,
             }
         }
-        if tokens > MAX_TOKENS_PER_TRIAL {
+        if bounds.tokens > MAX_TOKENS_PER_TRIAL {
             return Err(CoreError::plan(
                 "sequences",
-                format!("can create up to {tokens} attack dice in one trial; at most {MAX_TOKENS_PER_TRIAL} are allowed"),
+                format!(
+                    "can create up to {} attack dice in one trial; at most {MAX_TOKENS_PER_TRIAL} are allowed",
+                    bounds.tokens
+                ),
             ));
+        }
+        for (name, &most) in self.counters.iter().zip(&bounds.counters) {
+            if most > MAX_VALUE {
+                return Err(CoreError::plan(
+                    "sequences",
+                    format!("can count up to {most} {name} in one trial; at most {MAX_VALUE} are allowed"),
+                ));
+            }
         }
         Ok(())
     }
 
-    /// Check one pool and return the most tokens it can create in a trial.
-    fn validate_pool(&self, base: &str, p: &AttackPool) -> Result<u64, CoreError> {
-        let mut tokens = 0u64;
+    /// Check one pool and add the most it can count, and the most tokens it
+    /// can create, to `bounds`.
+    fn validate_pool(
+        &self,
+        base: &str,
+        p: &AttackPool,
+        bounds: &mut Bounds,
+    ) -> Result<(), CoreError> {
+        let mut attacks = 0u64;
         for (ai, a) in p.attacks.iter().enumerate() {
             if a.models > MAX_MODELS {
                 return Err(CoreError::plan(
@@ -419,62 +494,78 @@ impl Plan {
                     format!("is {}; at most {MAX_MODELS} are allowed", a.models),
                 ));
             }
-            let per_model = (i64::from(a.dice.max()) + i64::from(a.bonus))
-                .max(i64::from(a.minimum.unwrap_or(0)))
-                .max(0) as u64;
-            tokens += per_model * u64::from(a.models);
+            check_modifier(&format!("{base}.attacks[{ai}].bonus"), a.bonus)?;
+            attacks += u64::from(a.per_model(a.dice.max())) * u64::from(a.models);
         }
-        self.counter_index(
+        let c = self.counter_index(
             &format!("{base}.attacks_counter"),
             p.attacks_counter.as_ref(),
         )?;
-        self.counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?;
-        self.counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?;
-        if p.save.die < 2 {
-            return Err(CoreError::plan(
-                format!("{base}.save.die"),
-                "needs at least 2 sides",
-            ));
+        bounds.add(c, attacks);
+        let mortal =
+            self.counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?;
+        let saves = self.counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?;
+        check_die(&format!("{base}.save.die"), p.save.die)?;
+        check_modifier(&format!("{base}.save.ap"), p.save.ap)?;
+        for (i, &m) in p.save.modifiers.iter().enumerate() {
+            check_modifier(&format!("{base}.save.modifiers[{i}]"), m)?;
         }
-        let mut total = tokens;
+        // Most tokens entering each test (the last slot is the save).
+        let n = p.steps.len();
+        let mut entering = vec![0u64; n + 1];
+        entering[0] = attacks;
+        let mut mortal_events = 0u64;
         for (ti, t) in p.steps.iter().enumerate() {
             let f = |name: &str| format!("{base}.steps[{ti}].{name}");
-            self.counter_index(&f("counter"), t.counter.as_ref())?;
-            if !t.automatic && !(2..=crate::dice::MAX_SIDES).contains(&t.die) {
-                return Err(CoreError::plan(
-                    f("die"),
-                    format!(
-                        "is {}; a die has 2 to {} sides",
-                        t.die,
-                        crate::dice::MAX_SIDES
-                    ),
-                ));
+            let counter = self.counter_index(&f("counter"), t.counter.as_ref())?;
+            check_die(&f("die"), t.die)?;
+            for (i, &m) in t.modifiers.iter().enumerate() {
+                check_modifier(&f(&format!("modifiers[{i}]")), m)?;
             }
             if t.modifier_min > t.modifier_max {
                 return Err(CoreError::plan(f("modifier_min"), "is above modifier_max"));
             }
+            let here = entering[ti];
             let mut extra = 0u64;
             for (ei, e) in t.effects.iter().enumerate() {
                 match e {
                     Effect::Extra { amount, .. } => extra += u64::from(amount.max()),
                     Effect::Skip { steps, .. } => {
-                        if ti + *steps as usize >= p.steps.len() {
+                        let steps = *steps as usize;
+                        if steps == 0 || ti + steps >= n {
                             return Err(CoreError::plan(
                                 format!("{base}.steps[{ti}].effects[{ei}].steps"),
                                 format!(
-                                    "skips {steps} tests but only {} follow",
-                                    p.steps.len() - ti - 1
+                                    "skips {steps} tests but {} follow; skip 1 to {0}",
+                                    n - ti - 1
                                 ),
                             ));
                         }
+                        for j in ti + 1..=ti + steps {
+                            let skipped = self.counter_index(
+                                &format!("{base}.steps[{j}].counter"),
+                                p.steps[j].counter.as_ref(),
+                            )?;
+                            bounds.add(skipped, here);
+                        }
+                        entering[ti + 1 + steps] = entering[ti + 1 + steps].saturating_add(here);
                     }
-                    Effect::Mortal { .. } => {}
+                    Effect::Mortal { amount, .. } => {
+                        let most = amount.unwrap_or(p.damage.dice).max();
+                        mortal_events =
+                            mortal_events.saturating_add(here.saturating_mul(u64::from(most)));
+                    }
                 }
             }
-            tokens = tokens.saturating_mul(1 + extra);
-            total = total.saturating_add(tokens);
+            let out = here.saturating_mul(1 + extra);
+            bounds.add(counter, out);
+            entering[ti + 1] = entering[ti + 1].saturating_add(out);
+            bounds.tokens = bounds.tokens.saturating_add(here);
         }
-        Ok(total)
+        bounds.tokens = bounds.tokens.saturating_add(entering[n]);
+        bounds.add(saves, entering[n]);
+        bounds.add(mortal, mortal_events);
+        Ok(())
     }
 
     /// Total models in the target.

@@ -103,35 +103,40 @@ impl<'p> TargetState<'p> {
         dice: &mut D,
         obs: &mut O,
     ) -> bool {
-        for _ in 0..amount {
-            if let Some(f) = fnp {
-                let roll = dice.roll(6);
-                if roll >= f {
+        let lost = match fnp {
+            // Without Feel No Pain the wounds come off at once.
+            None => amount.min(self.front[g]),
+            Some(f) => {
+                let mut lost = 0;
+                for _ in 0..amount {
+                    let roll = dice.roll(6);
+                    let ignored = roll >= f;
                     obs.event(Event::FeelNoPain {
                         group: g,
                         roll,
-                        ignored: true,
+                        ignored,
                     });
-                    continue;
+                    if !ignored {
+                        lost += 1;
+                        if lost == self.front[g] {
+                            break;
+                        }
+                    }
                 }
-                obs.event(Event::FeelNoPain {
-                    group: g,
-                    roll,
-                    ignored: false,
-                });
+                lost
             }
-            self.front[g] -= 1;
-            self.damage += 1;
-            if self.front[g] == 0 {
-                self.alive[g] -= 1;
-                self.destroyed += 1;
-                self.front[g] = self.groups[g].wounds;
-                obs.event(Event::ModelDestroyed {
-                    group: g,
-                    left_in_group: self.alive[g],
-                });
-                return true;
-            }
+        };
+        self.front[g] -= lost;
+        self.damage += lost;
+        if self.front[g] == 0 {
+            self.alive[g] -= 1;
+            self.destroyed += 1;
+            self.front[g] = self.groups[g].wounds;
+            obs.event(Event::ModelDestroyed {
+                group: g,
+                left_in_group: self.alive[g],
+            });
+            return true;
         }
         false
     }

@@ -1,6 +1,6 @@
 //! The executor against closed forms and scripted dice.
 
-use mathhammer_core::montecarlo::{chunk_count, run_chunks};
+use mathhammer_core::montecarlo::{chunk_count, run_chunks, Control};
 use mathhammer_core::trace::Event;
 use mathhammer_core::{replay, simulate, Path, Plan, Program, RunOptions, Runner, Tally};
 use serde_json::{json, Value};
@@ -57,7 +57,6 @@ fn run(p: &Program, trials: u64, seed: u64) -> Tally {
             trials,
             seed,
             threads: 2,
-            chunks_per_wave: 64,
             ..Default::default()
         },
         |_, _| Ok(()),
@@ -105,7 +104,6 @@ fn same_seed_same_tally_on_any_thread_count() {
             trials,
             seed: 11,
             threads: 1,
-            chunks_per_wave: 1,
             ..Default::default()
         },
         |_, _| Ok(()),
@@ -117,7 +115,6 @@ fn same_seed_same_tally_on_any_thread_count() {
             trials,
             seed: 11,
             threads: 2,
-            chunks_per_wave: 3,
             ..Default::default()
         },
         |_, _| Ok(()),
@@ -128,6 +125,7 @@ fn same_seed_same_tally_on_any_thread_count() {
         11,
         trials,
         0..chunk_count(trials),
+        &Control::default(),
     );
     assert_eq!(one, two);
     assert_eq!(one, direct);
@@ -137,7 +135,6 @@ fn same_seed_same_tally_on_any_thread_count() {
             trials,
             seed: 12,
             threads: 2,
-            chunks_per_wave: 3,
             ..Default::default()
         },
         |_, _| Ok(()),
@@ -147,29 +144,52 @@ fn same_seed_same_tally_on_any_thread_count() {
 }
 
 #[test]
-fn interruption_between_waves_stops_the_run() {
+fn an_error_from_poll_stops_the_run_promptly() {
     let p = program(&boltguns());
-    let mut waves = 0;
+    let mut polls = 0;
+    let start = std::time::Instant::now();
+    // A billion trials would take about a minute; the first poll stops them.
     let r = simulate(
         &p,
         RunOptions {
-            trials: 10 * 16_384,
+            trials: 1_000_000_000,
             seed: 1,
-            threads: 1,
-            chunks_per_wave: 2,
+            threads: 2,
             ..Default::default()
         },
         |_, _| {
-            waves += 1;
-            if waves == 2 {
-                Err(mathhammer_core::CoreError::Interrupted)
-            } else {
-                Ok(())
-            }
+            polls += 1;
+            Err(mathhammer_core::CoreError::Interrupted)
         },
     );
     assert_eq!(r.unwrap_err(), mathhammer_core::CoreError::Interrupted);
-    assert_eq!(waves, 2);
+    assert_eq!(polls, 1, "poll is not called again once it has failed");
+    assert!(
+        start.elapsed().as_secs() < 10,
+        "stopped after {:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn poll_sees_the_finished_run() {
+    let p = program(&boltguns());
+    let mut last = (0, 0);
+    simulate(
+        &p,
+        RunOptions {
+            trials: 40_000,
+            seed: 1,
+            threads: 1,
+            ..Default::default()
+        },
+        |done, total| {
+            last = (done, total);
+            Ok(())
+        },
+    )
+    .unwrap();
+    assert_eq!(last, (40_000, 40_000));
 }
 
 #[test]
@@ -337,7 +357,7 @@ fn bad_plans_name_the_field() {
     plan["sequences"][0]["attacks"][0]["dice"] = json!("100D6");
     plan["sequences"][0]["attacks"][0]["models"] = json!(10_000);
     let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
-    assert!(e.contains("at most 1000000"), "{e}");
+    assert!(e.contains("at most 100000 are allowed"), "{e}");
     plan["sequences"][0]["steps"][0]["counter"] = json!("nope");
     plan["sequences"][0]["attacks"][0]["models"] = json!(1);
     let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
@@ -391,7 +411,6 @@ fn both_paths(plan: &Value, trials: u64) {
             trials,
             seed: 21,
             threads: 2,
-            chunks_per_wave: 16,
             path: Path::Auto,
         },
         |_, _| Ok(()),
@@ -403,7 +422,6 @@ fn both_paths(plan: &Value, trials: u64) {
             trials,
             seed: 22,
             threads: 2,
-            chunks_per_wave: 16,
             path: Path::DieByDie,
         },
         |_, _| Ok(()),
@@ -467,4 +485,61 @@ fn fast_path_matches_die_by_die_with_fixed_damage_through_several_groups() {
     plan["sequences"][0]["damage"]["dice"] = json!("2");
     plan["sequences"][0]["save"]["ap"] = json!(-2);
     both_paths(&plan, 200_000);
+}
+
+#[test]
+fn plans_whose_numbers_could_explode_are_refused_up_front() {
+    // 10,000 attack dice each inflicting up to 100D1000 mortal wounds.
+    let mut plan = boltguns();
+    plan["counters"] = json!(["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"]);
+    plan["sequences"][0]["attacks"][0]["models"] = json!(5000);
+    plan["sequences"][0]["mortal_counter"] = json!("mortal_wounds");
+    plan["sequences"][0]["steps"][1]["effects"] =
+        json!([{"on": "success", "action": "mortal", "amount": "100D1000"}]);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(
+        e.contains("mortal_wounds in one trial; at most 1000000"),
+        "{e}"
+    );
+    // A target with more wounds than a histogram may hold.
+    let mut plan = boltguns();
+    plan["target"]["groups"][0]["wounds"] = json!(1000);
+    plan["target"]["groups"][0]["models"] = json!(5000);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("5000000 wounds in all"), "{e}");
+    // Dice with absurd sides, and modifiers that would overflow.
+    let mut plan = boltguns();
+    plan["sequences"][0]["save"]["die"] = json!(2_147_483_648u64);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("save.die"), "{e}");
+    let mut plan = boltguns();
+    plan["sequences"][0]["steps"][0]["modifiers"] = json!([2_147_483_647, 2_147_483_647]);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("steps[0].modifiers[0]"), "{e}");
+}
+
+#[test]
+fn automatic_tests_run_their_success_effects_on_both_paths() {
+    let mut plan = boltguns();
+    plan["sequences"][0]["steps"][0] = json!({"name": "hit", "automatic": true, "counter": "hits",
+        "effects": [{"on": "success", "action": "extra", "amount": "1"}]});
+    let p = program(&plan);
+    for path in [Path::Auto, Path::DieByDie] {
+        let t = simulate(
+            &p,
+            RunOptions {
+                trials: 5_000,
+                seed: 1,
+                threads: 1,
+                path,
+            },
+            |_, _| Ok(()),
+        )
+        .unwrap();
+        assert_eq!(t.hist[1].len(), 41, "{path:?}");
+        assert_eq!(
+            t.hist[1][40], 5_000,
+            "every attack hits and adds one hit on {path:?}"
+        );
+    }
 }

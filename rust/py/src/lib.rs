@@ -4,18 +4,14 @@
 mod error;
 
 use error::PyCoreErr;
-use mathhammer_core::montecarlo::{chunk_count, run_chunks};
+use mathhammer_core::montecarlo::{simulate_with, RunOptions};
 use mathhammer_core::sampled::Sampler;
 use mathhammer_core::trace::Event;
-use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner, Tally};
+use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Arc, OnceLock};
-
-/// Chunks between two checks for Ctrl-C and progress reports: about a tenth
-/// of a second of work on the fast path.
-const CHUNKS_PER_WAVE: u64 = 32;
 
 /// A parsed dice expression.
 #[pyclass(frozen, module = "mathhammer._core", name = "DiceExpr")]
@@ -132,9 +128,9 @@ impl PyCompiledPlan {
 }
 
 /// Run `trials` trials; returns one histogram (uint64 array) per counter,
-/// then damage, then models destroyed. The GIL is released while chunks run;
-/// between waves of chunks Ctrl-C is honoured and `progress(done, total)` is
-/// called.
+/// then damage, then models destroyed. The GIL is released while the trials
+/// run; about ten times a second it is taken back briefly to honour Ctrl-C and
+/// call `progress(done, total)`.
 #[pyfunction(name = "simulate", signature = (plan, trials, seed, threads = 0, progress = None, die_by_die = false))]
 fn simulate_py<'py>(
     py: Python<'py>,
@@ -145,54 +141,31 @@ fn simulate_py<'py>(
     progress: Option<&Bound<'py, PyAny>>,
     die_by_die: bool,
 ) -> PyResult<Vec<Bound<'py, PyArray1<u64>>>> {
-    if trials == 0 {
-        return Err(PyCoreErr(CoreError::Plan {
-            field: "trials".into(),
-            reason: "must be at least 1".into(),
-        })
-        .into());
-    }
     let progress = progress.map(|p| p.clone().unbind());
-    let tally = enter_core(
-        py,
-        move |between| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| CoreError::Plan {
-                    field: "threads".into(),
-                    reason: e.to_string(),
-                })?;
-            let program = &plan.program;
-            let sampler = if die_by_die { None } else { plan.sampler() };
-            let runner = Runner::with_sampler(program, sampler);
-            let total = chunk_count(trials);
-            let mut tally = Tally::new(program.counters() + 2);
-            let mut start = 0;
-            while start < total {
-                let end = (start + CHUNKS_PER_WAVE).min(total);
-                tally.merge(&pool.install(|| run_chunks(&runner, seed, trials, start..end)));
-                start = end;
-                between(tally.trials, trials)?;
-            }
-            Ok(tally)
-        },
-        progress.as_ref(),
-    )?;
+    let options = RunOptions {
+        trials,
+        seed,
+        threads,
+        ..RunOptions::default()
+    };
+    let tally = enter_core(py, progress.as_ref(), |poll| {
+        let sampler = if die_by_die { None } else { plan.sampler() };
+        simulate_with(&Runner::with_sampler(&plan.program, sampler), options, poll)
+    })?;
     Ok(tally.hist.into_iter().map(|h| h.into_pyarray(py)).collect())
 }
 
-/// Run `work` without the GIL. `work` gets a callback to call between units
-/// of work: it takes the GIL back briefly to honour Ctrl-C and report
-/// progress. Errors of either kind come back as Python exceptions.
+/// Run `work` without the GIL. `work` gets a `poll` callback to call now and
+/// then: it takes the GIL back briefly to honour Ctrl-C and report progress.
+/// Errors of either kind come back as Python exceptions.
 fn enter_core<T: Send>(
     py: Python<'_>,
-    work: impl FnOnce(&mut dyn FnMut(u64, u64) -> Result<(), CoreError>) -> Result<T, CoreError> + Send,
     progress: Option<&Py<PyAny>>,
+    work: impl FnOnce(&mut dyn FnMut(u64, u64) -> Result<(), CoreError>) -> Result<T, CoreError> + Send,
 ) -> PyResult<T> {
     let mut python_error: Option<PyErr> = None;
     let result = py.detach(|| {
-        let mut between = |done: u64, total: u64| -> Result<(), CoreError> {
+        let mut poll = |done: u64, total: u64| -> Result<(), CoreError> {
             Python::attach(|py| {
                 let checked = py.check_signals().and_then(|()| match progress {
                     Some(cb) => cb.bind(py).call1((done, total)).map(|_| ()),
@@ -204,7 +177,7 @@ fn enter_core<T: Send>(
                 })
             })
         };
-        work(&mut between)
+        work(&mut poll)
     });
     match (result, python_error) {
         (Ok(v), _) => Ok(v),
