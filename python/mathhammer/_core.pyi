@@ -12,6 +12,9 @@ import numpy.typing as npt
 __all__ = [
     "CHUNK_TRIALS",
     "MAX_DICE",
+    "MAX_MODELS",
+    "MAX_TOKENS_PER_TRIAL",
+    "MAX_VALUE",
     "PLAN_VERSION",
     "CompiledPlan",
     "DiceError",
@@ -30,6 +33,12 @@ CHUNK_TRIALS: int
 """Trials per chunk; chunk ``k`` draws from the stream seeded by ``(seed, k)``."""
 MAX_DICE: int
 """The most dice one dice expression may roll."""
+MAX_MODELS: int
+"""The most models a target (or one attack term) may hold."""
+MAX_TOKENS_PER_TRIAL: int
+"""The most attack dice, extra ones included, one trial may create."""
+MAX_VALUE: int
+"""The largest value any reported number (counter, damage, wounds of a target) may reach in one trial."""
 
 class MathhammerError(Exception):
     """Base class of every error mathhammer raises."""
@@ -92,5 +101,5 @@ def simulate(
 ) -> list[npt.NDArray[np.uint64]]:
     """Run ``trials`` trials; one histogram per counter, then damage, then models destroyed."""
 
-def replay(plan: CompiledPlan, dice: list[int]) -> dict[str, object]:
+def replay(plan: CompiledPlan, dice: list[object]) -> dict[str, object]:
     """Resolve one trial with the given dice; returns counters, damage, models destroyed, events."""

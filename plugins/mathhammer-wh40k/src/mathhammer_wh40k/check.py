@@ -1,68 +1,141 @@
-"""Range checks on a 40k scenario, shared by files and Python objects.
+"""Checks on a 40k scenario, shared by files and Python objects.
 
-Types are the loader's business; this module knows what values the rules allow.
+A scenario built in Python skips the file loader, so everything the rules and
+the core need is checked here: types, ranges, dice expressions, and the
+limits the core enforces, reported against the scenario's own field names.
 """
 
 from __future__ import annotations
 
-from mathhammer.exceptions import ScenarioError
-from mathhammer_wh40k.model import ModelProfile, Modifiers, Scenario
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
-MAX_COUNT = 10_000
+from mathhammer import _core
+from mathhammer.exceptions import DiceError, ScenarioError
+from mathhammer_wh40k.model import Attacker, ModelProfile, Modifiers, MortalWoundsAbility, Scenario, Target, Weapon
+
 MAX_CHARACTERISTIC = 30
+REROLLS = ("none", "ones", "failures", "non_critical")
 
 
-def _fail(source: str | None, field: str, message: str) -> None:
-    raise ScenarioError(message, source=source, field=field)
+class _Checker:
+    def __init__(self, source: str | None) -> None:
+        self.source = source
 
+    def fail(self, field: str, message: str) -> NoReturn:
+        raise ScenarioError(message, source=self.source, field=field)
 
-def _range(source: str | None, field: str, value: int, low: int, high: int, what: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        _fail(source, field, f"is {value!r}; {what} must be a whole number from {low} to {high}")
+    def kind(self, field: str, value: Any, cls: type, what: str) -> None:
+        if not isinstance(value, cls):
+            self.fail(field, f"must be {what}, not {type(value).__name__} {value!r}")
 
+    def items(self, field: str, value: Any, cls: type, what: str) -> Sequence[Any]:
+        if isinstance(value, str) or not isinstance(value, (tuple, list)):
+            self.fail(field, f"must be a list of {what}, not {type(value).__name__} {value!r}")
+        for i, item in enumerate(value):
+            self.kind(f"{field}[{i}]", item, cls, what)
+        return value
 
-def _roll(source: str | None, field: str, value: int | None, *, optional: bool, what: str) -> None:
-    if value is None and optional:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 6:
-        _fail(source, field, f'is {value!r}; {what} must be a roll from 2+ to 6+ (written "3+")')
+    def integer(self, field: str, value: Any, low: int, high: int, what: str) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            self.fail(field, f"is {value!r}; {what} must be a whole number from {low} to {high}")
 
+    def roll(self, field: str, value: Any, *, optional: bool, what: str) -> None:
+        if value is None and optional:
+            return
+        if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 6:
+            self.fail(field, f'is {value!r}; {what} must be a roll from 2+ to 6+ (written "3+")')
 
-def _modifiers(source: str | None, base: str, m: Modifiers) -> None:
-    for name in ("hit", "wound", "save"):
-        _range(source, f"{base}.{name}", getattr(m, name), -6, 6, "a modifier")
-    for name in ("reroll_hits", "reroll_wounds"):
-        if getattr(m, name) not in ("none", "ones", "failures", "non_critical"):
-            _fail(source, f"{base}.{name}", f"is {getattr(m, name)!r}; expected none, ones, failures or non_critical")
+    def dice(self, field: str, value: Any, what: str) -> _core.DiceExpr:
+        """A dice expression whose lowest value is at least 1 (11th edition: A and D never drop below 1)."""
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            self.fail(field, f'must be a number or a dice expression such as "D6+1", not {value!r}')
+        try:
+            expr = _core.parse_dice(str(value))
+        except DiceError as exc:
+            self.fail(field, str(exc))
+        if expr.min < 1:
+            self.fail(field, f"is {value!r}, which can be {expr.min}; {what} is at least 1")
+        return expr
 
+    def modifiers(self, base: str, m: Any) -> None:
+        self.kind(base, m, Modifiers, "a Modifiers")
+        for name in ("hit", "wound", "save"):
+            self.integer(f"{base}.{name}", getattr(m, name), -6, 6, "a modifier")
+        for name in ("reroll_hits", "reroll_wounds"):
+            if getattr(m, name) not in REROLLS:
+                self.fail(f"{base}.{name}", f"is {getattr(m, name)!r}; expected one of {', '.join(REROLLS)}")
 
-def _model(source: str | None, base: str, m: ModelProfile) -> None:
-    _range(source, f"{base}.count", m.count, 1, MAX_COUNT, "a model count")
-    _range(source, f"{base}.wounds", m.wounds, 1, 1000, "W")
-    _roll(source, f"{base}.save", m.save, optional=True, what="Sv")
-    _roll(source, f"{base}.invulnerable", m.invulnerable, optional=True, what="InSv")
-    _roll(source, f"{base}.feel_no_pain", m.feel_no_pain, optional=True, what="Feel No Pain")
-    _roll(source, f"{base}.feel_no_pain_mortal", m.feel_no_pain_mortal, optional=True, what="Feel No Pain")
+    def model(self, base: str, m: Any) -> None:
+        self.kind(base, m, ModelProfile, "a ModelProfile")
+        self.kind(f"{base}.name", m.name, str, "text")
+        self.integer(f"{base}.count", m.count, 1, _core.MAX_MODELS, "a model count")
+        self.integer(f"{base}.wounds", m.wounds, 1, _core.MAX_VALUE, "W")
+        self.roll(f"{base}.save", m.save, optional=True, what="Sv")
+        self.roll(f"{base}.invulnerable", m.invulnerable, optional=True, what="InSv")
+        self.roll(f"{base}.feel_no_pain", m.feel_no_pain, optional=True, what="Feel No Pain")
+        self.roll(f"{base}.feel_no_pain_mortal", m.feel_no_pain_mortal, optional=True, what="Feel No Pain")
+        self.kind(f"{base}.character", m.character, bool, "true or false")
+
+    def weapon(self, base: str, w: Any) -> int:
+        """Check one weapon; return the most attack dice it can make."""
+        self.kind(base, w, Weapon, "a Weapon")
+        self.kind(f"{base}.name", w.name, str, "text")
+        if w.type not in ("ranged", "melee"):
+            self.fail(f"{base}.type", f"is {w.type!r}; expected 'ranged' or 'melee'")
+        self.integer(f"{base}.count", w.count, 1, _core.MAX_MODELS, "a model count")
+        attacks = self.dice(f"{base}.attacks", w.attacks, "A")
+        self.kind(f"{base}.auto_hit", w.auto_hit, bool, "true or false")
+        if not (w.auto_hit and w.skill is None):
+            what = "BS" if w.type == "ranged" else "WS"
+            if w.skill is None:
+                self.fail(f"{base}.skill", f"is missing; give the weapon's {what}, unless it hits automatically")
+            self.roll(f"{base}.skill", w.skill, optional=False, what=what)
+        self.integer(f"{base}.strength", w.strength, 1, MAX_CHARACTERISTIC, "S")
+        self.integer(f"{base}.ap", w.ap, -6, 0, "AP (written as 0 or negative, as in -1)")
+        self.dice(f"{base}.damage", w.damage, "D")
+        if w.mortal_wounds is not None:
+            self.dice(f"{base}.mortal_wounds", w.mortal_wounds, "a number of mortal wounds")
+        self.items(f"{base}.keywords", w.keywords, str, "keyword text")
+        self.modifiers(f"{base}.modifiers", w.modifiers)
+        return int(w.count) * int(attacks.max)
 
 
 def check_scenario(s: Scenario, source: str | None = None) -> None:
-    """Raise :class:`ScenarioError` for the first value the rules do not allow."""
-    if not s.attacker.weapons and not s.attacker.mortal_wounds:
-        _fail(source, "attacker.weapons", "is empty; list at least one weapon ([[attacker.weapons]])")
-    for i, w in enumerate(s.attacker.weapons):
-        base = f"attacker.weapons[{i}]"
-        if w.type not in ("ranged", "melee"):
-            _fail(source, f"{base}.type", f"is {w.type!r}; expected 'ranged' or 'melee'")
-        _range(source, f"{base}.count", w.count, 1, MAX_COUNT, "a model count")
-        _roll(source, f"{base}.skill", w.skill, optional=False, what="BS" if w.type == "ranged" else "WS")
-        _range(source, f"{base}.strength", w.strength, 1, MAX_CHARACTERISTIC, "S")
-        _range(source, f"{base}.ap", w.ap, -6, 0, "AP (written as 0 or negative, as in -1)")
-        _modifiers(source, f"{base}.modifiers", w.modifiers)
-    for i, m in enumerate(s.attacker.models):
-        _model(source, f"attacker.models[{i}]", m)
-    _range(source, "target.toughness", s.target.toughness, 1, MAX_CHARACTERISTIC, "T")
-    if not s.target.models:
-        _fail(source, "target.models", "is empty; list the target's models ([[target.models]])")
-    for i, m in enumerate(s.target.models):
-        _model(source, f"target.models[{i}]", m)
-    _modifiers(source, "modifiers", s.modifiers)
+    """Raise :class:`ScenarioError` for the first value the rules or the core do not allow."""
+    c = _Checker(source if source is not None else getattr(s, "source", None))
+    c.kind("scenario", s, Scenario, "a mathhammer_wh40k.Scenario")
+    c.kind("attacker", s.attacker, Attacker, "an Attacker")
+    c.kind("target", s.target, Target, "a Target")
+    weapons = c.items("attacker.weapons", s.attacker.weapons, Weapon, "Weapon")
+    abilities = c.items("attacker.mortal_wounds", s.attacker.mortal_wounds, MortalWoundsAbility, "MortalWoundsAbility")
+    if not weapons and not abilities:
+        c.fail("attacker.weapons", "is empty; list at least one weapon ([[attacker.weapons]])")
+    attack_dice = sum(c.weapon(f"attacker.weapons[{i}]", w) for i, w in enumerate(weapons))
+    if attack_dice > _core.MAX_TOKENS_PER_TRIAL:
+        c.fail(
+            "attacker.weapons",
+            f"can make up to {attack_dice} attacks at once; at most {_core.MAX_TOKENS_PER_TRIAL} are allowed",
+        )
+    for i, a in enumerate(abilities):
+        c.kind(f"attacker.mortal_wounds[{i}].name", a.name, str, "text")
+        c.dice(f"attacker.mortal_wounds[{i}].amount", a.amount, "a number of mortal wounds")
+    for i, m in enumerate(c.items("attacker.models", s.attacker.models, ModelProfile, "ModelProfile")):
+        c.model(f"attacker.models[{i}]", m)
+    t = s.target
+    c.kind("target.name", t.name, str, "text")
+    c.integer("target.toughness", t.toughness, 1, MAX_CHARACTERISTIC, "T")
+    c.items("target.keywords", t.keywords, str, "keyword text")
+    c.items("target.allocation_order", t.allocation_order, str, "model names")
+    models = c.items("target.models", t.models, ModelProfile, "ModelProfile")
+    if not models:
+        c.fail("target.models", "is empty; list the target's models ([[target.models]])")
+    for i, m in enumerate(models):
+        c.model(f"target.models[{i}]", m)
+    count = sum(m.count for m in models)
+    if count > _core.MAX_MODELS:
+        c.fail("target.models", f"hold {count} models in all; at most {_core.MAX_MODELS} are allowed")
+    wounds = sum(m.count * m.wounds for m in models)
+    if wounds > _core.MAX_VALUE:
+        c.fail("target.models", f"hold {wounds} wounds in all; at most {_core.MAX_VALUE} are allowed")
+    c.modifiers("modifiers", s.modifiers)

@@ -23,11 +23,16 @@ The mapping, rule by rule (section names from the specification):
 
 from __future__ import annotations
 
-from mathhammer.exceptions import UnknownKeywordError
-from mathhammer.keywords import KeywordTable
-from mathhammer.plan import AttackPool, Attacks, Effect, Group, MortalWounds, Plan, Save, Target, Test
+from collections.abc import Mapping
+from typing import Any
+
+from mathhammer import _core
+from mathhammer.exceptions import PluginError, ScenarioError, UnknownKeywordError
+from mathhammer.keywords import KeywordSpec, KeywordTable
+from mathhammer.plan import AttackPool, Attacks, Effect, Group, MortalWounds, Plan, Reroll, Save, Target, Test
 from mathhammer.ruleset import Compiled
 from mathhammer_wh40k.check import check_scenario
+from mathhammer_wh40k.keyword_api import WeaponRules
 from mathhammer_wh40k.model import Scenario, Weapon
 from mathhammer_wh40k.rules import HIT_MODIFIER_CAP, WOUND_MODIFIER_CAP, allocation_order, create_groups, wound_target
 
@@ -63,22 +68,37 @@ def _pool_key(w: Weapon) -> tuple[object, ...]:
     )
 
 
-def _check_keywords(scenario: Scenario, keywords: KeywordTable, source: str | None) -> None:
+REROLL_BREADTH: tuple[Reroll, ...] = ("none", "ones", "failures", "non_critical")
+"""Re-roll policies from narrowest to broadest: each re-rolls everything the previous one does."""
+
+
+def _resolve_keywords(
+    scenario: Scenario, keywords: KeywordTable
+) -> dict[int, list[tuple[KeywordSpec, Mapping[str, Any]]]]:
+    """Each weapon's keywords, resolved; an unknown spelling is an error listing the known ones."""
+    resolved: dict[int, list[tuple[KeywordSpec, Mapping[str, Any]]]] = {}
     for i, w in enumerate(scenario.attacker.weapons):
+        found = resolved.setdefault(i, [])
         for j, text in enumerate(w.keywords):
-            if keywords.resolve(text) is None:
+            match = keywords.resolve(text)
+            if match is None:
                 known = ", ".join(keywords.names()) or "none are installed"
                 raise UnknownKeywordError(
                     f"{text!r} is not a keyword of ruleset 'wh40k'; known keywords: {known}",
-                    source=source,
+                    source=scenario.source,
                     field=f"attacker.weapons[{i}].keywords[{j}]",
                 )
+            # The same ability listed twice (in any spelling) applies once.
+            if not any(spec is match[0] and params == match[1] for spec, params in found):
+                found.append(match)
+    return resolved
 
 
-def compile_scenario(scenario: Scenario, keywords: KeywordTable, source: str | None = None) -> Compiled:
-    """Compile a checked scenario into a Plan."""
-    check_scenario(scenario, source)
-    _check_keywords(scenario, keywords, source)
+def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
+    """Compile a scenario into a Plan; every error names the scenario's file and field."""
+    check_scenario(scenario)
+    resolved = _resolve_keywords(scenario, keywords)
+    source = scenario.source
     groups = create_groups(scenario.target, source)
     order = allocation_order(scenario.target, groups, source)
     target = Target(
@@ -100,22 +120,52 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable, source: str | N
     )
     plan = Plan(counters=list(COUNTERS), target=target)
     for ability in scenario.attacker.mortal_wounds:
-        plan.sequences.append(MortalWounds(ability.name, ability.amount, counter="mortal_wounds"))
-    pools: dict[tuple[object, ...], list[Weapon]] = {}
-    for w in scenario.attacker.weapons:
-        pools.setdefault(_pool_key(w), []).append(w)
-    for weapons in pools.values():
-        plan.sequences.append(_pool(weapons, scenario))
-    return Compiled(plan=plan, rule_versions=dict(RULE_VERSIONS), stage_labels=dict(LABELS))
+        plan.sequences.append(MortalWounds(ability.name, _dice(ability.amount), counter="mortal_wounds"))
+    pools: dict[tuple[object, ...], list[int]] = {}
+    for i, w in enumerate(scenario.attacker.weapons):
+        pools.setdefault(_pool_key(w), []).append(i)
+    versions = dict(RULE_VERSIONS)
+    for members in pools.values():
+        weapons = [scenario.attacker.weapons[i] for i in members]
+        pool, hit, wound = _pool(weapons, scenario)
+        for spec, params in resolved[members[0]]:
+            rules = WeaponRules(weapons, scenario, pool, hit, wound, params, versions)
+            _apply(spec, rules, keywords, scenario, members[0])
+        plan.sequences.append(pool)
+    return Compiled(plan=plan, rule_versions=versions, stage_labels=dict(LABELS))
 
 
-def _pool(weapons: list[Weapon], scenario: Scenario) -> AttackPool:
+def _apply(spec: KeywordSpec, rules: WeaponRules, keywords: KeywordTable, scenario: Scenario, weapon: int) -> None:
+    """Let a keyword edit the pool; its failure names the keyword and its plugin."""
+    try:
+        spec.apply(rules)
+    except ScenarioError:
+        raise
+    except Exception as exc:
+        raise PluginError(
+            f"keyword {spec.name!r} (plugin {keywords.origin.get(spec.name, '?')!r}) failed on "
+            f"attacker.weapons[{weapon}] {rules.weapon.name!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _dice(value: str | int) -> str:
+    """The canonical spelling of a (checked) dice expression."""
+    return str(_core.parse_dice(str(value)))
+
+
+def _broadest(*policies: Reroll) -> Reroll:
+    """The broadest re-roll policy of those given (each includes the narrower ones)."""
+    return max(policies, key=REROLL_BREADTH.index)
+
+
+def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, Test]:
     w = weapons[0]
     mods = w.modifiers
     common = scenario.modifiers
     if w.auto_hit:
         hit = Test(name="hit", automatic=True, counter="hits")
     else:
+        assert w.skill is not None  # checked: only automatic hits may omit it
         hit = Test(
             name="hit",
             target=w.skill,
@@ -124,7 +174,7 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> AttackPool:
             modifier_max=HIT_MODIFIER_CAP,
             natural_fail=1,
             critical=6,
-            reroll=mods.reroll_hits if mods.reroll_hits != "none" else common.reroll_hits,
+            reroll=_broadest(mods.reroll_hits, common.reroll_hits),
             counter="hits",
         )
     wound = Test(
@@ -135,22 +185,23 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> AttackPool:
         modifier_max=WOUND_MODIFIER_CAP,
         natural_fail=1,
         critical=6,
-        reroll=mods.reroll_wounds if mods.reroll_wounds != "none" else common.reroll_wounds,
+        reroll=_broadest(mods.reroll_wounds, common.reroll_wounds),
         counter="wounds",
     )
     if w.mortal_wounds is not None:
         # "In addition to the normal damage": the token goes on to its save,
         # and the mortal wounds are inflicted after the pool's normal damage.
         wound.effects += [
-            Effect(on=outcome, action="mortal", amount=w.mortal_wounds, spill=True, ends_attack=False)
+            Effect(on=outcome, action="mortal", amount=_dice(w.mortal_wounds), spill=True, ends_attack=False)
             for outcome in ("success", "critical")
         ]
-    return AttackPool(
+    pool = AttackPool(
         name=" + ".join(dict.fromkeys(x.name for x in weapons)),
-        attacks=[Attacks(models=x.count, dice=x.attacks) for x in weapons],
+        attacks=[Attacks(models=x.count, dice=_dice(x.attacks)) for x in weapons],
         attacks_counter="attacks",
         steps=[hit, wound],
         save=Save(ap=w.ap, modifiers=[mods.save, common.save], natural_fail=1, counter="failed_saves"),
-        damage=w.damage,
+        damage=_dice(w.damage),
         mortal_counter="mortal_wounds",
     )
+    return pool, hit, wound

@@ -43,7 +43,7 @@ def _weapon(f: Fields) -> Weapon:
         type=f.text("type", "ranged", choices=("ranged", "melee")),
         count=f.integer("count", 1),
         attacks=f.dice("attacks"),
-        skill=f.roll("skill", best=1, worst=99),
+        skill=f.roll("skill", None, best=1, worst=99),
         strength=f.integer("strength"),
         ap=f.integer("ap", 0),
         damage=f.dice("damage"),
@@ -101,7 +101,9 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
         allocation_order=tuple(t.texts("allocation_order", [])),
     )
     t.done()
-    scenario = Scenario(attacker=attacker, target=target, modifiers=_modifiers(root.table("modifiers", None)))
+    scenario = Scenario(
+        attacker=attacker, target=target, modifiers=_modifiers(root.table("modifiers", None)), source=source
+    )
     root.done()
     check_scenario(scenario, source)
     return scenario

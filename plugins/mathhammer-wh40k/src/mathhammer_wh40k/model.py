@@ -24,12 +24,13 @@ class Weapon:
     """One weapon profile, fired by ``count`` models.
 
     ``skill`` is BS for ranged weapons and WS for melee ones, as the lowest
-    roll that hits (3 for "3+"). ``attacks`` and ``damage`` are dice expressions.
+    roll that hits (3 for "3+"); ``None`` only for a weapon that automatically
+    hits. ``attacks`` and ``damage`` are dice expressions.
     """
 
     name: str
     attacks: str
-    skill: int
+    skill: int | None
     strength: int
     damage: str
     ap: int = 0
@@ -97,3 +98,5 @@ class Scenario:
     target: Target
     modifiers: Modifiers = field(default_factory=Modifiers)
     ruleset: str = "wh40k"
+    source: str | None = field(default=None, compare=False)
+    """The file the scenario was loaded from, named in error messages."""

@@ -88,13 +88,14 @@ def allocation_order(target: Target, groups: list[AllocationGroup], source: str 
     """The declared allocation order as group indices.
 
     ``target.allocation_order`` names models; each name brings its group.
-    Groups not named follow in the default order: non-CHARACTER groups as
-    listed, then CHARACTER groups as listed. An order that puts a CHARACTER
-    group before a non-CHARACTER group is refused, citing the rule.
+    The named groups keep the order they are named in; groups not named follow
+    the default order (non-CHARACTER groups as listed, then CHARACTER groups
+    as listed), each unnamed non-CHARACTER group before any CHARACTER group.
+    Naming a CHARACTER before a non-CHARACTER is refused, citing the rule.
     (No model starts wounded, so the rules about wounded groups cannot be
     broken by a declared order; the core applies them between pools.)
     """
-    order: list[int] = []
+    named: list[int] = []
     for j, name in enumerate(target.allocation_order):
         found = [i for i, g in enumerate(groups) if name in g.members or name == g.name]
         if not found:
@@ -104,11 +105,9 @@ def allocation_order(target: Target, groups: list[AllocationGroup], source: str 
                 source=source,
                 field=f"target.allocation_order[{j}]",
             )
-        order += [i for i in found if i not in order]
-    order += [i for i, g in enumerate(groups) if not g.character and i not in order]
-    order += [i for i, g in enumerate(groups) if g.character and i not in order]
+        named += [i for i in found if i not in named]
     seen_character = None
-    for i in order:
+    for i in named:
         if groups[i].character:
             seen_character = seen_character or groups[i].name
         elif seen_character is not None:
@@ -117,4 +116,10 @@ def allocation_order(target: Target, groups: list[AllocationGroup], source: str 
                 source=source,
                 field="target.allocation_order",
             )
-    return order
+    unnamed = [i for i in range(len(groups)) if i not in named]
+    return (
+        [i for i in named if not groups[i].character]
+        + [i for i in unnamed if not groups[i].character]
+        + [i for i in named if groups[i].character]
+        + [i for i in unnamed if groups[i].character]
+    )
