@@ -288,7 +288,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CHUNK_TRIALS", mathhammer_core::CHUNK_TRIALS)?;
     m.add("MAX_DICE", mathhammer_core::dice::MAX_DICE)?;
     m.add("MAX_MODELS", mathhammer_core::plan::MAX_MODELS)?;
-    m.add("MAX_TOKENS_PER_TRIAL", mathhammer_core::plan::MAX_TOKENS_PER_TRIAL)?;
+    m.add(
+        "MAX_TOKENS_PER_TRIAL",
+        mathhammer_core::plan::MAX_TOKENS_PER_TRIAL,
+    )?;
     m.add("MAX_VALUE", mathhammer_core::plan::MAX_VALUE)?;
     m.add_class::<PyDiceExpr>()?;
     m.add_class::<PyCompiledPlan>()?;
