@@ -27,6 +27,8 @@ class Group:
     Damage always goes to the group's wounded model first, so at most one of
     its models is ever partly wounded.
     Lower ``tier`` groups are allocated before higher ones.
+    Normal damage allocated to the group is divided by ``damage_divisor``
+    (rounded up), then reduced by ``damage_reduction``, never below 1.
     """
 
     name: str
@@ -37,6 +39,8 @@ class Group:
     invulnerable: int | None = None
     feel_no_pain: int | None = None
     feel_no_pain_mortal: int | None = None
+    damage_divisor: int = 1
+    damage_reduction: int = 0
 
 
 @dataclass
@@ -56,15 +60,22 @@ class Effect:
     ``skip``: the token skips the next ``steps`` tests (counted as plain successes).
     ``mortal``: the token inflicts ``amount`` mortal wounds (default: the
     pool's damage) after the pool's normal damage; ``spill`` lets excess carry
-    over, ``ends_attack`` removes the token from the sequence.
+    over, ``ends_attack`` removes the token from the sequence, ``reduced``
+    lets the model's damage modifiers change the amount.
+    ``unsaved``: the token leaves the sequence and inflicts the pool's damage
+    with no save allowed, as normal damage.
+    ``after_all`` (``mortal``, ``unsaved``) waits until every sequence of the
+    Plan is resolved.
     """
 
     on: Outcome
-    action: Literal["extra", "skip", "mortal"]
+    action: Literal["extra", "skip", "mortal", "unsaved"]
     amount: str | None = None
     steps: int | None = None
     spill: bool | None = None
     ends_attack: bool | None = None
+    after_all: bool | None = None
+    reduced: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -122,7 +133,9 @@ class Save:
 
     A roll saves when it is above ``natural_fail`` and either reaches the
     current group's invulnerable save unmodified, or reaches its armour save
-    after adding ``ap`` and ``modifiers``.
+    after adding ``ap``, ``modifiers`` and the group's entry of
+    ``group_modifiers`` (one per group, or none), the total capped at
+    ``modifier_max``.
     """
 
     ap: int = 0
@@ -130,6 +143,8 @@ class Save:
     die: int = 6
     natural_fail: int = 1
     counter: str | None = None
+    group_modifiers: list[int] = field(default_factory=list)
+    modifier_max: int | None = None
 
 
 @dataclass
@@ -137,6 +152,9 @@ class AttackPool:
     """A pool of identical attack dice: tests, then save, then damage.
 
     ``attacks`` holds one term per weapon profile pooled here; their dice add up.
+    ``focus`` lists groups the attacker may make current, in preference: the
+    first still alive when the saves are resolved stays current until
+    destroyed, and takes the pool's mortal wounds first.
     """
 
     name: str
@@ -146,6 +164,7 @@ class AttackPool:
     damage: str
     attacks_counter: str | None = None
     mortal_counter: str | None = None
+    focus: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -157,6 +176,7 @@ class AttackPool:
             "save": {k: v for k, v in asdict(self.save).items() if v is not None},
             "damage": {"dice": self.damage},
             **({"mortal_counter": self.mortal_counter} if self.mortal_counter else {}),
+            **({"focus": list(self.focus)} if self.focus else {}),
         }
 
 

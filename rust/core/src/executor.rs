@@ -34,11 +34,26 @@ pub(crate) struct RunTest {
 pub(crate) enum RunAction {
     Extra(DiceExpr),
     Skip(usize),
+    Inflict(Inflict),
+}
+
+/// Harm a token does outside the save: mortal wounds, or its damage with no
+/// save allowed. `ends` takes the token out of the sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Inflict {
+    pub(crate) kind: InflictKind,
+    pub(crate) after_all: bool,
+    pub(crate) ends: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InflictKind {
     Mortal {
         amount: Option<DiceExpr>,
         spill: bool,
-        ends: bool,
+        reduced: bool,
     },
+    Damage,
 }
 
 #[derive(Debug, Clone)]
@@ -49,11 +64,12 @@ pub(crate) struct RunPool {
     pub(crate) tests: Vec<RunTest>,
     pub(crate) save_die: u32,
     pub(crate) save_natural_fail: u32,
-    /// AP plus save modifiers.
-    pub(crate) save_modifier: i32,
+    /// Per group: AP plus save modifiers plus the group's own, capped.
+    pub(crate) save_modifier: Vec<i32>,
     pub(crate) save_counter: Option<usize>,
     pub(crate) damage: DiceExpr,
     pub(crate) mortal_counter: Option<usize>,
+    pub(crate) focus: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -139,12 +155,23 @@ impl Program {
                         amount,
                         spill,
                         ends_attack,
+                        after_all,
+                        reduced,
                         ..
-                    } => RunAction::Mortal {
-                        amount,
-                        spill,
+                    } => RunAction::Inflict(Inflict {
+                        kind: InflictKind::Mortal {
+                            amount,
+                            spill,
+                            reduced,
+                        },
+                        after_all,
                         ends: ends_attack,
-                    },
+                    }),
+                    Effect::Unsaved { after_all, .. } => RunAction::Inflict(Inflict {
+                        kind: InflictKind::Damage,
+                        after_all,
+                        ends: true,
+                    }),
                 };
                 on[e.on() as usize].push(a);
             }
@@ -183,7 +210,15 @@ impl Program {
             tests,
             save_die: p.save.die,
             save_natural_fail: p.save.natural_fail,
-            save_modifier: p.save.ap + p.save.modifiers.iter().sum::<i32>(),
+            save_modifier: (0..plan.target.groups.len())
+                .map(|g| {
+                    let m = p.save.ap
+                        + p.save.modifiers.iter().sum::<i32>()
+                        + p.save.group_modifiers.get(g).copied().unwrap_or(0);
+                    p.save.modifier_max.map_or(m, |cap| m.min(cap))
+                })
+                .collect(),
+            focus: p.focus.clone(),
             save_counter: plan
                 .counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?,
             damage: p.damage.dice,
@@ -206,7 +241,12 @@ pub struct Workspace<'p> {
     pub(crate) entering: Vec<u32>,
     pub(crate) order: Vec<usize>,
     pub(crate) save_faces: Vec<u32>,
-    pub(crate) mortals: Vec<(Option<DiceExpr>, bool)>,
+    /// Harm queued by the current pool's tokens, resolved after its saves.
+    pub(crate) pending: Vec<Inflict>,
+    /// Harm queued until every sequence is resolved: (sequence index, what).
+    pub(crate) deferred: Vec<(usize, Inflict)>,
+    /// The group the current pool made current (Precision-like rules).
+    pub(crate) focus: Option<usize>,
 }
 
 impl<'p> Workspace<'p> {
@@ -218,7 +258,9 @@ impl<'p> Workspace<'p> {
             entering: Vec::new(),
             order: Vec::new(),
             save_faces: Vec::new(),
-            mortals: Vec::new(),
+            pending: Vec::new(),
+            deferred: Vec::new(),
+            focus: None,
         }
     }
 }
@@ -239,6 +281,7 @@ pub fn run_trial<D: DiceSource, O: Observer>(
 ) {
     ws.state.reset();
     ws.counters.iter_mut().for_each(|c| *c = 0);
+    ws.deferred.clear();
     for (index, seq) in program.sequences.iter().enumerate() {
         match seq {
             RunSequence::Pool(pool) => {
@@ -248,7 +291,7 @@ pub fn run_trial<D: DiceSource, O: Observer>(
                         name: pool.name.clone(),
                     });
                 }
-                run_pool(pool, ws, dice, obs);
+                run_pool(index, pool, ws, dice, obs);
             }
             RunSequence::Mortal {
                 name,
@@ -267,13 +310,36 @@ pub fn run_trial<D: DiceSource, O: Observer>(
                     amount: n,
                     spill: true,
                 });
-                inflict_mortal(ws, n, true, dice, obs);
+                inflict_mortal(ws, n, true, None, dice, obs);
             }
+        }
+    }
+    resolve_deferred(program, ws, dice, obs);
+}
+
+/// Harm held back until every sequence was resolved, in the order queued,
+/// against an allocation order declared afresh.
+pub(crate) fn resolve_deferred<D: DiceSource, O: Observer>(
+    program: &Program,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    if ws.deferred.is_empty() {
+        return;
+    }
+    ws.focus = None;
+    ws.state.declare_order(&mut ws.order);
+    for i in 0..ws.deferred.len() {
+        let (index, what) = ws.deferred[i];
+        if let RunSequence::Pool(pool) = &program.sequences[index] {
+            inflict(pool, ws, what, dice, obs);
         }
     }
 }
 
 fn run_pool<D: DiceSource, O: Observer>(
+    index: usize,
     pool: &RunPool,
     ws: &mut Workspace<'_>,
     dice: &mut D,
@@ -289,7 +355,7 @@ fn run_pool<D: DiceSource, O: Observer>(
     ws.entering.clear();
     ws.entering.resize(n_tests + 1, 0);
     ws.entering[0] = attacks;
-    ws.mortals.clear();
+    ws.pending.clear();
     for (k, t) in pool.tests.iter().enumerate() {
         let n = ws.entering[k];
         if t.automatic && t.on_success.is_empty() {
@@ -339,13 +405,13 @@ fn run_pool<D: DiceSource, O: Observer>(
                         }
                         goes_to = k + 1 + s;
                     }
-                    RunAction::Mortal {
-                        amount,
-                        spill,
-                        ends,
-                    } => {
-                        ws.mortals.push((amount, spill));
-                        if ends {
+                    RunAction::Inflict(what) => {
+                        if what.after_all {
+                            ws.deferred.push((index, what));
+                        } else {
+                            ws.pending.push(what);
+                        }
+                        if what.ends {
                             bump(&mut ws.counters, t.counter, u32::from(passes));
                             passes = false;
                         }
@@ -366,7 +432,7 @@ fn run_pool<D: DiceSource, O: Observer>(
     for _ in 0..wounds {
         ws.save_faces[dice.roll(pool.save_die) as usize] += 1;
     }
-    ws.state.declare_order(&mut ws.order);
+    declare(pool, ws);
     if obs.enabled() && wounds > 0 {
         obs.event(Event::Order {
             groups: ws.order.clone(),
@@ -374,10 +440,22 @@ fn run_pool<D: DiceSource, O: Observer>(
     }
     resolve_save_faces(pool, ws, dice, obs);
 
-    // Mortal wounds from this pool's attacks, after its normal damage.
-    for i in 0..ws.mortals.len() {
-        let (amount, spill) = ws.mortals[i];
-        pool_mortal(pool, ws, amount, spill, dice, obs);
+    // Mortal wounds and unsaved damage from this pool's attacks, after its
+    // normal damage.
+    for i in 0..ws.pending.len() {
+        let what = ws.pending[i];
+        inflict(pool, ws, what, dice, obs);
+    }
+}
+
+/// Declare the pool's allocation order; a focus group alive goes first and
+/// stays current until destroyed.
+pub(crate) fn declare(pool: &RunPool, ws: &mut Workspace<'_>) {
+    ws.state.declare_order(&mut ws.order);
+    ws.focus = pool.focus.iter().copied().find(|&g| ws.state.alive[g] > 0);
+    if let Some(f) = ws.focus {
+        let at = ws.order.iter().position(|&g| g == f).unwrap_or(0);
+        ws.order[..=at].rotate_right(1);
     }
 }
 
@@ -397,7 +475,7 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
             let current = ws.state.current(&ws.order);
             let g = current.unwrap_or(last_group);
             last_group = g;
-            let saved = pool.saves(ws.state.group(g), face);
+            let saved = pool.saves(g, ws.state.group(g), face);
             obs.event(Event::Save {
                 roll: face,
                 group: current,
@@ -436,27 +514,58 @@ pub(crate) fn unsaved<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     bump(&mut ws.counters, pool.save_counter, 1);
-    if let Some(g) = current {
-        let amount = pool.damage.roll(dice);
-        obs.event(Event::Damage { group: g, amount });
-        let fnp = ws.state.group(g).feel_no_pain;
-        ws.state.wound_model(g, amount, fnp, dice, obs);
-    }
+    damage_model(pool, ws, current, dice, obs);
 }
 
-/// One mortal-wound effect of a pool: its amount rolled, counted, inflicted.
-pub(crate) fn pool_mortal<D: DiceSource, O: Observer>(
+/// Roll the pool's damage and apply it, modified by the group, to the front
+/// model of `current` (nothing once the unit is destroyed).
+fn damage_model<D: DiceSource, O: Observer>(
     pool: &RunPool,
     ws: &mut Workspace<'_>,
-    amount: Option<DiceExpr>,
-    spill: bool,
+    current: Option<usize>,
     dice: &mut D,
     obs: &mut O,
 ) {
-    let n = amount.unwrap_or(pool.damage).roll(dice);
-    bump(&mut ws.counters, pool.mortal_counter, n);
-    obs.event(Event::Mortal { amount: n, spill });
-    inflict_mortal(ws, n, spill, dice, obs);
+    if let Some(g) = current {
+        let group = ws.state.group(g);
+        let amount = group.modify_damage(pool.damage.roll(dice));
+        obs.event(Event::Damage { group: g, amount });
+        ws.state
+            .wound_model(g, amount, group.feel_no_pain, dice, obs);
+    }
+}
+
+/// Harm from one token outside the save: mortal wounds (amount rolled,
+/// counted, inflicted) or the pool's damage with no save.
+pub(crate) fn inflict<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    what: Inflict,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    match what.kind {
+        InflictKind::Mortal {
+            amount,
+            spill,
+            reduced,
+        } => {
+            let mut n = amount.unwrap_or(pool.damage).roll(dice);
+            let first = ws.focus.filter(|&f| ws.state.alive[f] > 0);
+            if reduced {
+                if let Some(g) = first.or_else(|| ws.state.pick_for_mortal()) {
+                    n = ws.state.group(g).modify_damage(n);
+                }
+            }
+            bump(&mut ws.counters, pool.mortal_counter, n);
+            obs.event(Event::Mortal { amount: n, spill });
+            inflict_mortal(ws, n, spill, first, dice, obs);
+        }
+        InflictKind::Damage => {
+            let current = ws.state.current(&ws.order);
+            damage_model(pool, ws, current, dice, obs);
+        }
+    }
 }
 
 impl RunTest {
@@ -473,6 +582,17 @@ impl RunTest {
 }
 
 impl RunPool {
+    /// Does an unmodified save roll of `face` save against this pool for a
+    /// model of group `g`? The invulnerable save ignores AP; the better applies.
+    #[inline]
+    pub(crate) fn saves(&self, g: usize, group: &crate::plan::Group, face: u32) -> bool {
+        face > self.save_natural_fail
+            && (group.invulnerable.is_some_and(|i| face >= i)
+                || group
+                    .save
+                    .is_some_and(|s| face as i32 + self.save_modifier[g] >= s as i32))
+    }
+
     /// The most attack dice the pool can gather.
     pub(crate) fn max_attacks(&self) -> u64 {
         self.attacks
@@ -504,17 +624,6 @@ impl RunPool {
         }
         total
     }
-
-    /// Does an unmodified save roll of `face` save against this pool for a
-    /// model of `group`? The invulnerable save ignores AP; the better applies.
-    #[inline]
-    pub(crate) fn saves(&self, group: &crate::plan::Group, face: u32) -> bool {
-        face > self.save_natural_fail
-            && (group.invulnerable.is_some_and(|i| face >= i)
-                || group
-                    .save
-                    .is_some_and(|s| face as i32 + self.save_modifier >= s as i32))
-    }
 }
 
 /// Mortal wounds: one at a time, 1 damage each, no save. With `spill` each
@@ -524,18 +633,25 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
     ws: &mut Workspace<'_>,
     n: u32,
     spill: bool,
+    first: Option<usize>,
     dice: &mut D,
     obs: &mut O,
 ) {
+    // A focus group alive takes them first; then the usual order.
+    let pick = |ws: &Workspace<'_>| {
+        first
+            .filter(|&f| ws.state.alive[f] > 0)
+            .or_else(|| ws.state.pick_for_mortal())
+    };
     if spill {
         for _ in 0..n {
-            let Some(g) = ws.state.pick_for_mortal() else {
+            let Some(g) = pick(ws) else {
                 return;
             };
             let fnp = ws.state.mortal_fnp(g);
             ws.state.wound_model(g, 1, fnp, dice, obs);
         }
-    } else if let Some(g) = ws.state.pick_for_mortal() {
+    } else if let Some(g) = pick(ws) {
         let fnp = ws.state.mortal_fnp(g);
         ws.state.wound_model(g, n, fnp, dice, obs);
     }

@@ -115,6 +115,26 @@ pub struct Group {
     /// Like `feel_no_pain`, but only against mortal wounds. The better applies.
     #[serde(default)]
     pub feel_no_pain_mortal: Option<u32>,
+    /// Normal damage allocated to these models is divided by this (rounded
+    /// up), then reduced by `damage_reduction`, and never below 1.
+    #[serde(default = "one")]
+    pub damage_divisor: u32,
+    #[serde(default)]
+    pub damage_reduction: u32,
+}
+
+impl Group {
+    /// Damage `d` as these models take it: divided (rounded up), then
+    /// reduced, never below 1. Unchanged when the group has no modifier.
+    #[must_use]
+    pub fn modify_damage(&self, d: u32) -> u32 {
+        if self.damage_divisor <= 1 && self.damage_reduction == 0 {
+            return d;
+        }
+        d.div_ceil(self.damage_divisor.max(1))
+            .saturating_sub(self.damage_reduction)
+            .max(1)
+    }
 }
 
 /// One entry of the resolution order.
@@ -142,6 +162,12 @@ pub struct AttackPool {
     pub steps: Vec<Test>,
     pub save: Save,
     pub damage: Damage,
+    /// Groups (indices) the attacker may make current for this pool, in order
+    /// of preference: the first with a model alive when the pool's saves are
+    /// resolved is current until destroyed, and the pool's mortal wounds go
+    /// to it first.
+    #[serde(default)]
+    pub focus: Vec<usize>,
     /// Counter for mortal wounds this pool inflicts (before Feel No Pain).
     #[serde(default)]
     pub mortal_counter: Option<String>,
@@ -247,11 +273,13 @@ pub enum Effect {
     /// The token skips the next `steps` tests, counted as a plain success of
     /// each, never a critical.
     Skip { on: Outcome, steps: u32 },
-    /// The token inflicts mortal wounds after the pool's normal damage.
-    /// `amount` is a dice expression, or absent for the pool's damage roll.
-    /// With `spill`, excess carries to the next model; otherwise the wounds
-    /// stop at the one model they start on. With `ends_attack`, the token
-    /// leaves the sequence (no further tests, no save).
+    /// The token inflicts mortal wounds after the pool's normal damage (or,
+    /// with `after_all`, after every sequence of the Plan). `amount` is a dice
+    /// expression, or absent for the pool's damage roll. With `spill`, excess
+    /// carries to the next model; otherwise the wounds stop at the one model
+    /// they start on. With `reduced`, that model's damage modifiers apply to
+    /// the amount. With `ends_attack`, the token leaves the sequence (no
+    /// further tests, no save).
     Mortal {
         on: Outcome,
         #[serde(default)]
@@ -260,6 +288,18 @@ pub enum Effect {
         spill: bool,
         #[serde(default)]
         ends_attack: bool,
+        #[serde(default)]
+        after_all: bool,
+        #[serde(default)]
+        reduced: bool,
+    },
+    /// The token leaves the sequence and, with no save, inflicts the pool's
+    /// damage as normal damage (excess lost, damage modifiers and Feel No Pain
+    /// apply) after the pool's saves, or with `after_all` after every sequence.
+    Unsaved {
+        on: Outcome,
+        #[serde(default)]
+        after_all: bool,
     },
 }
 
@@ -268,7 +308,10 @@ impl Effect {
     #[must_use]
     pub fn on(&self) -> Outcome {
         match self {
-            Effect::Extra { on, .. } | Effect::Skip { on, .. } | Effect::Mortal { on, .. } => *on,
+            Effect::Extra { on, .. }
+            | Effect::Skip { on, .. }
+            | Effect::Mortal { on, .. }
+            | Effect::Unsaved { on, .. } => *on,
         }
     }
 }
@@ -295,6 +338,14 @@ pub struct Save {
     /// Counts rolls that fail (the attack inflicts damage).
     #[serde(default)]
     pub counter: Option<String>,
+    /// Extra modifier per group (by index), for rules that depend on the
+    /// models saving; empty means none.
+    #[serde(default)]
+    pub group_modifiers: Vec<i32>,
+    /// Cap on the total modifier (AP, modifiers and the group's) to the armour
+    /// save roll, for rules such as "never improved by more than 1".
+    #[serde(default)]
+    pub modifier_max: Option<i32>,
 }
 
 fn one() -> u32 {
@@ -396,6 +447,9 @@ impl Plan {
             }
             if g.wounds == 0 {
                 return Err(CoreError::plan(f("wounds"), "must be at least 1"));
+            }
+            if g.damage_divisor == 0 {
+                return Err(CoreError::plan(f("damage_divisor"), "must be at least 1"));
             }
             models = models.saturating_add(g.models);
             for (name, v) in [
@@ -507,6 +561,33 @@ impl Plan {
         let saves = self.counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?;
         check_die(&format!("{base}.save.die"), p.save.die)?;
         check_modifier(&format!("{base}.save.ap"), p.save.ap)?;
+        let groups = self.target.groups.len();
+        if !p.save.group_modifiers.is_empty() && p.save.group_modifiers.len() != groups {
+            return Err(CoreError::plan(
+                format!("{base}.save.group_modifiers"),
+                format!(
+                    "has {} entries; give one per group ({groups}) or none",
+                    p.save.group_modifiers.len()
+                ),
+            ));
+        }
+        for (i, &g) in p.focus.iter().enumerate() {
+            if g >= groups {
+                return Err(CoreError::plan(
+                    format!("{base}.focus[{i}]"),
+                    format!("{g} is not a group index"),
+                ));
+            }
+        }
+        for (i, &m) in p
+            .save
+            .group_modifiers
+            .iter()
+            .chain(p.save.modifier_max.iter())
+            .enumerate()
+        {
+            check_modifier(&format!("{base}.save.group_modifiers[{i}]"), m)?;
+        }
         for (i, &m) in p.save.modifiers.iter().enumerate() {
             check_modifier(&format!("{base}.save.modifiers[{i}]"), m)?;
         }
@@ -555,6 +636,7 @@ impl Plan {
                         mortal_events =
                             mortal_events.saturating_add(here.saturating_mul(u64::from(most)));
                     }
+                    Effect::Unsaved { .. } => {}
                 }
             }
             let out = here.saturating_mul(1 + extra);

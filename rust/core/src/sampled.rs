@@ -16,10 +16,9 @@
 //! mortal-wound effect (their interleaving matters), runs die by die.
 
 use crate::alias::AliasTable;
-use crate::dice::DiceExpr;
 use crate::executor::{
-    bump, gather_attacks, pool_mortal, resolve_save_faces, unsaved, Program, RunAction, RunPool,
-    RunSequence, RunTest, Workspace,
+    bump, declare, gather_attacks, inflict, resolve_deferred, resolve_save_faces, unsaved, Inflict,
+    InflictKind, Program, RunAction, RunPool, RunSequence, RunTest, Workspace,
 };
 use crate::plan::Outcome;
 use crate::rng::{DiceSource, Stream};
@@ -117,7 +116,7 @@ struct PoolTables {
     /// When saves fail on the same faces for every group: the chance one fails,
     /// and `binomial[w]` for w wounds.
     binomial: Option<Vec<AliasTable>>,
-    mortal: Option<(Option<DiceExpr>, bool)>,
+    inflict: Option<Inflict>,
 }
 
 /// A Program with its fast-path tables, where they could be built.
@@ -182,19 +181,26 @@ impl PoolTables {
         if m + 2 > SLOTS || pool.max_tokens() >= 1 << BITS {
             return None;
         }
-        // The one kind of mortal-wound effect this pool may have.
-        let mut mortal = None;
+        // The one kind of harm outside the save this pool may have (how
+        // different kinds would interleave matters, so they run die by die).
+        let mut inflict: Option<InflictKind> = None;
+        let mut after_all = false;
         for t in &pool.tests {
             for a in t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical) {
-                if let RunAction::Mortal { amount, spill, .. } = *a {
-                    match mortal {
-                        None => mortal = Some((amount, spill)),
-                        Some(k) if k == (amount, spill) => {}
+                if let RunAction::Inflict(what) = *a {
+                    match inflict {
+                        None => (inflict, after_all) = (Some(what.kind), what.after_all),
+                        Some(k) if k == what.kind && after_all == what.after_all => {}
                         Some(_) => return None,
                     }
                 }
             }
         }
+        let inflict = inflict.map(|kind| Inflict {
+            kind,
+            after_all,
+            ends: false,
+        });
         // One token's distribution entering each test, from the save backwards.
         let mut entering: Vec<Dist> = vec![Dist::default(); m + 1];
         entering[m] = point(&[(save_slot, 1)]);
@@ -237,7 +243,7 @@ impl PoolTables {
                             fixed.extend((k + 1..=k + s).map(|j| (j, 1)));
                             goes_to = k + 1 + s;
                         }
-                        RunAction::Mortal { ends, .. } => {
+                        RunAction::Inflict(Inflict { ends, .. }) => {
                             fixed.push((mortal_slot, 1));
                             if ends {
                                 fixed.push((k, u32::from(passes)));
@@ -281,15 +287,14 @@ impl PoolTables {
             by_count.push((keys, AliasTable::new(&probs)));
         }
         // Binomial saves when no group saves on a different face from another.
-        let faces = |g: &crate::plan::Group| {
+        let faces = |g: usize| {
             (1..=pool.save_die)
-                .map(|f| pool.saves(g, f))
+                .map(|f| pool.saves(g, &groups[g], f))
                 .collect::<Vec<_>>()
         };
-        let same = groups.windows(2).all(|w| faces(&w[0]) == faces(&w[1]));
+        let same = (1..groups.len()).all(|g| faces(g) == faces(0));
         let binomial = if same {
-            let q =
-                faces(&groups[0]).iter().filter(|s| !**s).count() as f64 / f64::from(pool.save_die);
+            let q = faces(0).iter().filter(|s| !**s).count() as f64 / f64::from(pool.save_die);
             let need = (max_saves as usize + 1) * (max_saves as usize + 2) / 2;
             if need > *budget {
                 return None;
@@ -306,7 +311,7 @@ impl PoolTables {
         Some(PoolTables {
             by_count,
             binomial,
-            mortal,
+            inflict,
         })
     }
 }
@@ -333,9 +338,10 @@ pub fn run_trial(
 ) {
     ws.state.reset();
     ws.counters.iter_mut().for_each(|c| *c = 0);
-    for (seq, tables) in program.sequences.iter().zip(&sampler.pools) {
+    ws.deferred.clear();
+    for (index, (seq, tables)) in program.sequences.iter().zip(&sampler.pools).enumerate() {
         match (seq, tables) {
-            (RunSequence::Pool(pool), Some(tables)) => run_pool(pool, tables, ws, stream),
+            (RunSequence::Pool(pool), Some(tables)) => run_pool(index, pool, tables, ws, stream),
             (
                 RunSequence::Mortal {
                     amount, counter, ..
@@ -344,14 +350,21 @@ pub fn run_trial(
             ) => {
                 let n = amount.roll(stream);
                 bump(&mut ws.counters, *counter, n);
-                crate::executor::inflict_mortal(ws, n, true, stream, &mut NoTrace);
+                crate::executor::inflict_mortal(ws, n, true, None, stream, &mut NoTrace);
             }
             (RunSequence::Pool(_), None) => unreachable!("a Sampler has tables for every pool"),
         }
     }
+    resolve_deferred(program, ws, stream, &mut NoTrace);
 }
 
-fn run_pool(pool: &RunPool, tables: &PoolTables, ws: &mut Workspace<'_>, stream: &mut Stream) {
+fn run_pool(
+    index: usize,
+    pool: &RunPool,
+    tables: &PoolTables,
+    ws: &mut Workspace<'_>,
+    stream: &mut Stream,
+) {
     let attacks = gather_attacks(pool, stream);
     bump(&mut ws.counters, pool.attacks_counter, attacks);
     let (keys, alias) = &tables.by_count[attacks as usize];
@@ -361,7 +374,7 @@ fn run_pool(pool: &RunPool, tables: &PoolTables, ws: &mut Workspace<'_>, stream:
         bump(&mut ws.counters, t.counter, slot(v, k));
     }
     let wounds = slot(v, m);
-    ws.state.declare_order(&mut ws.order);
+    declare(pool, ws);
     if let Some(binomial) = &tables.binomial {
         // Every group saves on the same faces, so the failures are the lowest
         // rolls: resolve them in order, the passes change nothing.
@@ -384,9 +397,13 @@ fn run_pool(pool: &RunPool, tables: &PoolTables, ws: &mut Workspace<'_>, stream:
         }
         resolve_save_faces(pool, ws, stream, &mut NoTrace);
     }
-    if let Some((amount, spill)) = tables.mortal {
+    if let Some(what) = tables.inflict {
         for _ in 0..slot(v, m + 1) {
-            pool_mortal(pool, ws, amount, spill, stream, &mut NoTrace);
+            if what.after_all {
+                ws.deferred.push((index, what));
+            } else {
+                inflict(pool, ws, what, stream, &mut NoTrace);
+            }
         }
     }
 }

@@ -142,9 +142,9 @@ impl<'p> TargetState<'p> {
     }
 
     /// Apply `attacks` unsaved attacks of fixed damage `d` (at least 1) to
-    /// the groups in `order`, as that many calls of [`Self::wound_model`] on
-    /// the current group would, for groups without Feel No Pain; a group with
-    /// it gets the attacks one at a time. Returns the attacks left over once
+    /// the groups in `order`, each group modifying it as it does, as that many
+    /// calls of [`Self::wound_model`] on the current group would, for groups
+    /// without Feel No Pain; a group with it gets the attacks one at a time. Returns the attacks left over once
     /// every group is destroyed.
     pub fn apply_fixed<D: DiceSource>(
         &mut self,
@@ -160,6 +160,7 @@ impl<'p> TargetState<'p> {
             if self.alive[g] == 0 {
                 continue;
             }
+            let d = self.groups[g].modify_damage(d);
             if self.groups[g].feel_no_pain.is_some() {
                 let fnp = self.groups[g].feel_no_pain;
                 while attacks > 0 && self.alive[g] > 0 {
@@ -225,6 +226,8 @@ mod tests {
             invulnerable: None,
             feel_no_pain: None,
             feel_no_pain_mortal: None,
+            damage_divisor: 1,
+            damage_reduction: 0,
         }
     }
 
@@ -235,8 +238,14 @@ mod tests {
         let target = Target {
             groups: vec![
                 group("A", 3, 3, 0),
-                group("B", 4, 2, 0),
-                group("C", 1, 5, 1),
+                Group {
+                    damage_divisor: 2,
+                    ..group("B", 4, 2, 0)
+                },
+                Group {
+                    damage_reduction: 1,
+                    ..group("C", 1, 5, 1)
+                },
             ],
             order: vec![0, 1, 2],
             wounded_groups_first: true,
@@ -259,7 +268,8 @@ mod tests {
                     for _ in 0..attacks {
                         match one.current(&order) {
                             Some(g) => {
-                                one.wound_model(g, d, None, &mut dice, &mut NoTrace);
+                                let taken = one.group(g).modify_damage(d);
+                                one.wound_model(g, taken, None, &mut dice, &mut NoTrace);
                             }
                             None => left += 1,
                         }

@@ -543,3 +543,143 @@ fn automatic_tests_run_their_success_effects_on_both_paths() {
         );
     }
 }
+
+fn unsaveable_target() -> Value {
+    json!({"groups": [
+        {"name": "Troopers", "models": 4, "wounds": 2},
+        {"name": "Hero", "models": 1, "wounds": 4, "tier": 1}],
+        "order": [0, 1], "wounded_groups_first": true})
+}
+
+fn one_gun(damage: &str) -> Value {
+    json!({"kind": "attack", "name": "Gun", "attacks": [{"models": 2, "dice": "1"}],
+        "steps": [{"name": "wound", "target": 4, "critical": 6, "counter": "wounds"}],
+        "save": {"counter": "failed_saves"}, "damage": {"dice": damage}, "mortal_counter": "mortal_wounds"})
+}
+
+fn plan_with(target: Value, sequences: Value) -> Value {
+    json!({"version": 1, "counters": ["wounds", "failed_saves", "mortal_wounds"], "target": target, "sequences": sequences})
+}
+
+#[test]
+fn group_damage_modifiers_halve_then_subtract_never_below_one() {
+    let mut target = unsaveable_target();
+    target["groups"][0]["damage_divisor"] = json!(2);
+    target["groups"][0]["wounds"] = json!(3);
+    // Damage 5 halved (rounded up) is 3: each unsaved attack destroys a W3 model.
+    let (out, _, _) = replay(
+        &program(&plan_with(target.clone(), json!([one_gun("5")]))),
+        vec![4, 4, 1, 1],
+    )
+    .unwrap();
+    assert_eq!((out.damage, out.destroyed), (6, 2));
+    // Damage 1 reduced by 1 stays 1.
+    target["groups"][0]["damage_divisor"] = json!(1);
+    target["groups"][0]["damage_reduction"] = json!(1);
+    let (out, _, _) = replay(
+        &program(&plan_with(target, json!([one_gun("1")]))),
+        vec![4, 4, 1, 1],
+    )
+    .unwrap();
+    assert_eq!((out.damage, out.destroyed), (2, 0));
+}
+
+#[test]
+fn unsaved_and_mortal_effects_can_wait_for_every_other_attack() {
+    // Gun 1's criticals skip the save and hit after gun 2 has been resolved.
+    let mut first = one_gun("2");
+    first["steps"][0]["effects"] =
+        json!([{"on": "critical", "action": "unsaved", "after_all": true}]);
+    let plan = plan_with(unsaveable_target(), json!([first, one_gun("1")]));
+    // Gun 1: wound rolls 6 (critical, deferred) and 4 (save roll 1 fails);
+    // gun 2: wound rolls 5 and 1, save roll 1.
+    let (out, events, used) = replay(&program(&plan), vec![6, 4, 1, 5, 1, 1]).unwrap();
+    assert_eq!(used, 6);
+    let damage: Vec<u32> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Damage { amount, .. } => Some(*amount),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        damage,
+        vec![2, 1, 2],
+        "gun 1's save, gun 2's save, then the deferred critical"
+    );
+    assert_eq!(
+        out.counters,
+        vec![3, 2, 0],
+        "the critical wound is a wound, not a failed save"
+    );
+    assert_eq!(
+        (out.damage, out.destroyed),
+        (4, 2),
+        "the deferred 2 finishes a wounded model: 1 is lost"
+    );
+}
+
+#[test]
+fn a_focus_group_is_current_until_destroyed_and_takes_the_pools_mortal_wounds() {
+    let mut gun = one_gun("3");
+    gun["focus"] = json!([1]);
+    gun["attacks"] = json!([{"models": 3, "dice": "1"}]);
+    gun["steps"][0]["effects"] =
+        json!([{"on": "critical", "action": "mortal", "amount": "1", "spill": false}]);
+    let plan = plan_with(unsaveable_target(), json!([gun]));
+    // Three wounds (6 critical, 4, 5); three failed saves of D3 each: 3 to the
+    // Hero (W4), 1 more destroys him, the last goes to the Troopers; then the
+    // critical's mortal wound goes to the Troopers (the Hero is gone).
+    let (out, events, _) = replay(&program(&plan), vec![6, 4, 5, 1, 1, 1]).unwrap();
+    let destroyed: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ModelDestroyed { group, .. } => Some(*group),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(destroyed, vec![1, 0]);
+    assert_eq!(out.damage, 4 + 2 + 1);
+}
+
+#[test]
+fn save_modifiers_per_group_and_their_cap() {
+    let target = json!({"groups": [
+        {"name": "In cover", "models": 5, "wounds": 1, "save": 4},
+        {"name": "In the open", "models": 5, "wounds": 1, "save": 4}], "order": [0, 1]});
+    let mut gun = one_gun("1");
+    gun["attacks"] = json!([{"models": 10, "dice": "1"}]);
+    gun["steps"] = json!([]);
+    gun["save"]["group_modifiers"] = json!([1, 0]);
+    gun["save"]["modifiers"] = json!([1]);
+    gun["save"]["modifier_max"] = json!(1);
+    let plan = plan_with(target, json!([gun]));
+    // Rolls 2 and 3 against group 0 (4+ with +1, capped at +1: saves on 3+),
+    // then group 1 (4+ with +1: saves on 3+ too, the cap does not bite).
+    let (out, events, _) = replay(&program(&plan), vec![2, 3, 2, 2, 2, 2, 3, 3, 3, 3]).unwrap();
+    let saved: Vec<(u32, bool)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Save { roll, saved, .. } => Some((*roll, *saved)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(saved.iter().filter(|s| s.1).count(), 5, "{saved:?}");
+    assert_eq!(out.counters[1], 5);
+}
+
+#[test]
+fn fast_path_matches_die_by_die_with_focus_deferred_and_modified_damage() {
+    let mut target = unsaveable_target();
+    target["groups"][0]["damage_divisor"] = json!(2);
+    target["groups"][1]["damage_reduction"] = json!(1);
+    target["groups"][1]["feel_no_pain"] = json!(5);
+    target["groups"][0]["save"] = json!(4);
+    let mut first = one_gun("D6");
+    first["focus"] = json!([1]);
+    first["attacks"] = json!([{"models": 6, "dice": "1"}]);
+    first["steps"][0]["effects"] = json!([{"on": "critical", "action": "mortal", "spill": false, "ends_attack": true, "reduced": true, "after_all": true}]);
+    let mut second = one_gun("2");
+    second["steps"][0]["effects"] = json!([{"on": "critical", "action": "unsaved"}]);
+    both_paths(&plan_with(target, json!([first, second])), 200_000);
+}
