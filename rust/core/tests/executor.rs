@@ -557,7 +557,7 @@ fn one_gun(damage: &str) -> Value {
         "save": {"counter": "failed_saves"}, "damage": {"dice": damage}, "mortal_counter": "mortal_wounds"})
 }
 
-fn plan_with(target: Value, sequences: Value) -> Value {
+fn plan_with(target: &Value, sequences: &Value) -> Value {
     json!({"version": 1, "counters": ["wounds", "failed_saves", "mortal_wounds"], "target": target, "sequences": sequences})
 }
 
@@ -568,7 +568,7 @@ fn group_damage_modifiers_halve_then_subtract_never_below_one() {
     target["groups"][0]["wounds"] = json!(3);
     // Damage 5 halved (rounded up) is 3: each unsaved attack destroys a W3 model.
     let (out, _, _) = replay(
-        &program(&plan_with(target.clone(), json!([one_gun("5")]))),
+        &program(&plan_with(&target, &json!([one_gun("5")]))),
         vec![4, 4, 1, 1],
     )
     .unwrap();
@@ -577,7 +577,7 @@ fn group_damage_modifiers_halve_then_subtract_never_below_one() {
     target["groups"][0]["damage_divisor"] = json!(1);
     target["groups"][0]["damage_reduction"] = json!(1);
     let (out, _, _) = replay(
-        &program(&plan_with(target, json!([one_gun("1")]))),
+        &program(&plan_with(&target, &json!([one_gun("1")]))),
         vec![4, 4, 1, 1],
     )
     .unwrap();
@@ -590,7 +590,7 @@ fn unsaved_and_mortal_effects_can_wait_for_every_other_attack() {
     let mut first = one_gun("2");
     first["steps"][0]["effects"] =
         json!([{"on": "critical", "action": "unsaved", "after_all": true}]);
-    let plan = plan_with(unsaveable_target(), json!([first, one_gun("1")]));
+    let plan = plan_with(&unsaveable_target(), &json!([first, one_gun("1")]));
     // Gun 1: wound rolls 6 (critical, deferred) and 4 (save roll 1 fails);
     // gun 2: wound rolls 5 and 1, save roll 1.
     let (out, events, used) = replay(&program(&plan), vec![6, 4, 1, 5, 1, 1]).unwrap();
@@ -626,7 +626,7 @@ fn a_focus_group_is_current_until_destroyed_and_takes_the_pools_mortal_wounds() 
     gun["attacks"] = json!([{"models": 3, "dice": "1"}]);
     gun["steps"][0]["effects"] =
         json!([{"on": "critical", "action": "mortal", "amount": "1", "spill": false}]);
-    let plan = plan_with(unsaveable_target(), json!([gun]));
+    let plan = plan_with(&unsaveable_target(), &json!([gun]));
     // Three wounds (6 critical, 4, 5); three failed saves of D3 each: 3 to the
     // Hero (W4), 1 more destroys him, the last goes to the Troopers; then the
     // critical's mortal wound goes to the Troopers (the Hero is gone).
@@ -653,7 +653,7 @@ fn save_modifiers_per_group_and_their_cap() {
     gun["save"]["group_modifiers"] = json!([1, 0]);
     gun["save"]["modifiers"] = json!([1]);
     gun["save"]["modifier_max"] = json!(1);
-    let plan = plan_with(target, json!([gun]));
+    let plan = plan_with(&target, &json!([gun]));
     // Rolls 2 and 3 against group 0 (4+ with +1, capped at +1: saves on 3+),
     // then group 1 (4+ with +1: saves on 3+ too, the cap does not bite).
     let (out, events, _) = replay(&program(&plan), vec![2, 3, 2, 2, 2, 2, 3, 3, 3, 3]).unwrap();
@@ -681,5 +681,5 @@ fn fast_path_matches_die_by_die_with_focus_deferred_and_modified_damage() {
     first["steps"][0]["effects"] = json!([{"on": "critical", "action": "mortal", "spill": false, "ends_attack": true, "reduced": true, "after_all": true}]);
     let mut second = one_gun("2");
     second["steps"][0]["effects"] = json!([{"on": "critical", "action": "unsaved"}]);
-    both_paths(&plan_with(target, json!([first, second])), 200_000);
+    both_paths(&plan_with(&target, &json!([first, second])), 200_000);
 }
