@@ -85,6 +85,9 @@ class CompiledPlan:
     @property
     def counters(self) -> list[str]: ...
     @property
+    def numbers(self) -> list[str]:
+        """Names of the histograms ``simulate`` returns: counters, damage, models destroyed, then the attacker's."""
+    @property
     def groups(self) -> list[str]: ...
     @property
     def target_models(self) -> int: ...
@@ -99,7 +102,7 @@ def simulate(
     progress: Callable[[int, int], object] | None = None,
     die_by_die: bool = False,
 ) -> list[npt.NDArray[np.uint64]]:
-    """Run ``trials`` trials; one histogram per counter, then damage, then models destroyed."""
+    """Run ``trials`` trials; one histogram per name in ``plan.numbers``."""
 
 def replay(plan: CompiledPlan, dice: list[object]) -> dict[str, object]:
     """Resolve one trial with the given dice; returns counters, damage, models destroyed, events."""

@@ -181,39 +181,70 @@ class AttackPool:
 
 
 @dataclass
+class Rolls:
+    """``count`` dice of ``die`` sides; one showing ``fail_at_most`` or less fails."""
+
+    count: int
+    fail_at_most: int
+    die: int = 6
+
+
+@dataclass
 class MortalWounds:
-    """Mortal wounds from an ability: ``amount`` of them, one at a time, spilling over."""
+    """Mortal wounds from an ability, one at a time.
+
+    With ``rolls`` (a hazard test), each failed roll inflicts ``amount``;
+    otherwise ``amount`` is inflicted once. ``against`` is ``"target"`` or
+    ``"attacker"`` (the attacker's own models, only counted when the Plan does
+    not list them). ``spill`` lets excess carry to the next model.
+    """
 
     name: str
     amount: str
     counter: str | None = None
+    rolls: Rolls | None = None
+    against: Literal["target", "attacker"] = "target"
+    spill: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": "mortal_wounds", "name": self.name, "amount": self.amount}
+        d: dict[str, Any] = {
+            "kind": "mortal_wounds",
+            "name": self.name,
+            "amount": self.amount,
+            "against": self.against,
+            "spill": self.spill,
+        }
         if self.counter:
             d["counter"] = self.counter
+        if self.rolls:
+            d["rolls"] = asdict(self.rolls)
         return d
 
 
 @dataclass
 class Plan:
-    """Who is hit, by what, in which order; what the Result counts."""
+    """Who is hit, by what, in which order; what the Result counts.
+
+    ``attacker`` lists the attacking unit's own models, for rules that hurt
+    the attacker; the Result then also reports ``attacker_damage`` and
+    ``attacker_models_destroyed``.
+    """
 
     counters: list[str]
     target: Target
     sequences: list[AttackPool | MortalWounds] = field(default_factory=list)
+    attacker: Target | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d = {
             "version": _core.PLAN_VERSION,
             "counters": list(self.counters),
-            "target": {
-                "groups": [{k: v for k, v in asdict(g).items() if v is not None} for g in self.target.groups],
-                "order": list(self.target.order),
-                "wounded_groups_first": self.target.wounded_groups_first,
-            },
+            "target": _side(self.target),
             "sequences": [s.to_dict() for s in self.sequences],
         }
+        if self.attacker is not None:
+            d["attacker"] = _side(self.attacker)
+        return d
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
@@ -226,3 +257,11 @@ class Plan:
             DiceError: for a dice expression that cannot be rolled.
         """
         return _core.CompiledPlan(self.to_json())
+
+
+def _side(t: Target) -> dict[str, Any]:
+    return {
+        "groups": [{k: v for k, v in asdict(g).items() if v is not None} for g in t.groups],
+        "order": list(t.order),
+        "wounded_groups_first": t.wounded_groups_first,
+    }

@@ -69,7 +69,7 @@ def simulate(
     seconds = time.perf_counter() - start
     return Result.from_histograms(
         histograms,
-        [*core_plan.counters, "damage", "models_destroyed"],
+        core_plan.numbers,
         compiled.stage_labels,
         ruleset=scenario.ruleset,
         evaluator="monte_carlo",

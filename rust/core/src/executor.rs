@@ -11,7 +11,7 @@
 
 use crate::dice::DiceExpr;
 use crate::error::CoreError;
-use crate::plan::{AttackPool, Effect, Outcome, Plan, Reroll, Sequence, Test};
+use crate::plan::{AttackPool, Effect, Outcome, Plan, Reroll, Rolls, Sequence, Side, Test};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
 use crate::trace::{Event, Observer};
@@ -79,6 +79,9 @@ pub(crate) enum RunSequence {
         name: String,
         amount: DiceExpr,
         counter: Option<usize>,
+        rolls: Option<Rolls>,
+        against: Side,
+        spill: bool,
     },
 }
 
@@ -93,6 +96,9 @@ pub struct Program {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrialOutcome {
     pub counters: Vec<u32>,
+    /// Wounds lost and models destroyed by the attacker's own models, when
+    /// the Plan lists them.
+    pub attacker: Option<(u32, u32)>,
     pub damage: u32,
     pub destroyed: u32,
 }
@@ -135,6 +141,9 @@ impl Program {
                 Sequence::MortalWounds(m) => RunSequence::Mortal {
                     name: m.name.clone(),
                     amount: m.amount,
+                    rolls: m.rolls,
+                    against: m.against,
+                    spill: m.spill,
                     counter: plan.counter_index(&format!("{base}.counter"), m.counter.as_ref())?,
                 },
                 Sequence::Attack(p) => RunSequence::Pool(Self::prepare_pool(&plan, &base, p)?),
@@ -232,11 +241,26 @@ impl Program {
     pub fn counters(&self) -> usize {
         self.plan.counters.len()
     }
+
+    /// Names of every number a trial reports, in order: the counters, then
+    /// `damage` and `models_destroyed`, then, when the Plan lists the
+    /// attacker's models, `attacker_damage` and `attacker_models_destroyed`.
+    #[must_use]
+    pub fn numbers(&self) -> Vec<String> {
+        let mut names = self.plan.counters.clone();
+        names.extend(["damage", "models_destroyed"].map(String::from));
+        if self.plan.attacker.is_some() {
+            names.extend(["attacker_damage", "attacker_models_destroyed"].map(String::from));
+        }
+        names
+    }
 }
 
 /// Reusable buffers for running many trials without allocating.
 pub struct Workspace<'p> {
     pub state: TargetState<'p>,
+    /// The attacker's own models, when the Plan lists them.
+    pub attacker: Option<TargetState<'p>>,
     pub counters: Vec<u32>,
     pub(crate) entering: Vec<u32>,
     pub(crate) order: Vec<usize>,
@@ -249,11 +273,28 @@ pub struct Workspace<'p> {
     pub(crate) focus: Option<usize>,
 }
 
+impl Workspace<'_> {
+    /// Back to the start of a trial.
+    pub fn reset(&mut self) {
+        self.state.reset();
+        if let Some(a) = &mut self.attacker {
+            a.reset();
+        }
+        self.counters.iter_mut().for_each(|c| *c = 0);
+        self.deferred.clear();
+    }
+}
+
 impl<'p> Workspace<'p> {
     #[must_use]
     pub fn new(program: &'p Program) -> Self {
         Workspace {
-            state: TargetState::new(&program.plan.target),
+            state: TargetState::new(&program.plan.target, Side::Target),
+            attacker: program
+                .plan
+                .attacker
+                .as_ref()
+                .map(|a| TargetState::new(a, Side::Attacker)),
             counters: vec![0; program.counters()],
             entering: Vec::new(),
             order: Vec::new(),
@@ -279,9 +320,7 @@ pub fn run_trial<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
-    ws.state.reset();
-    ws.counters.iter_mut().for_each(|c| *c = 0);
-    ws.deferred.clear();
+    ws.reset();
     for (index, seq) in program.sequences.iter().enumerate() {
         match seq {
             RunSequence::Pool(pool) => {
@@ -293,28 +332,67 @@ pub fn run_trial<D: DiceSource, O: Observer>(
                 }
                 run_pool(index, pool, ws, dice, obs);
             }
-            RunSequence::Mortal {
-                name,
-                amount,
-                counter,
-            } => {
+            RunSequence::Mortal { name, .. } => {
                 if obs.enabled() {
                     obs.event(Event::Sequence {
                         index,
                         name: name.clone(),
                     });
                 }
-                let n = amount.roll(dice);
-                bump(&mut ws.counters, *counter, n);
-                obs.event(Event::Mortal {
-                    amount: n,
-                    spill: true,
-                });
-                inflict_mortal(ws, n, true, None, dice, obs);
+                mortal_source(seq, ws, dice, obs);
             }
         }
     }
     resolve_deferred(program, ws, dice, obs);
+}
+
+/// A mortal-wound source: its rolls (if any), then its mortal wounds for each
+/// failure (or once), against the side it names. With no models listed for
+/// that side they are only counted.
+pub(crate) fn mortal_source<D: DiceSource, O: Observer>(
+    seq: &RunSequence,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    let RunSequence::Mortal {
+        amount,
+        counter,
+        rolls,
+        against,
+        spill,
+        ..
+    } = *seq
+    else {
+        return;
+    };
+    let times = match rolls {
+        None => 1,
+        Some(r) => (0..r.count)
+            .filter(|_| {
+                let roll = dice.roll(r.die);
+                let failed = roll <= r.fail_at_most;
+                obs.event(Event::Roll { roll, failed });
+                failed
+            })
+            .count() as u32,
+    };
+    for _ in 0..times {
+        let n = amount.roll(dice);
+        bump(&mut ws.counters, counter, n);
+        obs.event(Event::Mortal {
+            against,
+            amount: n,
+            spill,
+        });
+        let state = match against {
+            Side::Target => Some(&mut ws.state),
+            Side::Attacker => ws.attacker.as_mut(),
+        };
+        if let Some(state) = state {
+            inflict_mortal(state, n, spill, None, dice, obs);
+        }
+    }
 }
 
 /// Harm held back until every sequence was resolved, in the order queued,
@@ -558,8 +636,12 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
                 }
             }
             bump(&mut ws.counters, pool.mortal_counter, n);
-            obs.event(Event::Mortal { amount: n, spill });
-            inflict_mortal(ws, n, spill, first, dice, obs);
+            obs.event(Event::Mortal {
+                against: Side::Target,
+                amount: n,
+                spill,
+            });
+            inflict_mortal(&mut ws.state, n, spill, first, dice, obs);
         }
         InflictKind::Damage => {
             let current = ws.state.current(&ws.order);
@@ -630,7 +712,7 @@ impl RunPool {
 /// picks its model anew; without, they all go to the model the first one
 /// picks and the rest is lost once it is destroyed.
 pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
-    ws: &mut Workspace<'_>,
+    state: &mut TargetState<'_>,
     n: u32,
     spill: bool,
     first: Option<usize>,
@@ -638,22 +720,22 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     // A focus group alive takes them first; then the usual order.
-    let pick = |ws: &Workspace<'_>| {
+    let pick = |state: &TargetState<'_>| {
         first
-            .filter(|&f| ws.state.alive[f] > 0)
-            .or_else(|| ws.state.pick_for_mortal())
+            .filter(|&f| state.alive[f] > 0)
+            .or_else(|| state.pick_for_mortal())
     };
     if spill {
         for _ in 0..n {
-            let Some(g) = pick(ws) else {
+            let Some(g) = pick(state) else {
                 return;
             };
-            let fnp = ws.state.mortal_fnp(g);
-            ws.state.wound_model(g, 1, fnp, dice, obs);
+            let fnp = state.mortal_fnp(g);
+            state.wound_model(g, 1, fnp, dice, obs);
         }
-    } else if let Some(g) = pick(ws) {
-        let fnp = ws.state.mortal_fnp(g);
-        ws.state.wound_model(g, n, fnp, dice, obs);
+    } else if let Some(g) = pick(state) {
+        let fnp = state.mortal_fnp(g);
+        state.wound_model(g, n, fnp, dice, obs);
     }
 }
 
@@ -662,6 +744,7 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
 pub fn outcome(ws: &Workspace<'_>) -> TrialOutcome {
     TrialOutcome {
         counters: ws.counters.clone(),
+        attacker: ws.attacker.as_ref().map(|a| (a.damage, a.destroyed)),
         damage: ws.state.damage,
         destroyed: ws.state.destroyed,
     }

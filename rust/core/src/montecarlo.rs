@@ -161,7 +161,7 @@ pub fn run_chunk(
     let program = runner.program;
     let start = chunk * CHUNK_TRIALS;
     let n = trials.saturating_sub(start).min(CHUNK_TRIALS);
-    let numbers = program.counters() + 2;
+    let numbers = program.numbers().len();
     let mut tally = Tally::new(numbers);
     let mut ws = Workspace::new(program);
     let mut stream = Stream::new(seed, chunk);
@@ -179,6 +179,10 @@ pub fn run_chunk(
         }
         tally.record(c, ws.state.damage);
         tally.record(c + 1, ws.state.destroyed);
+        if let Some(a) = &ws.attacker {
+            tally.record(c + 2, a.damage);
+            tally.record(c + 3, a.destroyed);
+        }
     }
     tally.trials = n;
     control.done.fetch_add(n, Ordering::Relaxed);
@@ -201,7 +205,7 @@ pub fn run_chunks(
     chunks: std::ops::Range<u64>,
     control: &Control,
 ) -> Tally {
-    let numbers = runner.program.counters() + 2;
+    let numbers = runner.program.numbers().len();
     chunks
         .into_par_iter()
         .map(|k| run_chunk(runner, seed, k, trials, control))

@@ -40,6 +40,76 @@ impl Bounds {
     }
 }
 
+/// Check one side's groups and allocation order.
+fn validate_target(side: &str, t: &Target) -> Result<(), CoreError> {
+    if t.groups.is_empty() {
+        return Err(CoreError::plan(
+            format!("{side}.groups"),
+            "there are no models",
+        ));
+    }
+    let mut models = 0u32;
+    for (i, g) in t.groups.iter().enumerate() {
+        let f = |name: &str| format!("{side}.groups[{i}].{name}");
+        if g.models == 0 {
+            return Err(CoreError::plan(f("models"), "must be at least 1"));
+        }
+        if g.wounds == 0 {
+            return Err(CoreError::plan(f("wounds"), "must be at least 1"));
+        }
+        if g.damage_divisor == 0 {
+            return Err(CoreError::plan(f("damage_divisor"), "must be at least 1"));
+        }
+        models = models.saturating_add(g.models);
+        for (name, v) in [
+            ("save", g.save),
+            ("invulnerable", g.invulnerable),
+            ("feel_no_pain", g.feel_no_pain),
+            ("feel_no_pain_mortal", g.feel_no_pain_mortal),
+        ] {
+            if let Some(v) = v {
+                if v == 0 {
+                    return Err(CoreError::plan(f(name), "must be at least 1"));
+                }
+            }
+        }
+    }
+    if models > MAX_MODELS {
+        return Err(CoreError::plan(
+            format!("{side}.groups"),
+            format!("hold {models} models; at most {MAX_MODELS} are allowed"),
+        ));
+    }
+    let mut seen = vec![false; t.groups.len()];
+    for (i, &g) in t.order.iter().enumerate() {
+        if g >= t.groups.len() || seen[g] {
+            return Err(CoreError::plan(
+                format!("{side}.order[{i}]"),
+                format!("{g} is not a group index or is listed twice"),
+            ));
+        }
+        seen[g] = true;
+    }
+    if seen.iter().any(|s| !s) {
+        return Err(CoreError::plan(
+            format!("{side}.order"),
+            "must list every group exactly once",
+        ));
+    }
+    let wounds: u64 = t
+        .groups
+        .iter()
+        .map(|g| u64::from(g.models) * u64::from(g.wounds))
+        .sum();
+    if wounds > MAX_VALUE {
+        return Err(CoreError::plan(
+            format!("{side}.groups"),
+            format!("hold {wounds} wounds in all; at most {MAX_VALUE} are allowed"),
+        ));
+    }
+    Ok(())
+}
+
 fn check_die(field: &str, sides: u32) -> Result<(), CoreError> {
     if (2..=crate::dice::MAX_SIDES).contains(&sides) {
         Ok(())
@@ -74,6 +144,10 @@ pub struct Plan {
     /// them by name; `damage` and `models_destroyed` are always reported too.
     pub counters: Vec<String>,
     pub target: Target,
+    /// The attacking unit's own models, for rules that hurt the attacker.
+    /// Without them, harm to the attacker is only counted.
+    #[serde(default)]
+    pub attacker: Option<Target>,
     /// Resolved in order, each to the end, against the same target.
     pub sequences: Vec<Sequence>,
 }
@@ -365,9 +439,38 @@ pub struct Damage {
 #[serde(deny_unknown_fields)]
 pub struct MortalSource {
     pub name: String,
+    /// Mortal wounds inflicted (per failed roll when `rolls` is given).
     pub amount: DiceExpr,
     #[serde(default)]
     pub counter: Option<String>,
+    /// Roll these dice first; each that fails inflicts `amount` (a hazard test).
+    #[serde(default)]
+    pub rolls: Option<Rolls>,
+    /// Whose models suffer them: the target (default) or the attacker.
+    #[serde(default)]
+    pub against: Side,
+    /// Excess carries to the next model; otherwise it stops at the first one.
+    #[serde(default = "yes")]
+    pub spill: bool,
+}
+
+/// `count` dice of `die` sides; one showing `fail_at_most` or less fails.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rolls {
+    pub count: u32,
+    #[serde(default = "six")]
+    pub die: u32,
+    pub fail_at_most: u32,
+}
+
+/// One side of the fight.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    #[default]
+    Target,
+    Attacker,
 }
 
 impl Attacks {
@@ -435,68 +538,9 @@ impl Plan {
                 ));
             }
         }
-        let t = &self.target;
-        if t.groups.is_empty() {
-            return Err(CoreError::plan("target.groups", "the target has no models"));
-        }
-        let mut models = 0u32;
-        for (i, g) in t.groups.iter().enumerate() {
-            let f = |name: &str| format!("target.groups[{i}].{name}");
-            if g.models == 0 {
-                return Err(CoreError::plan(f("models"), "must be at least 1"));
-            }
-            if g.wounds == 0 {
-                return Err(CoreError::plan(f("wounds"), "must be at least 1"));
-            }
-            if g.damage_divisor == 0 {
-                return Err(CoreError::plan(f("damage_divisor"), "must be at least 1"));
-            }
-            models = models.saturating_add(g.models);
-            for (name, v) in [
-                ("save", g.save),
-                ("invulnerable", g.invulnerable),
-                ("feel_no_pain", g.feel_no_pain),
-                ("feel_no_pain_mortal", g.feel_no_pain_mortal),
-            ] {
-                if let Some(v) = v {
-                    if v == 0 {
-                        return Err(CoreError::plan(f(name), "must be at least 1"));
-                    }
-                }
-            }
-        }
-        if models > MAX_MODELS {
-            return Err(CoreError::plan(
-                "target.groups",
-                format!("hold {models} models; at most {MAX_MODELS} are allowed"),
-            ));
-        }
-        let mut seen = vec![false; t.groups.len()];
-        for (i, &g) in t.order.iter().enumerate() {
-            if g >= t.groups.len() || seen[g] {
-                return Err(CoreError::plan(
-                    format!("target.order[{i}]"),
-                    format!("{g} is not a group index or is listed twice"),
-                ));
-            }
-            seen[g] = true;
-        }
-        if seen.iter().any(|s| !s) {
-            return Err(CoreError::plan(
-                "target.order",
-                "must list every group exactly once",
-            ));
-        }
-        let wounds: u64 = t
-            .groups
-            .iter()
-            .map(|g| u64::from(g.models) * u64::from(g.wounds))
-            .sum();
-        if wounds > MAX_VALUE {
-            return Err(CoreError::plan(
-                "target.groups",
-                format!("hold {wounds} wounds in all; at most {MAX_VALUE} are allowed"),
-            ));
+        validate_target("target", &self.target)?;
+        if let Some(a) = &self.attacker {
+            validate_target("attacker", a)?;
         }
         let mut bounds = Bounds {
             counters: vec![0; self.counters.len()],
@@ -507,7 +551,20 @@ impl Plan {
             match s {
                 Sequence::MortalWounds(m) => {
                     let c = self.counter_index(&format!("{base}.counter"), m.counter.as_ref())?;
-                    bounds.add(c, u64::from(m.amount.max()));
+                    let times = match m.rolls {
+                        None => 1,
+                        Some(r) => {
+                            check_die(&format!("{base}.rolls.die"), r.die)?;
+                            if r.count > MAX_MODELS {
+                                return Err(CoreError::plan(
+                                    format!("{base}.rolls.count"),
+                                    format!("is {}; at most {MAX_MODELS} are allowed", r.count),
+                                ));
+                            }
+                            u64::from(r.count)
+                        }
+                    };
+                    bounds.add(c, times * u64::from(m.amount.max()));
                 }
                 Sequence::Attack(p) => self.validate_pool(&base, p, &mut bounds)?,
             }

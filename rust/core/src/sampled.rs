@@ -17,8 +17,8 @@
 
 use crate::alias::AliasTable;
 use crate::executor::{
-    bump, declare, gather_attacks, inflict, resolve_deferred, resolve_save_faces, unsaved, Inflict,
-    InflictKind, Program, RunAction, RunPool, RunSequence, RunTest, Workspace,
+    bump, declare, gather_attacks, inflict, mortal_source, resolve_deferred, resolve_save_faces,
+    unsaved, Inflict, InflictKind, Program, RunAction, RunPool, RunSequence, RunTest, Workspace,
 };
 use crate::plan::Outcome;
 use crate::rng::{DiceSource, Stream};
@@ -336,22 +336,11 @@ pub fn run_trial(
     ws: &mut Workspace<'_>,
     stream: &mut Stream,
 ) {
-    ws.state.reset();
-    ws.counters.iter_mut().for_each(|c| *c = 0);
-    ws.deferred.clear();
+    ws.reset();
     for (index, (seq, tables)) in program.sequences.iter().zip(&sampler.pools).enumerate() {
         match (seq, tables) {
             (RunSequence::Pool(pool), Some(tables)) => run_pool(index, pool, tables, ws, stream),
-            (
-                RunSequence::Mortal {
-                    amount, counter, ..
-                },
-                _,
-            ) => {
-                let n = amount.roll(stream);
-                bump(&mut ws.counters, *counter, n);
-                crate::executor::inflict_mortal(ws, n, true, None, stream, &mut NoTrace);
-            }
+            (RunSequence::Mortal { .. }, _) => mortal_source(seq, ws, stream, &mut NoTrace),
             (RunSequence::Pool(_), None) => unreachable!("a Sampler has tables for every pool"),
         }
     }

@@ -1,6 +1,6 @@
 //! The target's state during one trial, and the allocation rules that read it.
 
-use crate::plan::{Group, Target};
+use crate::plan::{Group, Side, Target};
 use crate::rng::DiceSource;
 use crate::trace::{Event, Observer};
 
@@ -19,11 +19,13 @@ pub struct TargetState<'p> {
     pub damage: u32,
     pub destroyed: u32,
     models: u32,
+    /// Which side these models are on, for the events they report.
+    pub side: Side,
 }
 
 impl<'p> TargetState<'p> {
     #[must_use]
-    pub fn new(target: &'p Target) -> Self {
+    pub fn new(target: &'p Target, side: Side) -> Self {
         let mut preference = vec![0; target.groups.len()];
         for (pos, &g) in target.order.iter().enumerate() {
             preference[g] = pos;
@@ -37,6 +39,7 @@ impl<'p> TargetState<'p> {
             damage: 0,
             destroyed: 0,
             models: target.groups.iter().map(|g| g.models).sum(),
+            side,
         }
     }
 
@@ -112,6 +115,7 @@ impl<'p> TargetState<'p> {
                     let roll = dice.roll(6);
                     let ignored = roll >= f;
                     obs.event(Event::FeelNoPain {
+                        side: self.side,
                         group: g,
                         roll,
                         ignored,
@@ -133,6 +137,7 @@ impl<'p> TargetState<'p> {
             self.destroyed += 1;
             self.front[g] = self.groups[g].wounds;
             obs.event(Event::ModelDestroyed {
+                side: self.side,
                 group: g,
                 left_in_group: self.alive[g],
             });
@@ -254,7 +259,7 @@ mod tests {
         for d in 1..=6 {
             for pre in 0..12 {
                 for attacks in 0..16 {
-                    let mut one = TargetState::new(&target);
+                    let mut one = TargetState::new(&target, Side::Target);
                     let mut order = Vec::new();
                     one.declare_order(&mut order);
                     // Wound the unit a little first so front models start partly wounded.

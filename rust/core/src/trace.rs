@@ -4,20 +4,17 @@
 //! [`NoTrace`], whose empty methods compile away, so tracing costs nothing
 //! when nobody listens.
 
-use crate::plan::Outcome;
+use crate::plan::{Outcome, Side};
 
 /// One thing that happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
+    /// A hazard-style roll of a mortal-wound source, and whether it failed.
+    Roll { roll: u32, failed: bool },
     /// A sequence (attack pool or mortal-wound source) starts.
-    Sequence {
-        index: usize,
-        name: String,
-    },
+    Sequence { index: usize, name: String },
     /// The number of attack dice a pool gathered.
-    Attacks {
-        count: u32,
-    },
+    Attacks { count: u32 },
     /// A die rolled in a test; `rerolled_from` holds the first roll if re-rolled.
     Test {
         step: usize,
@@ -26,9 +23,7 @@ pub enum Event {
         outcome: Outcome,
     },
     /// The allocation order declared for a pool (group indices).
-    Order {
-        groups: Vec<usize>,
-    },
+    Order { groups: Vec<usize> },
     /// A save roll, in the order resolved (lowest first), and where it went.
     Save {
         roll: u32,
@@ -36,21 +31,21 @@ pub enum Event {
         saved: bool,
     },
     /// Damage rolled for an unsaved attack.
-    Damage {
-        group: usize,
-        amount: u32,
-    },
-    /// Mortal wounds inflicted.
+    Damage { group: usize, amount: u32 },
+    /// Mortal wounds inflicted on `against`.
     Mortal {
+        against: Side,
         amount: u32,
         spill: bool,
     },
     FeelNoPain {
+        side: Side,
         group: usize,
         roll: u32,
         ignored: bool,
     },
     ModelDestroyed {
+        side: Side,
         group: usize,
         left_in_group: u32,
     },

@@ -683,3 +683,42 @@ fn fast_path_matches_die_by_die_with_focus_deferred_and_modified_damage() {
     second["steps"][0]["effects"] = json!([{"on": "critical", "action": "unsaved"}]);
     both_paths(&plan_with(&target, &json!([first, second])), 200_000);
 }
+
+#[test]
+fn hazard_rolls_hurt_the_attackers_own_models_or_are_only_counted() {
+    let mut plan = plan_with(
+        &unsaveable_target(),
+        &json!([one_gun("1"),
+        {"kind": "mortal_wounds", "name": "Hazardous", "amount": "3", "counter": "mortal_wounds",
+         "rolls": {"count": 2, "fail_at_most": 1}, "against": "attacker", "spill": false}]),
+    );
+    // Without the attacker's models the mortal wounds are only counted.
+    let (out, _, used) = replay(&program(&plan), vec![1, 1, 1, 4]).unwrap();
+    assert_eq!((out.counters[2], out.attacker, used), (3, None, 4));
+    assert_eq!(program(&plan).numbers().len(), 5);
+    // With them, the 3 mortal wounds stop at the one model they start on.
+    plan["attacker"] =
+        json!({"groups": [{"name": "Gunner", "models": 2, "wounds": 2}], "order": [0]});
+    let p = program(&plan);
+    assert_eq!(
+        &p.numbers()[5..],
+        ["attacker_damage", "attacker_models_destroyed"]
+    );
+    let (out, events, _) = replay(&p, vec![1, 1, 1, 4]).unwrap();
+    assert_eq!(out.attacker, Some((2, 1)));
+    assert_eq!(
+        (out.damage, out.destroyed),
+        (0, 0),
+        "the gun's wounds rolled 1: nothing hit the target"
+    );
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::ModelDestroyed {
+            side: mathhammer_core::plan::Side::Attacker,
+            ..
+        }
+    )));
+    // The histograms carry the attacker's numbers too, on both paths.
+    plan["sequences"][0]["steps"] = json!([]);
+    both_paths(&plan, 100_000);
+}

@@ -5,6 +5,7 @@ mod error;
 
 use error::PyCoreErr;
 use mathhammer_core::montecarlo::{simulate_with, RunOptions};
+use mathhammer_core::plan::Side;
 use mathhammer_core::sampled::Sampler;
 use mathhammer_core::trace::Event;
 use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner};
@@ -105,6 +106,11 @@ impl PyCompiledPlan {
     fn counters(&self) -> Vec<String> {
         self.program.plan.counters.clone()
     }
+    /// Names of every number `simulate` returns a histogram for, in order.
+    #[getter]
+    fn numbers(&self) -> Vec<String> {
+        self.program.numbers()
+    }
     /// Names of the target's groups, by index.
     #[getter]
     fn groups(&self) -> Vec<String> {
@@ -127,8 +133,8 @@ impl PyCompiledPlan {
     }
 }
 
-/// Run `trials` trials; returns one histogram (uint64 array) per counter,
-/// then damage, then models destroyed. The GIL is released while the trials
+/// Run `trials` trials; returns one histogram (uint64 array) per name in
+/// `plan.numbers`. The GIL is released while the trials
 /// run; about ten times a second it is taken back briefly to honour Ctrl-C and
 /// call `progress(done, total)`.
 #[pyfunction(name = "simulate", signature = (plan, trials, seed, threads = 0, progress = None, die_by_die = false))]
@@ -186,9 +192,31 @@ fn enter_core<T: Send>(
     }
 }
 
-fn event_dict<'py>(py: Python<'py>, e: &Event, groups: &[String]) -> PyResult<Bound<'py, PyDict>> {
+/// Names of one side's groups, by index, for the events.
+struct GroupNames {
+    target: Vec<String>,
+    attacker: Vec<String>,
+}
+
+impl GroupNames {
+    fn name(&self, side: Side, g: usize) -> String {
+        match side {
+            Side::Target => self.target[g].clone(),
+            Side::Attacker => self.attacker[g].clone(),
+        }
+    }
+}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::Target => "target",
+        Side::Attacker => "attacker",
+    }
+}
+
+fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let name = |g: usize| groups[g].clone();
+    let name = |g: usize| names.name(Side::Target, g);
     match e {
         Event::Sequence { index, name: n } => {
             d.set_item("event", "sequence")?;
@@ -211,6 +239,11 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, groups: &[String]) -> PyResult<Bo
             d.set_item("rerolled_from", rerolled_from)?;
             d.set_item("outcome", format!("{outcome:?}").to_lowercase())?;
         }
+        Event::Roll { roll, failed } => {
+            d.set_item("event", "roll")?;
+            d.set_item("roll", roll)?;
+            d.set_item("failed", failed)?;
+        }
         Event::Order { groups: order } => {
             d.set_item("event", "order")?;
             d.set_item("groups", order.iter().map(|&g| name(g)).collect::<Vec<_>>())?;
@@ -226,27 +259,36 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, groups: &[String]) -> PyResult<Bo
             d.set_item("group", name(*group))?;
             d.set_item("amount", amount)?;
         }
-        Event::Mortal { amount, spill } => {
+        Event::Mortal {
+            against,
+            amount,
+            spill,
+        } => {
             d.set_item("event", "mortal_wounds")?;
+            d.set_item("side", side_name(*against))?;
             d.set_item("amount", amount)?;
             d.set_item("spill", spill)?;
         }
         Event::FeelNoPain {
+            side,
             group,
             roll,
             ignored,
         } => {
             d.set_item("event", "feel_no_pain")?;
-            d.set_item("group", name(*group))?;
+            d.set_item("side", side_name(*side))?;
+            d.set_item("group", names.name(*side, *group))?;
             d.set_item("roll", roll)?;
             d.set_item("ignored", ignored)?;
         }
         Event::ModelDestroyed {
+            side,
             group,
             left_in_group,
         } => {
             d.set_item("event", "model_destroyed")?;
-            d.set_item("group", name(*group))?;
+            d.set_item("side", side_name(*side))?;
+            d.set_item("group", names.name(*side, *group))?;
             d.set_item("left_in_group", left_in_group)?;
         }
     }
@@ -255,16 +297,41 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, groups: &[String]) -> PyResult<Bo
 
 /// Resolve one trial with the given dice, in the executor's documented draw
 /// order. Returns a dict: `counters` (name -> value), `damage`,
-/// `models_destroyed`, `dice_used` and `events` (one dict per step).
+/// `models_destroyed` (and `attacker_damage`, `attacker_models_destroyed`
+/// when the Plan lists the attacker's models), `dice_used` and `events` (one
+/// dict per step).
 #[pyfunction(name = "replay")]
+#[allow(clippy::needless_pass_by_value)] // PyO3 hands extracted arguments over by value
 fn replay_py<'py>(
     py: Python<'py>,
     plan: &PyCompiledPlan,
-    dice: Vec<u32>,
+    dice: Vec<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let values = dice
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.extract::<u32>().ok().filter(|&x| x >= 1).ok_or_else(|| {
+                PyCoreErr(CoreError::Script {
+                    reason: format!(
+                        "value {v} at position {i} is not a die result (a whole number from 1)"
+                    ),
+                })
+            })
+        })
+        .collect::<Result<Vec<u32>, PyCoreErr>>()?;
     let (outcome, events, used) =
-        mathhammer_core::replay(&plan.program, dice).map_err(PyCoreErr)?;
-    let groups = plan.groups();
+        mathhammer_core::replay(&plan.program, values).map_err(PyCoreErr)?;
+    let names = GroupNames {
+        target: plan.groups(),
+        attacker: plan
+            .program
+            .plan
+            .attacker
+            .iter()
+            .flat_map(|a| a.groups.iter().map(|g| g.name.clone()))
+            .collect(),
+    };
     let d = PyDict::new(py);
     let counters = PyDict::new(py);
     for (name, v) in plan.program.plan.counters.iter().zip(&outcome.counters) {
@@ -273,10 +340,14 @@ fn replay_py<'py>(
     d.set_item("counters", counters)?;
     d.set_item("damage", outcome.damage)?;
     d.set_item("models_destroyed", outcome.destroyed)?;
+    if let Some((damage, destroyed)) = outcome.attacker {
+        d.set_item("attacker_damage", damage)?;
+        d.set_item("attacker_models_destroyed", destroyed)?;
+    }
     d.set_item("dice_used", used)?;
     let list = events
         .iter()
-        .map(|e| event_dict(py, e, &groups))
+        .map(|e| event_dict(py, e, &names))
         .collect::<PyResult<Vec<_>>>()?;
     d.set_item("events", list)?;
     Ok(d)
