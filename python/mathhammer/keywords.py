@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mathhammer.versions import Rule
+
 
 def exact_name(name: str) -> Callable[[str], Mapping[str, Any] | None]:
     """A parser that accepts the keyword's name alone, in any case."""
@@ -37,6 +39,8 @@ class KeywordSpec:
         parse: Returns parameters for a datasheet spelling that is this
             keyword, or ``None`` for any other text. Defaults to the name alone.
         description: One line for ``mathhammer plugins``.
+        rule: The keyword's versions, when it changed between editions; the
+            ruleset resolves the version a weapon uses and hands it to ``apply``.
     """
 
     ruleset: str
@@ -44,6 +48,7 @@ class KeywordSpec:
     apply: Callable[..., None]
     parse: Callable[[str], Mapping[str, Any] | None] | None = None
     description: str = ""
+    rule: Rule | None = None
 
     def match(self, text: str) -> Mapping[str, Any] | None:
         """Parameters if ``text`` spells this keyword, else ``None``."""

@@ -267,7 +267,7 @@ def test_models_with_same_w_sv_insv_share_a_group(registry: Registry) -> None:
     plan = mathhammer.compile_scenario(scenario(gun(), target=t), registry=registry).plan
     assert [(g.name, g.models) for g in plan.target.groups] == [("Sergeant + Trooper", 5)]
     mixed = replace(t, models=(t.models[0], replace(t.models[1], feel_no_pain=5)))
-    with pytest.raises(ScenarioError, match="their Feel No Pain differs"):
+    with pytest.raises(ScenarioError, match="their Feel No Pain or damage reduction differs"):
         mathhammer.compile_scenario(scenario(gun(), target=mixed), registry=registry)
 
 

@@ -7,12 +7,22 @@ limits the core enforces, reported against the scenario's own field names.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from mathhammer import _core
 from mathhammer.exceptions import DiceError, ScenarioError
-from mathhammer_wh40k.model import Attacker, ModelProfile, Modifiers, MortalWoundsAbility, Scenario, Target, Weapon
+from mathhammer.versions import VersionChoice
+from mathhammer_wh40k.model import (
+    Attacker,
+    Context,
+    ModelProfile,
+    Modifiers,
+    MortalWoundsAbility,
+    Scenario,
+    Target,
+    Weapon,
+)
 
 MAX_CHARACTERISTIC = 30
 REROLLS = ("none", "ones", "failures", "non_critical")
@@ -65,6 +75,14 @@ class _Checker:
         for name in ("reroll_hits", "reroll_wounds"):
             if getattr(m, name) not in REROLLS:
                 self.fail(f"{base}.{name}", f"is {getattr(m, name)!r}; expected one of {', '.join(REROLLS)}")
+        self.roll(f"{base}.critical_hit", m.critical_hit, optional=False, what="a critical hit threshold")
+        self.roll(f"{base}.critical_wound", m.critical_wound, optional=False, what="a critical wound threshold")
+
+    def names(self, field: str, value: Any) -> None:
+        if not isinstance(value, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            self.fail(field, f"must map rule names to version names, not {value!r}")
 
     def model(self, base: str, m: Any) -> None:
         self.kind(base, m, ModelProfile, "a ModelProfile")
@@ -76,6 +94,8 @@ class _Checker:
         self.roll(f"{base}.feel_no_pain", m.feel_no_pain, optional=True, what="Feel No Pain")
         self.roll(f"{base}.feel_no_pain_mortal", m.feel_no_pain_mortal, optional=True, what="Feel No Pain")
         self.kind(f"{base}.character", m.character, bool, "true or false")
+        self.integer(f"{base}.damage_reduction", m.damage_reduction, 0, 1000, "a damage reduction")
+        self.kind(f"{base}.halve_damage", m.halve_damage, bool, "true or false")
 
     def weapon(self, base: str, w: Any) -> int:
         """Check one weapon; return the most attack dice it can make."""
@@ -98,6 +118,7 @@ class _Checker:
             self.dice(f"{base}.mortal_wounds", w.mortal_wounds, "a number of mortal wounds")
         self.items(f"{base}.keywords", w.keywords, str, "keyword text")
         self.modifiers(f"{base}.modifiers", w.modifiers)
+        self.names(f"{base}.rules", w.rules)
         return int(w.count) * int(attacks.max)
 
 
@@ -122,6 +143,12 @@ def check_scenario(s: Scenario, source: str | None = None) -> None:
         c.dice(f"attacker.mortal_wounds[{i}].amount", a.amount, "a number of mortal wounds")
     for i, m in enumerate(c.items("attacker.models", s.attacker.models, ModelProfile, "ModelProfile")):
         c.model(f"attacker.models[{i}]", m)
+    c.items("attacker.keywords", s.attacker.keywords, str, "keyword text")
+    c.kind("context", s.context, Context, "a Context")
+    for name, value in vars(s.context).items():
+        c.kind(f"context.{name}", value, bool, "true or false")
+    c.kind("rules", s.rules, VersionChoice, "a VersionChoice")
+    c.names("rules", s.rules.rules)
     t = s.target
     c.kind("target.name", t.name, str, "text")
     c.integer("target.toughness", t.toughness, 1, MAX_CHARACTERISTIC, "T")

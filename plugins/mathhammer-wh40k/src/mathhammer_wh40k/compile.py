@@ -3,8 +3,8 @@
 The mapping, rule by rule (section names from the specification):
 
 - Gather attack dice: weapons whose attacks are identical (same type, BS/WS,
-  S, AP, D, keywords and modifiers) pool their dice, whatever their A; pools
-  resolve in the order the attacker first lists them.
+  S, AP, D, keywords, rule versions and modifiers) pool their dice, whatever
+  their A; pools resolve in the order the attacker first lists them.
 - Hit roll: unmodified 1 fails, unmodified 6 is a critical hit, else the roll
   plus modifiers (summed, capped to +/-1) must reach BS/WS. A weapon that
   automatically hits rolls nothing and scores no critical hits.
@@ -12,13 +12,18 @@ The mapping, rule by rule (section names from the specification):
   wound, modifiers capped to +/-1.
 - Saves: rolled together, lowest first, through the allocation groups in the
   declared order; AP modifies Sv, InSv is unmodified, a 1 always fails.
-- Damage: the D characteristic, rolled per unsaved attack; excess is lost.
+- Damage: the D characteristic, rolled per unsaved attack; excess is lost;
+  a model's damage reduction and halving apply (halve, subtract, never below 1).
 - Mortal wounds "in addition to the normal damage" (weapon field
   ``mortal_wounds``): every attack that wounds queues them; they are inflicted
   after the pool's normal damage, even if that damage was saved.
 - Mortal wounds: one at a time, 1 damage each, spilling over, in the 11th
   edition order (wounded non-CHARACTER, non-CHARACTER, wounded CHARACTER,
   CHARACTER); abilities' mortal wounds resolve before the weapons.
+- Keywords: each pool calls its keywords' ``apply`` with a
+  :class:`~mathhammer_wh40k.keyword_api.WeaponRules`, in the order listed.
+  A keyword written ``Name: KEYWORD`` applies only against a target with
+  that keyword (``[LETHAL HITS: VEHICLE]``).
 """
 
 from __future__ import annotations
@@ -31,10 +36,18 @@ from mathhammer.exceptions import PluginError, ScenarioError, UnknownKeywordErro
 from mathhammer.keywords import KeywordSpec, KeywordTable
 from mathhammer.plan import AttackPool, Attacks, Effect, Group, MortalWounds, Plan, Reroll, Save, Target, Test
 from mathhammer.ruleset import Compiled
+from mathhammer.versions import Rule, check_choice
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.keyword_api import WeaponRules
-from mathhammer_wh40k.model import Scenario, Weapon
-from mathhammer_wh40k.rules import HIT_MODIFIER_CAP, WOUND_MODIFIER_CAP, allocation_order, create_groups, wound_target
+from mathhammer_wh40k.model import ModelProfile, Scenario, Weapon
+from mathhammer_wh40k.rules import (
+    HIT_MODIFIER_CAP,
+    WOUND_MODIFIER_CAP,
+    AllocationGroup,
+    allocation_order,
+    create_groups,
+    wound_target,
+)
 
 COUNTERS = ["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"]
 LABELS = {
@@ -45,12 +58,21 @@ LABELS = {
     "mortal_wounds": "Mortal wounds",
     "damage": "Damage dealt",
     "models_destroyed": "Models destroyed",
+    "attacker_damage": "Attacker damage",
+    "attacker_models_destroyed": "Attacker destroyed",
 }
 RULE_VERSIONS = {
     "attack_sequence": "11e (specification)",
     "hit_modifier_cap": "+/-1 (specification)",
     "mortal_wounds": "spill over (specification); 11e allocation order",
 }
+EDITIONS = ("10e", "11e")
+"""Edition presets a scenario may name in ``[rules] edition``."""
+
+REROLL_BREADTH: tuple[Reroll, ...] = ("none", "ones", "failures", "non_critical")
+"""Re-roll policies from narrowest to broadest: each re-rolls everything the previous one does."""
+
+Resolved = list[tuple[KeywordSpec, Mapping[str, Any]]]
 
 
 def _pool_key(w: Weapon) -> tuple[object, ...]:
@@ -64,23 +86,25 @@ def _pool_key(w: Weapon) -> tuple[object, ...]:
         w.auto_hit,
         w.mortal_wounds,
         tuple(sorted(w.keywords)),
+        tuple(sorted(w.rules.items())),
         w.modifiers,
     )
 
 
-REROLL_BREADTH: tuple[Reroll, ...] = ("none", "ones", "failures", "non_critical")
-"""Re-roll policies from narrowest to broadest: each re-rolls everything the previous one does."""
+def _resolve_keywords(scenario: Scenario, keywords: KeywordTable) -> dict[int, Resolved]:
+    """Each weapon's keywords that apply to this target, resolved.
 
-
-def _resolve_keywords(
-    scenario: Scenario, keywords: KeywordTable
-) -> dict[int, list[tuple[KeywordSpec, Mapping[str, Any]]]]:
-    """Each weapon's keywords, resolved; an unknown spelling is an error listing the known ones."""
-    resolved: dict[int, list[tuple[KeywordSpec, Mapping[str, Any]]]] = {}
+    An unknown spelling is an error listing the known ones. ``Name: KEYWORD``
+    applies only when the target has KEYWORD. The same ability listed twice
+    with the same parameters applies once: abilities do not stack.
+    """
+    target_keywords = {k.casefold() for k in scenario.target.keywords}
+    resolved: dict[int, Resolved] = {}
     for i, w in enumerate(scenario.attacker.weapons):
         found = resolved.setdefault(i, [])
         for j, text in enumerate(w.keywords):
-            match = keywords.resolve(text)
+            spelling, _, restriction = text.partition(":")
+            match = keywords.resolve(spelling if restriction else text)
             if match is None:
                 known = ", ".join(keywords.names()) or "none are installed"
                 raise UnknownKeywordError(
@@ -88,54 +112,100 @@ def _resolve_keywords(
                     source=scenario.source,
                     field=f"attacker.weapons[{i}].keywords[{j}]",
                 )
-            # The same ability listed twice (in any spelling) applies once.
+            if restriction and restriction.strip().casefold() not in target_keywords:
+                continue
             if not any(spec is match[0] and params == match[1] for spec, params in found):
                 found.append(match)
     return resolved
 
 
+def known_rules(keywords: KeywordTable) -> dict[str, Rule]:
+    """Every rule with versions: the registered keywords'."""
+    return {spec.rule.name: spec.rule for spec in keywords.specs.values() if spec.rule is not None}
+
+
+def _group(g: AllocationGroup) -> Group:
+    p = g.profile
+    return Group(
+        name=g.name,
+        models=g.models,
+        wounds=p.wounds,
+        tier=1 if g.character else 0,
+        save=p.save,
+        invulnerable=p.invulnerable,
+        feel_no_pain=p.feel_no_pain,
+        feel_no_pain_mortal=p.feel_no_pain_mortal,
+        damage_divisor=2 if p.halve_damage else 1,
+        damage_reduction=p.damage_reduction,
+    )
+
+
+def _side(models: tuple[ModelProfile, ...], order: tuple[str, ...], source: str | None) -> Target:
+    from mathhammer_wh40k.model import Target as Unit
+
+    unit = Unit("", toughness=1, models=models, allocation_order=order)
+    groups = create_groups(unit, source)
+    return Target(
+        groups=[_group(g) for g in groups],
+        order=allocation_order(unit, groups, source),
+        wounded_groups_first=True,
+    )
+
+
 def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     """Compile a scenario into a Plan; every error names the scenario's file and field."""
     check_scenario(scenario)
-    resolved = _resolve_keywords(scenario, keywords)
     source = scenario.source
-    groups = create_groups(scenario.target, source)
-    order = allocation_order(scenario.target, groups, source)
-    target = Target(
-        groups=[
-            Group(
-                name=g.name,
-                models=g.models,
-                wounds=g.profile.wounds,
-                tier=1 if g.character else 0,
-                save=g.profile.save,
-                invulnerable=g.profile.invulnerable,
-                feel_no_pain=g.profile.feel_no_pain,
-                feel_no_pain_mortal=g.profile.feel_no_pain_mortal,
-            )
-            for g in groups
-        ],
-        order=order,
-        wounded_groups_first=True,
-    )
-    plan = Plan(counters=list(COUNTERS), target=target)
+    check_choice(scenario.rules, known_rules(keywords), EDITIONS, source=source)
+    resolved = _resolve_keywords(scenario, keywords)
+    target = _side(scenario.target.models, scenario.target.allocation_order, source)
+    attacker = _side(scenario.attacker.models, (), source) if scenario.attacker.models else None
+    plan = Plan(counters=list(COUNTERS), target=target, attacker=attacker)
     for ability in scenario.attacker.mortal_wounds:
         plan.sequences.append(MortalWounds(ability.name, _dice(ability.amount), counter="mortal_wounds"))
     pools: dict[tuple[object, ...], list[int]] = {}
     for i, w in enumerate(scenario.attacker.weapons):
         pools.setdefault(_pool_key(w), []).append(i)
     versions = dict(RULE_VERSIONS)
+    used: dict[str, list[str]] = {}
+    after_attacks: list[MortalWounds] = []
     for members in pools.values():
         weapons = [scenario.attacker.weapons[i] for i in members]
         pool, hit, wound = _pool(weapons, scenario)
+        finalizers: list[Any] = []
         for spec, params in resolved[members[0]]:
-            rules = WeaponRules(weapons, scenario, pool, hit, wound, params, versions)
-            _apply(spec, rules, keywords, scenario, members[0])
+            version = None
+            if spec.rule is not None:
+                version = scenario.rules.resolve(
+                    spec.rule, weapon=weapons[0].rules, source=source, where=f"attacker.weapons[{members[0]}]."
+                )
+                used.setdefault(spec.rule.name, [])
+                if version not in used[spec.rule.name]:
+                    used[spec.rule.name].append(version)
+            rules = WeaponRules(
+                weapons=weapons,
+                scenario=scenario,
+                pool=pool,
+                hit=hit,
+                wound=wound,
+                params=params,
+                rule_versions=versions,
+                version=version,
+                context=scenario.context,
+                after_attacks=after_attacks,
+                finalizers=finalizers,
+                target_groups=target.groups,
+            )
+            _apply(spec, rules, keywords, members[0])
+        for finish in finalizers:
+            finish()
         plan.sequences.append(pool)
+    plan.sequences += after_attacks
+    versions.update({rule: ", ".join(v) for rule, v in used.items()})
     return Compiled(plan=plan, rule_versions=versions, stage_labels=dict(LABELS))
 
 
-def _apply(spec: KeywordSpec, rules: WeaponRules, keywords: KeywordTable, scenario: Scenario, weapon: int) -> None:
+def _apply(spec: KeywordSpec, rules: WeaponRules, keywords: KeywordTable, weapon: int) -> None:
     """Let a keyword edit the pool; its failure names the keyword and its plugin."""
     try:
         spec.apply(rules)
@@ -173,7 +243,7 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
             modifier_min=-HIT_MODIFIER_CAP,
             modifier_max=HIT_MODIFIER_CAP,
             natural_fail=1,
-            critical=6,
+            critical=min(mods.critical_hit, common.critical_hit),
             reroll=_broadest(mods.reroll_hits, common.reroll_hits),
             counter="hits",
         )
@@ -184,7 +254,7 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
         modifier_min=-WOUND_MODIFIER_CAP,
         modifier_max=WOUND_MODIFIER_CAP,
         natural_fail=1,
-        critical=6,
+        critical=min(mods.critical_wound, common.critical_wound),
         reroll=_broadest(mods.reroll_wounds, common.reroll_wounds),
         counter="wounds",
     )

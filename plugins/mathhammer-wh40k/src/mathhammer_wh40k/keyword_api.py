@@ -4,20 +4,21 @@ A keyword is registered with :class:`mathhammer.KeywordSpec` for ruleset
 ``"wh40k"``. While a scenario compiles, every pool of identical attacks whose
 weapons list the keyword calls ``spec.apply(rules)`` once with a
 :class:`WeaponRules`; ``apply`` edits ``rules.pool``, ``rules.hit`` and
-``rules.wound`` (Plan primitives from :mod:`mathhammer.plan`) and records the
-rule version it followed in ``rules.rule_versions``. Keywords apply in the
-order the weapon lists them; a keyword listed twice with the same parameters
-(in any spelling) applies once, since abilities do not stack.
+``rules.wound`` (Plan primitives from :mod:`mathhammer.plan`). Keywords apply
+in the order the weapon lists them; a keyword listed twice with the same
+parameters (in any spelling) applies once, since abilities do not stack.
+A keyword with versions (``KeywordSpec.rule``) gets the version the scenario
+selected in ``rules.version``; the Result records it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from mathhammer.plan import AttackPool, Test
-from mathhammer_wh40k.model import Scenario, Weapon
+from mathhammer.plan import AttackPool, Group, MortalWounds, Test
+from mathhammer_wh40k.model import Context, Scenario, Weapon
 
 
 @dataclass
@@ -26,12 +27,19 @@ class WeaponRules:
 
     Attributes:
         weapons: The weapons pooled here (they share every rule, keywords included).
-        scenario: The whole scenario (target keywords, models, modifiers).
+        scenario: The whole scenario (target keywords and models, modifiers).
         pool: The Plan's attack pool being built.
         hit: The pool's hit test (``automatic`` for weapons that hit automatically).
         wound: The pool's wound test.
         params: What the keyword's ``parse`` returned for this weapon's spelling.
-        rule_versions: Rule name to version; record the version you followed.
+        rule_versions: Rule name to version, as the Result reports them.
+        version: The version of this keyword's rule to follow (``None`` if it has none).
+        context: Situational facts (half range, charged, in cover, ...).
+        after_attacks: Sequences to run after every pool (hazard tests); append to it.
+        finalizers: Callables run after every keyword of this pool has applied,
+            for rules that must see the others' edits (ignoring modifiers).
+        target_groups: The target's allocation groups, by index (for focus and
+            per-group save modifiers).
     """
 
     weapons: list[Weapon]
@@ -41,8 +49,21 @@ class WeaponRules:
     wound: Test
     params: Mapping[str, Any]
     rule_versions: dict[str, str]
+    version: str | None = None
+    context: Context = field(default_factory=Context)
+    after_attacks: list[MortalWounds] = field(default_factory=list)
+    finalizers: list[Callable[[], None]] = field(default_factory=list)
+    target_groups: list[Group] = field(default_factory=list)
 
     @property
     def weapon(self) -> Weapon:
         """The first weapon of the pool (all share the same rules)."""
         return self.weapons[0]
+
+    def target_has(self, keyword: str) -> bool:
+        """Does the target unit have ``keyword`` (any case)?"""
+        return keyword.casefold() in {k.casefold() for k in self.scenario.target.keywords}
+
+    def target_models(self) -> int:
+        """Models in the target unit when it was selected."""
+        return sum(m.count for m in self.scenario.target.models)

@@ -9,9 +9,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from mathhammer.fields import Fields
+from mathhammer.versions import VersionChoice
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.model import (
     Attacker,
+    Context,
     ModelProfile,
     Modifiers,
     MortalWoundsAbility,
@@ -32,6 +34,8 @@ def _modifiers(f: Fields | None) -> Modifiers:
         save=f.integer("save", 0),
         reroll_hits=f.text("reroll_hits", "none", choices=REROLLS),
         reroll_wounds=f.text("reroll_wounds", "none", choices=REROLLS),
+        critical_hit=f.roll("critical_hit", 6, best=2, worst=6),
+        critical_wound=f.roll("critical_wound", 6, best=2, worst=6),
     )
     f.done()
     return m
@@ -51,9 +55,36 @@ def _weapon(f: Fields) -> Weapon:
         auto_hit=f.flag("auto_hit", False),
         mortal_wounds=f.dice("mortal_wounds", None),
         modifiers=_modifiers(f.table("modifiers", None)),
+        rules=_rule_names(f.table("rules", None)),
     )
     f.done()
     return w
+
+
+def _rule_names(f: Fields | None) -> dict[str, str]:
+    """A table of rule name to version name (checked against the rules when compiling)."""
+    if f is None:
+        return {}
+    names = {key: f.text(key) for key in list(f.data)}
+    f.done()
+    return names
+
+
+def _versions(f: Fields | None) -> VersionChoice:
+    if f is None:
+        return VersionChoice()
+    edition = f.text("edition", None)
+    rules = {key: f.text(key) for key in list(f.data) if key != "edition"}
+    f.done()
+    return VersionChoice(edition=edition, rules=rules)
+
+
+def _context(f: Fields | None) -> Context:
+    if f is None:
+        return Context()
+    c = Context(**{name: f.flag(name, default) for name, default in vars(Context()).items()})
+    f.done()
+    return c
 
 
 def _model(f: Fields) -> ModelProfile:
@@ -70,6 +101,8 @@ def _model(f: Fields) -> ModelProfile:
         feel_no_pain=optional_roll("feel_no_pain"),
         feel_no_pain_mortal=optional_roll("feel_no_pain_mortal"),
         character=f.flag("character", False),
+        damage_reduction=f.integer("damage_reduction", 0),
+        halve_damage=f.flag("halve_damage", False),
     )
     f.done()
     return m
@@ -90,6 +123,7 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
         weapons=tuple(_weapon(w) for w in a.tables("weapons", [])),
         mortal_wounds=tuple(_mortal_wounds(m) for m in a.tables("mortal_wounds", [])),
         models=tuple(_model(m) for m in a.tables("models", [])),
+        keywords=tuple(a.texts("keywords", [])),
     )
     a.done()
     t = root.table("target")
@@ -102,7 +136,12 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
     )
     t.done()
     scenario = Scenario(
-        attacker=attacker, target=target, modifiers=_modifiers(root.table("modifiers", None)), source=source
+        attacker=attacker,
+        target=target,
+        modifiers=_modifiers(root.table("modifiers", None)),
+        context=_context(root.table("context", None)),
+        rules=_versions(root.table("rules", None)),
+        source=source,
     )
     root.done()
     check_scenario(scenario, source)

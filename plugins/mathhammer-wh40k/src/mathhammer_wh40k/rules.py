@@ -71,10 +71,10 @@ def create_groups(target: Target, source: str | None = None) -> list[AllocationG
             groups.append(AllocationGroup(m.name, m.count, m, False, (m.name,)))
             continue
         g = groups[shared[key]]
-        if (g.profile.feel_no_pain, g.profile.feel_no_pain_mortal) != (m.feel_no_pain, m.feel_no_pain_mortal):
+        if _defences(g.profile) != _defences(m):
             raise ScenarioError(
                 f"{m.name!r} shares W, Sv and InSv with {g.members[0]!r}, so they form one allocation group, "
-                "but their Feel No Pain differs; give them the same Feel No Pain",
+                "but their Feel No Pain or damage reduction differs; give them the same",
                 source=source,
                 field=f"target.models[{i}]",
             )
@@ -82,6 +82,11 @@ def create_groups(target: Target, source: str | None = None) -> list[AllocationG
             f"{g.name} + {m.name}", g.models + m.count, g.profile, False, (*g.members, m.name)
         )
     return groups
+
+
+def _defences(m: ModelProfile) -> tuple[object, ...]:
+    """What, besides W, Sv and InSv, changes how a model takes damage."""
+    return (m.feel_no_pain, m.feel_no_pain_mortal, m.damage_reduction, m.halve_damage)
 
 
 def allocation_order(target: Target, groups: list[AllocationGroup], source: str | None = None) -> list[int]:
