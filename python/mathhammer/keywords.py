@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mathhammer import _core
 from mathhammer.versions import Rule
 
 
@@ -24,6 +25,45 @@ def exact_name(name: str) -> Callable[[str], Mapping[str, Any] | None]:
 
     def parse(text: str) -> Mapping[str, Any] | None:
         return {} if re.sub(r"\s+", " ", text.strip()).casefold() == wanted else None
+
+    return parse
+
+
+def _words(text: str) -> str:
+    return re.sub(r"\s+", " ", text.strip()).casefold()
+
+
+def with_value(name: str, kind: str = "dice", *, optional: bool = False) -> Callable[[str], Mapping[str, Any] | None]:
+    """A parser for ``Name X``: ``{"x": value}``, or ``{"x": None}`` when ``optional`` and X is absent.
+
+    ``kind`` is ``"dice"`` (``Sustained Hits D3``: X is a dice expression,
+    checked by the core's parser) or ``"roll"`` (``X+`` or ``X``: an int).
+    Text that starts with the name but has a bad X raises ``ValueError``
+    saying what is wrong, so the user is not told the keyword is unknown.
+
+    >>> with_value("Sustained Hits")("sustained hits d3")
+    {'x': 'D3'}
+    >>> with_value("Blast", optional=True)("Blast")
+    {'x': None}
+    """
+    prefix = _words(name)
+
+    def parse(text: str) -> Mapping[str, Any] | None:
+        words = _words(text)
+        if optional and words == prefix:
+            return {"x": None}
+        if not words.startswith(prefix + " "):
+            return None
+        value = words[len(prefix) + 1 :]
+        if kind == "roll":
+            m = re.fullmatch(r"(\d+)\+?", value)
+            if m is None:
+                raise ValueError(f"{name} takes a roll such as 4+, not {value!r}")
+            return {"x": int(m.group(1))}
+        try:
+            return {"x": str(_core.parse_dice(value))}
+        except ValueError as exc:
+            raise ValueError(f"{name} takes a number or dice expression: {exc}") from None
 
     return parse
 

@@ -104,13 +104,17 @@ def _resolve_keywords(scenario: Scenario, keywords: KeywordTable) -> dict[int, R
         found = resolved.setdefault(i, [])
         for j, text in enumerate(w.keywords):
             spelling, _, restriction = text.partition(":")
-            match = keywords.resolve(spelling if restriction else text)
+            field = f"attacker.weapons[{i}].keywords[{j}]"
+            try:
+                match = keywords.resolve(spelling if restriction else text)
+            except ValueError as exc:
+                raise ScenarioError(f"{text!r}: {exc}", source=scenario.source, field=field) from None
             if match is None:
                 known = ", ".join(keywords.names()) or "none are installed"
                 raise UnknownKeywordError(
                     f"{text!r} is not a keyword of ruleset 'wh40k'; known keywords: {known}",
                     source=scenario.source,
-                    field=f"attacker.weapons[{i}].keywords[{j}]",
+                    field=field,
                 )
             if restriction and restriction.strip().casefold() not in target_keywords:
                 continue
