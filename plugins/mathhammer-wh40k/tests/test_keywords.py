@@ -36,12 +36,13 @@ def run(
     models: int = 300,
     context: Context | None = None,
     rules: VersionChoice | None = None,
+    attacker_keywords: tuple[str, ...] = (),
     **weapon: Any,
 ) -> Result:
     w: dict[str, Any] = dict(name="Gun", attacks="1", skill=3, strength=4, damage="1", count=N, keywords=keywords)
     w.update(weapon)
     scenario = Scenario(
-        attacker=Attacker(weapons=(Weapon(**w),)),
+        attacker=Attacker(weapons=(Weapon(**w),), keywords=attacker_keywords),
         target=Target("T", toughness=4, keywords=target_keywords, models=(ModelProfile("M", wounds=1, count=models),)),
         context=context or Context(),
         rules=rules or VersionChoice(),
@@ -138,16 +139,19 @@ def test_rapid_fire_adds_attacks_at_half_range(registry: Registry, half: bool, a
     assert run(registry, "Rapid Fire 1", context=Context(half_range=half))["attacks"].mean == attacks
 
 
-@pytest.mark.parametrize(("version", "engaged", "bonus"), [("11e", False, 1), ("11e", True, 0), ("10e", True, 1)])
-def test_heavy(registry: Registry, version: str, engaged: bool, bonus: int) -> None:
+@pytest.mark.parametrize(("version", "engaged", "net"), [("11e", False, 1), ("11e", True, -1), ("10e", True, 0)])
+def test_heavy(registry: Registry, version: str, engaged: bool, net: int) -> None:
+    # A VEHICLE may fire while engaged, at -1 to hit; 11th edition's Heavy needs the
+    # unit unengaged, 10th's only that it Remained Stationary.
     r = run(
         registry,
         "Heavy",
         skill=4,
         context=Context(stationary=True, engaged=engaged),
         rules=VersionChoice(rules={"Heavy": version}),
+        attacker_keywords=("Vehicle",),
     )
-    assert_mean(r["hits"], N * (3 + bonus) / 6)
+    assert_mean(r["hits"], N * (3 + net) / 6)
     assert_mean(run(registry, "Heavy", skill=4)["hits"], N * 3 / 6)
 
 
@@ -158,3 +162,158 @@ def test_lance_after_charging(registry: Registry) -> None:
 @pytest.mark.parametrize(("models", "attacks"), [(4, N), (5, 2 * N), (11, 3 * N)])
 def test_cleave_adds_attacks_per_five_models(registry: Registry, models: int, attacks: int) -> None:
     assert run(registry, "Cleave 1", models=models)["attacks"].mean == attacks
+
+
+@pytest.fixture
+def situational(make_registry: Callable[..., Registry]) -> Registry:
+    from mathhammer_wh40k.keywords import hazardous, ignores_cover, indirect_fire, pistol, precision, psychic
+
+    modules = [hazardous, ignores_cover, indirect_fire, pistol, precision, psychic, torrent]
+    import mathhammer_devastating_wounds
+
+    return make_registry(
+        ("wh40k", plugin),
+        ("devastating-wounds", mathhammer_devastating_wounds),
+        *((m.__name__.rsplit(".", 1)[-1], m) for m in modules),
+    )
+
+
+def in_cover(version: str) -> dict[str, Any]:
+    return dict(context=Context(in_cover=True), rules=VersionChoice(rules={"Cover": version}))
+
+
+@pytest.mark.parametrize(
+    ("version", "hit_mod", "p_hit"),
+    [
+        ("11e", 0, 3 / 6),  # BS3+ becomes 4+
+        ("11e", -1, 2 / 6),  # and -1 to hit still applies: 11th's cover is outside the cap
+        ("11e-modifier", 0, 3 / 6),
+        ("11e-modifier", -1, 3 / 6),  # inside the cap: -2 becomes -1
+        ("10e", 0, 4 / 6),  # 10th's cover is a save bonus, not a hit penalty
+    ],
+)
+def test_cover_versions_on_the_hit_roll(situational: Registry, version: str, hit_mod: int, p_hit: float) -> None:
+    r = run(situational, modifiers=Modifiers(hit=hit_mod), **in_cover(version))
+    assert_mean(r["hits"], N * p_hit)
+    assert r.rule_versions["Cover"] == version
+
+
+@pytest.mark.parametrize(("save", "ap", "p_fail"), [(4, 0, 2 / 6), (3, 0, 2 / 6), (3, -1, 2 / 6), (2, -2, 2 / 6)])
+def test_ten_e_cover_adds_one_to_the_save_but_not_for_3_plus_against_ap_0(
+    situational: Registry, save: int, ap: int, p_fail: float
+) -> None:
+    target = Target("T", toughness=4, models=(ModelProfile("M", wounds=1, count=300, save=save),))
+    scenario = Scenario(
+        attacker=Attacker(weapons=(Weapon("Gun", "1", None, 8, "1", ap=ap, count=N, auto_hit=True),)),
+        target=target,
+        **in_cover("10e"),
+    )
+    r = mathhammer.simulate(scenario, trials=200_000, seed=3, registry=situational)
+    # 4+ with +1: fails on 1-2; 3+ against AP0: no bonus, fails on 1-2; 3+ with AP-1 and +1: fails
+    # on 1-2; 2+ with AP-2 and +1: 3+, fails on 1-2.
+    assert_mean(r["failed_saves"], r["wounds"].mean * p_fail)
+
+
+def test_ignores_cover_and_stealth(situational: Registry) -> None:
+    assert_mean(run(situational, "Ignores Cover", **in_cover("11e"))["hits"], N * 4 / 6)
+    stealthy = run(situational, target_keywords=("Stealth",))
+    assert_mean(stealthy["hits"], N * 3 / 6)  # 11th: Stealth grants cover
+    ten = run(situational, target_keywords=("Stealth",), rules=VersionChoice(edition="10e"))
+    assert_mean(ten["hits"], N * 3 / 6)  # 10th: -1 to hit
+    assert ten.rule_versions["Stealth"] == "10e"
+
+
+def test_psychic_ignores_harmful_hit_modifiers_in_11e_only(situational: Registry) -> None:
+    harmed = dict(modifiers=Modifiers(hit=-1), context=Context(in_cover=True))
+    assert_mean(run(situational, "Psychic", **harmed)["hits"], N * 4 / 6)
+    ten = run(situational, "Psychic", rules=VersionChoice(rules={"Psychic": "10e", "Cover": "11e"}), **harmed)
+    assert_mean(ten["hits"], N * 2 / 6)
+
+
+@pytest.mark.parametrize(
+    ("version", "stationary", "spotted", "p_hit"),
+    [
+        ("11e", False, False, 1 / 6),  # 1-5 fail
+        ("11e", True, True, 3 / 6),  # 1-3 fail; BS2+ worsened by cover to 3+
+        ("10e-2023", False, False, 4 / 6),  # -1: BS2+ hits on 3+ (10th's cover is on the save)
+        ("10e-2024", False, False, 3 / 6),  # and an unmodified 1-3 always fails
+    ],
+)
+def test_indirect_fire(situational: Registry, version: str, stationary: bool, spotted: bool, p_hit: float) -> None:
+    cover = "10e" if version.startswith("10e") else "11e"
+    context = Context(target_visible=False, stationary=stationary, spotted=spotted)
+    rules = VersionChoice(rules={"Indirect Fire": version, "Cover": cover})
+    r = run(situational, "Indirect Fire", skill=2, context=context, rules=rules)
+    assert_mean(r["hits"], N * p_hit)
+    assert_mean(run(situational, "Indirect Fire", skill=2, rules=rules)["hits"], N * 5 / 6)  # visible: as usual
+
+
+def test_indirect_fire_forbids_rerolls_in_11e_and_torrent_in_10e_2024(situational: Registry) -> None:
+    hidden = Context(target_visible=False)
+    r = run(situational, "Indirect Fire", context=hidden, modifiers=Modifiers(reroll_hits="failures"), skill=2)
+    assert_mean(r["hits"], N * 1 / 6)
+    with pytest.raises(mathhammer.ScenarioError, match="Torrent weapons cannot shoot indirectly"):
+        run(situational, "Indirect Fire", "Torrent", context=hidden, rules=VersionChoice(edition="10e"))
+
+
+def test_only_pistols_shoot_while_engaged(situational: Registry) -> None:
+    engaged = Context(engaged=True)
+    assert_mean(run(situational, "Pistol", context=engaged)["hits"], N * 4 / 6)
+    assert_mean(run(situational, "Close-quarters", context=engaged)["hits"], N * 4 / 6)
+    with pytest.raises(mathhammer.ScenarioError, match="'Gun' is not a Pistol"):
+        run(situational, context=engaged)
+    assert_mean(run(situational, context=engaged, attacker_keywords=("Monster",))["hits"], N * 3 / 6)
+
+
+def attached(
+    registry: Registry, *keywords: str, visible: bool = True, dice: tuple[int, ...] = (6, 1)
+) -> dict[str, Any]:
+    target = Target(
+        "Squad with a Hero",
+        toughness=4,
+        models=(ModelProfile("Trooper", wounds=1, count=10), ModelProfile("Hero", wounds=3, character=True)),
+    )
+    weapon = Weapon("Gun", "1", None, 8, "3", auto_hit=True, keywords=keywords)
+    scenario = Scenario(attacker=Attacker(weapons=(weapon,)), target=target, context=Context(character_visible=visible))
+    return mathhammer.replay(scenario, list(dice), registry=registry)
+
+
+def test_precision_sends_the_attack_to_the_character(situational: Registry) -> None:
+    destroyed = [e["group"] for e in attached(situational, "Precision")["events"] if e["event"] == "model_destroyed"]
+    assert destroyed == ["Hero"]
+    unseen = attached(situational, "Precision", visible=False)["events"]
+    assert [e["group"] for e in unseen if e["event"] == "model_destroyed"] == ["Trooper"]
+    plain = [e["group"] for e in attached(situational)["events"] if e["event"] == "model_destroyed"]
+    assert plain == ["Trooper"]
+
+
+def test_precision_devastating_mortal_wounds_go_to_the_character_first(situational: Registry) -> None:
+    # A critical wound (6) with Devastating Wounds: 3 mortal wounds on the Hero.
+    events = attached(situational, "Precision", "Devastating Wounds", dice=(6,))["events"]
+    assert [e["group"] for e in events if e["event"] == "model_destroyed"] == ["Hero"]
+
+
+@pytest.mark.parametrize(
+    ("version", "keywords", "mean"),
+    [
+        ("11e", (), N * 2 / 6 * 1),
+        ("11e", ("Vehicle",), N * 2 / 6 * 3),
+        ("10e-2024", (), N * 1 / 6 * 3),
+    ],
+)
+def test_hazardous_mortal_wounds_the_attacker_suffers(
+    situational: Registry, version: str, keywords: tuple[str, ...], mean: float
+) -> None:
+    r = run(situational, "Hazardous", attacker_keywords=keywords, rules=VersionChoice(rules={"Hazardous": version}))
+    assert_mean(r["attacker_mortal_wounds"], mean)
+    assert "attacker_damage" not in r.stages  # no attacker models listed: only counted
+
+
+def test_hazardous_against_the_attackers_own_models(situational: Registry) -> None:
+    weapon = Weapon("Plasma", "1", 3, 8, "2", count=5, keywords=("Hazardous",))
+    attacker = Attacker(weapons=(weapon,), models=(ModelProfile("Marine", wounds=2, count=5),))
+    scenario = Scenario(attacker=attacker, target=Target("T", 4, (ModelProfile("M", wounds=1, count=20),)))
+    r = mathhammer.simulate(scenario, trials=200_000, seed=2, registry=situational)
+    # Five hazard rolls failing on 1-2, one mortal wound each, spilling over W2 models.
+    assert_mean(r["attacker_damage"], 5 * 2 / 6)
+    assert r["attacker_models_destroyed"].mean > 0

@@ -28,7 +28,8 @@ The mapping, rule by rule (section names from the specification):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from mathhammer import _core
@@ -58,6 +59,7 @@ LABELS = {
     "mortal_wounds": "Mortal wounds",
     "damage": "Damage dealt",
     "models_destroyed": "Models destroyed",
+    "attacker_mortal_wounds": "Attacker mortal wounds",
     "attacker_damage": "Attacker damage",
     "attacker_models_destroyed": "Attacker destroyed",
 }
@@ -68,6 +70,39 @@ RULE_VERSIONS = {
 }
 EDITIONS = ("10e", "11e")
 """Edition presets a scenario may name in ``[rules] edition``."""
+
+COVER = Rule(
+    "Cover",
+    versions={
+        "11e": "ranged attacks against a target in cover worsen BS by one step, outside the +/-1 hit cap "
+        "(11th edition)",
+        "11e-modifier": "the same as a -1 hit modifier, inside the +/-1 cap (the [DC] engine's reading)",
+        "10e": "+1 to the armour save against ranged attacks, not for Sv 3+ or better against AP 0; a save is never "
+        "improved by more than 1 (10th edition)",
+    },
+    default="11e",
+    editions={"10e": "10e", "11e": "11e"},
+)
+STEALTH = Rule(
+    "Stealth",
+    versions={
+        "11e": "a target with Stealth has the Benefit of Cover against ranged attacks (11th edition)",
+        "10e": "ranged attacks against a target whose models all have Stealth get -1 to hit (10th edition)",
+    },
+    default="11e",
+    editions={"10e": "10e", "11e": "11e"},
+)
+PSYCHIC = Rule(
+    "Psychic",
+    versions={
+        "11e": "ignores harmful modifiers to BS and to the hit roll (11th edition; the beneficial ones are kept)",
+        "10e": "no effect on the dice (10th edition: it only marks the attack as a Psychic Attack)",
+    },
+    default="11e",
+    editions={"10e": "10e", "11e": "11e"},
+)
+RULESET_RULES = {rule.name: rule for rule in (COVER, STEALTH, PSYCHIC)}
+"""The ruleset's own rules with versions (keywords bring theirs)."""
 
 REROLL_BREADTH: tuple[Reroll, ...] = ("none", "ones", "failures", "non_critical")
 """Re-roll policies from narrowest to broadest: each re-rolls everything the previous one does."""
@@ -124,8 +159,10 @@ def _resolve_keywords(scenario: Scenario, keywords: KeywordTable) -> dict[int, R
 
 
 def known_rules(keywords: KeywordTable) -> dict[str, Rule]:
-    """Every rule with versions: the registered keywords'."""
-    return {spec.rule.name: spec.rule for spec in keywords.specs.values() if spec.rule is not None}
+    """Every rule with versions: the ruleset's own and the registered keywords'."""
+    rules = dict(RULESET_RULES)
+    rules.update({spec.rule.name: spec.rule for spec in keywords.specs.values() if spec.rule is not None})
+    return rules
 
 
 def _group(g: AllocationGroup) -> Group:
@@ -172,20 +209,23 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         pools.setdefault(_pool_key(w), []).append(i)
     versions = dict(RULE_VERSIONS)
     used: dict[str, list[str]] = {}
+
+    def version_of(rule: Rule, *, weapon: int) -> str:
+        chosen = scenario.rules.resolve(
+            rule, weapon=scenario.attacker.weapons[weapon].rules, source=source, where=f"attacker.weapons[{weapon}]."
+        )
+        if chosen not in used.setdefault(rule.name, []):
+            used[rule.name].append(chosen)
+        return chosen
+
     after_attacks: list[MortalWounds] = []
     for members in pools.values():
         weapons = [scenario.attacker.weapons[i] for i in members]
         pool, hit, wound = _pool(weapons, scenario)
         finalizers: list[Any] = []
+        flags: set[str] = set()
         for spec, params in resolved[members[0]]:
-            version = None
-            if spec.rule is not None:
-                version = scenario.rules.resolve(
-                    spec.rule, weapon=weapons[0].rules, source=source, where=f"attacker.weapons[{members[0]}]."
-                )
-                used.setdefault(spec.rule.name, [])
-                if version not in used[spec.rule.name]:
-                    used[spec.rule.name].append(version)
+            version = version_of(spec.rule, weapon=members[0]) if spec.rule is not None else None
             rules = WeaponRules(
                 weapons=weapons,
                 scenario=scenario,
@@ -199,14 +239,64 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                 after_attacks=after_attacks,
                 finalizers=finalizers,
                 target_groups=target.groups,
+                flags=flags,
+                counters=plan.counters,
             )
             _apply(spec, rules, keywords, members[0])
         for finish in finalizers:
             finish()
+        _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
         plan.sequences.append(pool)
     plan.sequences += after_attacks
     versions.update({rule: ", ".join(v) for rule, v in used.items()})
     return Compiled(plan=plan, rule_versions=versions, stage_labels=dict(LABELS))
+
+
+def _situation(
+    pool: AttackPool,
+    hit: Test,
+    weapon: Weapon,
+    scenario: Scenario,
+    flags: set[str],
+    version_of: Callable[[Rule], str],
+    target: Target,
+) -> None:
+    """The ruleset's own rules that read the situation, after the keywords:
+    shooting while engaged, cover, Stealth, then Psychic's disregard of harmful
+    hit modifiers (last, so it sees every other modifier)."""
+    ranged = weapon.type == "ranged"
+    context = scenario.context
+    attacker_keywords = {k.casefold() for k in scenario.attacker.keywords}
+    if ranged and context.engaged and "pistol" not in flags:
+        if not attacker_keywords & {"monster", "vehicle"}:
+            raise ScenarioError(
+                f"{weapon.name!r} is not a Pistol: only Pistol weapons can shoot at a unit within Engagement "
+                "Range, unless the firing models are MONSTERS or VEHICLES",
+                source=scenario.source,
+                field="context.engaged",
+            )
+        hit.modifiers.append(-1)  # Big guns: -1 to hit when firing a non-Pistol weapon while engaged
+    target_keywords = {k.casefold() for k in scenario.target.keywords}
+    stealth = version_of(STEALTH) if ranged and "stealth" in target_keywords else None
+    if stealth == "10e":
+        hit.modifiers.append(-1)
+    in_cover = ranged and (context.in_cover or "grants_cover" in flags or stealth == "11e")
+    psychic = "psychic" in flags and version_of(PSYCHIC) == "11e"
+    if in_cover and "ignores_cover" not in flags:
+        cover = version_of(COVER)
+        if cover == "11e" and not hit.automatic and not psychic:
+            hit.target = min(6, hit.target + 1)
+        elif cover == "11e-modifier":
+            hit.modifiers.append(-1)
+        elif cover == "10e":
+            pool.save.group_modifiers = [
+                0 if (g.save is not None and g.save <= 3 and pool.save.ap == 0) else 1 for g in target.groups
+            ]
+            pool.save.modifier_max = 1
+    if "no_hit_rerolls" in flags:
+        hit.reroll = "none"
+    if psychic:
+        hit.modifiers = [m for m in hit.modifiers if m > 0]
 
 
 def _apply(spec: KeywordSpec, rules: WeaponRules, keywords: KeywordTable, weapon: int) -> None:

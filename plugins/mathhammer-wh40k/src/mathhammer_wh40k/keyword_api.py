@@ -40,6 +40,10 @@ class WeaponRules:
             for rules that must see the others' edits (ignoring modifiers).
         target_groups: The target's allocation groups, by index (for focus and
             per-group save modifiers).
+        flags: Facts a keyword states for the ruleset's own rules to read:
+            ``"ignores_cover"``, ``"grants_cover"``, ``"psychic"`` (ignore
+            harmful hit and BS modifiers), ``"pistol"``, ``"no_hit_rerolls"``.
+        counters: The Plan's counters; add one for a new stage the Result reports.
     """
 
     weapons: list[Weapon]
@@ -54,6 +58,8 @@ class WeaponRules:
     after_attacks: list[MortalWounds] = field(default_factory=list)
     finalizers: list[Callable[[], None]] = field(default_factory=list)
     target_groups: list[Group] = field(default_factory=list)
+    flags: set[str] = field(default_factory=set)
+    counters: list[str] = field(default_factory=list)
 
     @property
     def weapon(self) -> Weapon:
