@@ -19,6 +19,7 @@ __all__ = [
     "CompiledPlan",
     "DiceError",
     "DiceExpr",
+    "HookError",
     "MathhammerError",
     "PlanError",
     "ScriptError",
@@ -52,6 +53,9 @@ class PlanError(ValueError):
 class ScriptError(MathhammerError):
     """Scripted dice ran out or did not fit the die rolled."""
 
+class HookError(MathhammerError):
+    """A batch hook failed or handed back arrays that do not fit."""
+
 @final
 class DiceExpr:
     """A parsed dice expression: ``count`` dice of ``sides`` sides plus ``constant``."""
@@ -81,7 +85,12 @@ def parse_dice(text: str) -> DiceExpr:
 class CompiledPlan:
     """A checked Plan (JSON text in the format of ``docs/architecture.md``), ready to run."""
 
-    def __new__(cls, plan_json: str) -> CompiledPlan: ...
+    def __new__(
+        cls, plan_json: str, hooks: list[Callable[[dict[str, object]], object]] | None = None
+    ) -> CompiledPlan: ...
+    @property
+    def has_batch_hooks(self) -> bool:
+        """Whether a pool calls a Python batch hook (Monte Carlo then runs a chunk at a time)."""
     @property
     def counters(self) -> list[str]: ...
     @property

@@ -7,10 +7,11 @@ Each message names the file, the field and the value, and says what would be rig
 
 from __future__ import annotations
 
-from mathhammer._core import DiceError, MathhammerError, PlanError, ScriptError
+from mathhammer._core import DiceError, HookError, MathhammerError, PlanError, ScriptError
 
 __all__ = [
     "DiceError",
+    "HookError",
     "MathhammerError",
     "PlanError",
     "PluginConflictError",

@@ -11,12 +11,15 @@ primitive and never on a keyword's or a ruleset's name.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from mathhammer import _core
 
 Outcome = Literal["fail", "success", "critical"]
+BatchHook = Callable[[dict[str, Any]], Mapping[str, Any]]
+"""A batch hook: arrays for a chunk of trials in, changed arrays out (see :meth:`Plan.add_hook`)."""
 Reroll = Literal["none", "ones", "failures", "non_critical"]
 
 
@@ -165,6 +168,8 @@ class AttackPool:
     attacks_counter: str | None = None
     mortal_counter: str | None = None
     focus: list[int] = field(default_factory=list)
+    batch_hook: int | None = None
+    """Index into :attr:`Plan.hooks` of a batch hook run between the tests and the save."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -177,6 +182,7 @@ class AttackPool:
             "damage": {"dice": self.damage},
             **({"mortal_counter": self.mortal_counter} if self.mortal_counter else {}),
             **({"focus": list(self.focus)} if self.focus else {}),
+            **({"batch_hook": self.batch_hook} if self.batch_hook is not None else {}),
         }
 
 
@@ -234,6 +240,22 @@ class Plan:
     target: Target
     sequences: list[AttackPool | MortalWounds] = field(default_factory=list)
     attacker: Target | None = None
+    hooks: list[BatchHook] = field(default_factory=list)
+    """Batch hooks the pools name by index (see :meth:`add_hook`)."""
+
+    def add_hook(self, hook: BatchHook) -> int:
+        """Register a batch hook and return the index a pool's ``batch_hook`` names.
+
+        The hook is called once per chunk of trials with a dict of numpy int64
+        arrays, one entry per trial: ``attacks``; ``passed`` and ``criticals``
+        (dicts by test name); ``to_save``; ``mortal_wounds`` (zeros). It returns
+        a mapping with ``to_save`` and/or ``mortal_wounds`` arrays of the same
+        length (values 0 or more); missing keys keep their values. The exact
+        evaluator cannot run a Plan with hooks.
+        """
+        if hook not in self.hooks:
+            self.hooks.append(hook)
+        return self.hooks.index(hook)
 
     def to_dict(self) -> dict[str, Any]:
         d = {
@@ -256,7 +278,7 @@ class Plan:
             PlanError: naming the field that is wrong.
             DiceError: for a dice expression that cannot be rolled.
         """
-        return _core.CompiledPlan(self.to_json())
+        return _core.CompiledPlan(self.to_json(), list(self.hooks) or None)
 
 
 def _side(t: Target) -> dict[str, Any]:

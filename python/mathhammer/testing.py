@@ -7,9 +7,12 @@ plugins it asks for.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
+from statistics import NormalDist
 from typing import Any
 
+import numpy as np
 import pytest
 
 from mathhammer.registry import Registry
@@ -58,3 +61,33 @@ def plugin_object(**hooks: Callable[..., Any]) -> object:
     >>> plugin = plugin_object(mathhammer_register_rulesets=mathhammer_register_rulesets)
     """
     return type("Plugin", (), {name: staticmethod(fn) for name, fn in hooks.items()})()
+
+
+def assert_same_distribution(a: Stage, b: Stage, *, alpha: float = 1e-6) -> None:
+    """Assert two simulated stages come from the same distribution.
+
+    A chi-square two-sample test over the values, pooling neighbouring values
+    until each cell holds at least 50 trials of the two runs together, at
+    significance ``alpha`` (small, so a suite of such checks with fixed seeds
+    never flakes). The quantile is Wilson and Hilferty's approximation. Use it
+    to hold two implementations of one rule to each other.
+    """
+    counts_a = np.rint(a.pmf * a.trials)
+    counts_b = np.rint(b.pmf * b.trials)
+    size = max(len(counts_a), len(counts_b))
+    counts_a = np.pad(counts_a, (0, size - len(counts_a)))
+    counts_b = np.pad(counts_b, (0, size - len(counts_b)))
+    ka, kb = math.sqrt(b.trials / a.trials), math.sqrt(a.trials / b.trials)
+    chi2, cells, ca, cb = 0.0, 0, 0.0, 0.0
+    for v in range(size):
+        ca += counts_a[v]
+        cb += counts_b[v]
+        if ca + cb >= 50 or v == size - 1:
+            if ca + cb > 0:
+                chi2 += (ka * ca - kb * cb) ** 2 / (ca + cb)
+                cells += 1
+            ca = cb = 0.0
+    k = max(cells - 1, 1)
+    z = NormalDist().inv_cdf(1 - alpha)
+    bound = k * (1 - 2 / (9 * k) + z * math.sqrt(2 / (9 * k))) ** 3
+    assert chi2 < bound, f"{a.name}: chi-square {chi2:.1f} over {cells} cells exceeds {bound:.1f} (alpha {alpha})"

@@ -19,6 +19,7 @@ use crate::trace::{Event, Observer};
 /// A test with its modifiers summed and capped and its faces classified once.
 #[derive(Debug, Clone)]
 pub(crate) struct RunTest {
+    pub(crate) name: String,
     pub(crate) automatic: bool,
     pub(crate) die: u32,
     /// `by_face[f]` is the outcome of an unmodified `f` (index 0 unused).
@@ -70,6 +71,7 @@ pub(crate) struct RunPool {
     pub(crate) damage: DiceExpr,
     pub(crate) mortal_counter: Option<usize>,
     pub(crate) focus: Vec<usize>,
+    pub(crate) batch_hook: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -90,6 +92,8 @@ pub(crate) enum RunSequence {
 pub struct Program {
     pub plan: Plan,
     pub(crate) sequences: Vec<RunSequence>,
+    /// The batch hooks the Plan's pools name, by index.
+    pub(crate) hooks: Option<std::sync::Arc<dyn crate::batch::BatchHooks>>,
 }
 
 /// The per-trial numbers a run reports.
@@ -149,7 +153,11 @@ impl Program {
                 Sequence::Attack(p) => RunSequence::Pool(Self::prepare_pool(&plan, &base, p)?),
             });
         }
-        Ok(Program { plan, sequences })
+        Ok(Program {
+            plan,
+            sequences,
+            hooks: None,
+        })
     }
 
     fn prepare_pool(plan: &Plan, base: &str, p: &AttackPool) -> Result<RunPool, CoreError> {
@@ -186,6 +194,7 @@ impl Program {
             }
             let [on_fail, on_success, on_critical] = on;
             tests.push(RunTest {
+                name: t.name.clone(),
                 automatic: t.automatic,
                 die: t.die,
                 by_face: if t.automatic {
@@ -228,12 +237,28 @@ impl Program {
                 })
                 .collect(),
             focus: p.focus.clone(),
+            batch_hook: p.batch_hook,
             save_counter: plan
                 .counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?,
             damage: p.damage.dice,
             mortal_counter: plan
                 .counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?,
         })
+    }
+
+    /// Give the Program the batch hooks its pools name.
+    #[must_use]
+    pub fn with_hooks(mut self, hooks: std::sync::Arc<dyn crate::batch::BatchHooks>) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
+    /// Does any pool call a batch hook?
+    #[must_use]
+    pub fn has_batch_hooks(&self) -> bool {
+        self.sequences
+            .iter()
+            .any(|s| matches!(s, RunSequence::Pool(p) if p.batch_hook.is_some()))
     }
 
     /// Number of counters per trial.
@@ -271,6 +296,15 @@ pub struct Workspace<'p> {
     pub(crate) deferred: Vec<(usize, Inflict)>,
     /// The group the current pool made current (Precision-like rules).
     pub(crate) focus: Option<usize>,
+    /// What the current pool's tests did, for batch hooks: attack dice, and
+    /// per test the tokens that passed and the criticals rolled.
+    pub(crate) attacks: u32,
+    pub(crate) passed: Vec<u32>,
+    pub(crate) criticals: Vec<u32>,
+    /// Mortal wounds a batch hook added to the current pool.
+    pub(crate) extra_mortal: u32,
+    /// The first error a batch hook raised in this workspace's trials.
+    pub(crate) failure: Option<CoreError>,
 }
 
 impl Workspace<'_> {
@@ -302,6 +336,11 @@ impl<'p> Workspace<'p> {
             pending: Vec::new(),
             deferred: Vec::new(),
             focus: None,
+            attacks: 0,
+            passed: Vec::new(),
+            criticals: Vec::new(),
+            extra_mortal: 0,
+            failure: None,
         }
     }
 }
@@ -330,7 +369,7 @@ pub fn run_trial<D: DiceSource, O: Observer>(
                         name: pool.name.clone(),
                     });
                 }
-                run_pool(index, pool, ws, dice, obs);
+                run_pool(program, index, pool, ws, dice, obs);
             }
             RunSequence::Mortal { name, .. } => {
                 if obs.enabled() {
@@ -417,6 +456,35 @@ pub(crate) fn resolve_deferred<D: DiceSource, O: Observer>(
 }
 
 fn run_pool<D: DiceSource, O: Observer>(
+    program: &Program,
+    index: usize,
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    run_pool_tests(index, pool, ws, dice, obs);
+    if let Some(hook) = pool.batch_hook {
+        // One trial at a time only for replays: Monte Carlo runs hooked Plans
+        // a chunk at a time (`batch.rs`).
+        let mut batch = crate::batch::Batch::gather(pool, std::slice::from_ref(ws));
+        let called = match &program.hooks {
+            Some(h) => h.call(hook, &mut batch).and_then(|()| batch.check(1)),
+            None => Err(crate::batch::missing(hook)),
+        };
+        match called {
+            Ok(()) => batch.scatter(0, ws),
+            Err(e) => {
+                ws.failure.get_or_insert(e);
+            }
+        }
+    }
+    run_pool_saves(pool, ws, dice, obs);
+}
+
+/// A pool's attack dice and tests: counters, tokens reaching the save, and
+/// queued harm, left in `ws`.
+pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
     index: usize,
     pool: &RunPool,
     ws: &mut Workspace<'_>,
@@ -424,6 +492,7 @@ fn run_pool<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     let attacks = gather_attacks(pool, dice);
+    ws.attacks = attacks;
     obs.event(Event::Attacks { count: attacks });
     bump(&mut ws.counters, pool.attacks_counter, attacks);
 
@@ -434,10 +503,16 @@ fn run_pool<D: DiceSource, O: Observer>(
     ws.entering.resize(n_tests + 1, 0);
     ws.entering[0] = attacks;
     ws.pending.clear();
+    ws.extra_mortal = 0;
+    ws.passed.clear();
+    ws.passed.resize(n_tests, 0);
+    ws.criticals.clear();
+    ws.criticals.resize(n_tests, 0);
     for (k, t) in pool.tests.iter().enumerate() {
         let n = ws.entering[k];
         if t.automatic && t.on_success.is_empty() {
             bump(&mut ws.counters, t.counter, n);
+            ws.passed[k] += n;
             ws.entering[k + 1] += n;
             continue;
         }
@@ -463,6 +538,9 @@ fn run_pool<D: DiceSource, O: Observer>(
                 });
                 outcome
             };
+            if outcome == Outcome::Critical {
+                ws.criticals[k] += 1;
+            }
             let actions = match outcome {
                 Outcome::Fail => &t.on_fail,
                 Outcome::Success => &t.on_success,
@@ -498,13 +576,22 @@ fn run_pool<D: DiceSource, O: Observer>(
             }
             if passes {
                 bump(&mut ws.counters, t.counter, 1);
+                ws.passed[k] += 1;
                 ws.entering[goes_to] += 1;
             }
         }
     }
+}
 
+/// A pool's saves, damage and queued harm, from the tokens `ws` holds.
+pub(crate) fn run_pool_saves<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) {
     // Saves: rolled together, resolved lowest first.
-    let wounds = ws.entering[n_tests];
+    let wounds = ws.entering[pool.tests.len()];
     ws.save_faces.clear();
     ws.save_faces.resize(pool.save_die as usize + 1, 0);
     for _ in 0..wounds {
@@ -523,6 +610,18 @@ fn run_pool<D: DiceSource, O: Observer>(
     for i in 0..ws.pending.len() {
         let what = ws.pending[i];
         inflict(pool, ws, what, dice, obs);
+    }
+    // Mortal wounds a batch hook added.
+    if ws.extra_mortal > 0 {
+        let n = ws.extra_mortal;
+        bump(&mut ws.counters, pool.mortal_counter, n);
+        obs.event(Event::Mortal {
+            against: Side::Target,
+            amount: n,
+            spill: true,
+        });
+        let first = ws.focus.filter(|&f| ws.state.alive[f] > 0);
+        inflict_mortal(&mut ws.state, n, true, first, dice, obs);
     }
 }
 

@@ -3,6 +3,7 @@
 //! `mathhammer-py` crate wraps this one for the extension module.
 
 pub mod alias;
+pub mod batch;
 pub mod dice;
 pub mod error;
 pub mod executor;
@@ -33,5 +34,8 @@ pub fn replay(
     let mut rec = trace::Recorder::default();
     run_trial(program, &mut ws, &mut source, &mut rec);
     source.check()?;
+    if let Some(e) = ws.failure.take() {
+        return Err(e);
+    }
     Ok((executor::outcome(&ws), rec.events, source.used()))
 }

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// Trials per chunk. Part of the reproducibility contract: changing it changes
@@ -47,6 +48,20 @@ impl Tally {
             h.resize(v + 1, 0);
         }
         h[v] += 1;
+    }
+
+    /// Record one finished trial's numbers.
+    pub fn record_trial(&mut self, ws: &Workspace<'_>) {
+        let c = ws.counters.len();
+        for i in 0..c {
+            self.record(i, ws.counters[i]);
+        }
+        self.record(c, ws.state.damage);
+        self.record(c + 1, ws.state.destroyed);
+        if let Some(a) = &ws.attacker {
+            self.record(c + 2, a.damage);
+            self.record(c + 3, a.destroyed);
+        }
     }
 
     /// Add another tally's counts to this one.
@@ -122,11 +137,13 @@ impl<'p> Runner<'p> {
     }
 }
 
-/// Shared state of a run: a stop request, and trials finished so far.
+/// Shared state of a run: a stop request, trials finished so far, and the
+/// first error a chunk met.
 #[derive(Debug, Default)]
 pub struct Control {
     stop: AtomicBool,
     done: AtomicU64,
+    error: Mutex<Option<CoreError>>,
 }
 
 impl Control {
@@ -145,6 +162,27 @@ impl Control {
     pub fn done(&self) -> u64 {
         self.done.load(Ordering::Relaxed)
     }
+
+    pub(crate) fn add_done(&self, n: u64) {
+        self.done.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Record a chunk's error (the first one wins) and stop the run.
+    fn fail(&self, e: CoreError) {
+        let mut slot = self
+            .error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        slot.get_or_insert(e);
+        self.stop();
+    }
+
+    fn take_error(&self) -> Option<CoreError> {
+        self.error
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
 }
 
 /// Run chunk `chunk` of a run of `trials` trials with `seed`. It checks
@@ -159,13 +197,19 @@ pub fn run_chunk(
     control: &Control,
 ) -> Tally {
     let program = runner.program;
+    if program.has_batch_hooks() {
+        return crate::batch::run_chunk_sequenced(program, seed, chunk, trials, control)
+            .unwrap_or_else(|e| {
+                control.fail(e);
+                Tally::new(program.numbers().len())
+            });
+    }
     let start = chunk * CHUNK_TRIALS;
     let n = trials.saturating_sub(start).min(CHUNK_TRIALS);
     let numbers = program.numbers().len();
     let mut tally = Tally::new(numbers);
     let mut ws = Workspace::new(program);
     let mut stream = Stream::new(seed, chunk);
-    let c = program.counters();
     for _ in 0..n {
         if control.stopped() {
             return tally;
@@ -174,18 +218,10 @@ pub fn run_chunk(
             Some(sampler) => sampled::run_trial(program, sampler, &mut ws, &mut stream),
             None => run_trial(program, &mut ws, &mut stream, &mut NoTrace),
         }
-        for i in 0..c {
-            tally.record(i, ws.counters[i]);
-        }
-        tally.record(c, ws.state.damage);
-        tally.record(c + 1, ws.state.destroyed);
-        if let Some(a) = &ws.attacker {
-            tally.record(c + 2, a.damage);
-            tally.record(c + 3, a.destroyed);
-        }
+        tally.record_trial(&ws);
     }
     tally.trials = n;
-    control.done.fetch_add(n, Ordering::Relaxed);
+    control.add_done(n);
     tally
 }
 
@@ -295,7 +331,7 @@ pub fn simulate_with(
         let tally = worker
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        match failure {
+        match failure.or_else(|| control.take_error()) {
             Some(e) => Err(e),
             None => Ok(tally),
         }

@@ -242,6 +242,10 @@ pub struct AttackPool {
     /// to it first.
     #[serde(default)]
     pub focus: Vec<usize>,
+    /// Index of a batch hook called between the pool's tests and its save,
+    /// with the arrays `docs/architecture.md` lists, a chunk of trials at a time.
+    #[serde(default)]
+    pub batch_hook: Option<usize>,
     /// Counter for mortal wounds this pool inflicts (before Feel No Pain).
     #[serde(default)]
     pub mortal_counter: Option<String>,

@@ -177,8 +177,8 @@ impl PoolTables {
         let m = pool.tests.len();
         let (save_slot, mortal_slot) = (m, m + 1);
         // Every slot counts tokens, so the most tokens the pool can make bounds
-        // every slot; they must fit the packing.
-        if m + 2 > SLOTS || pool.max_tokens() >= 1 << BITS {
+        // every slot; they must fit the packing. A batch hook needs every die.
+        if m + 2 > SLOTS || pool.max_tokens() >= 1 << BITS || pool.batch_hook.is_some() {
             return None;
         }
         // The one kind of harm outside the save this pool may have (how

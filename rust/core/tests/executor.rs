@@ -722,3 +722,109 @@ fn hazard_rolls_hurt_the_attackers_own_models_or_are_only_counted() {
     plan["sequences"][0]["steps"] = json!([]);
     both_paths(&plan, 100_000);
 }
+
+/// A batch hook that does in arrays what a `mortal` effect on critical wounds
+/// does as data: one mortal wound per critical wound.
+#[derive(Debug)]
+struct MortalPerCritical;
+
+impl mathhammer_core::batch::BatchHooks for MortalPerCritical {
+    fn call(
+        &self,
+        index: usize,
+        batch: &mut mathhammer_core::batch::Batch,
+    ) -> Result<(), mathhammer_core::CoreError> {
+        assert_eq!(index, 0);
+        let wound = batch.tests.iter().position(|t| t == "wound").unwrap();
+        batch.mortal_wounds.clone_from(&batch.criticals[wound]);
+        Ok(())
+    }
+}
+
+#[derive(Debug)]
+struct Broken;
+
+impl mathhammer_core::batch::BatchHooks for Broken {
+    fn call(
+        &self,
+        _: usize,
+        batch: &mut mathhammer_core::batch::Batch,
+    ) -> Result<(), mathhammer_core::CoreError> {
+        batch.to_save.pop();
+        Ok(())
+    }
+}
+
+#[test]
+fn a_batch_hook_matches_the_equivalent_data_plan() {
+    let mut data = boltguns();
+    data["counters"] = json!(["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"]);
+    data["sequences"][0]["mortal_counter"] = json!("mortal_wounds");
+    let mut hooked = data.clone();
+    data["sequences"][0]["steps"][1]["effects"] =
+        json!([{"on": "critical", "action": "mortal", "amount": "1"}]);
+    hooked["sequences"][0]["batch_hook"] = json!(0);
+    let data = program(&data);
+    let hooked = program(&hooked).with_hooks(std::sync::Arc::new(MortalPerCritical));
+    assert!(hooked.has_batch_hooks() && !Runner::new(&hooked, Path::Auto).is_sampled());
+    let options = RunOptions {
+        trials: 200_000,
+        seed: 3,
+        threads: 2,
+        path: Path::DieByDie,
+    };
+    let a = simulate(&data, options, |_, _| Ok(())).unwrap();
+    let b = simulate(&hooked, RunOptions { seed: 4, ..options }, |_, _| Ok(())).unwrap();
+    assert_same_distribution(&a, &b);
+    // Replays call the hook one trial at a time.
+    let (out, _, _) = replay(
+        &hooked,
+        vec![
+            6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6,
+            6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6,
+            6, 6,
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        out.counters[4], 20,
+        "twenty critical wounds, twenty mortal wounds"
+    );
+}
+
+#[test]
+fn a_hook_that_breaks_the_arrays_stops_the_run_with_its_error() {
+    let mut plan = boltguns();
+    plan["sequences"][0]["batch_hook"] = json!(0);
+    let broken = program(&plan).with_hooks(std::sync::Arc::new(Broken));
+    let e = simulate(
+        &broken,
+        RunOptions {
+            trials: 50_000,
+            seed: 1,
+            threads: 2,
+            path: Path::Auto,
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("batch hook: returned arrays of"),
+        "{e}"
+    );
+    let missing = simulate(
+        &program(&plan),
+        RunOptions {
+            trials: 10,
+            seed: 1,
+            threads: 1,
+            path: Path::Auto,
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap_err();
+    assert!(
+        missing.to_string().contains("no hooks were given"),
+        "{missing}"
+    );
+}

@@ -30,6 +30,12 @@ create_exception!(
     MathhammerError,
     "Scripted dice ran out or did not fit the die rolled."
 );
+create_exception!(
+    mathhammer,
+    HookError,
+    MathhammerError,
+    "A batch hook failed or handed back arrays that do not fit."
+);
 
 /// A `CoreError` on its way to Python.
 pub struct PyCoreErr(pub CoreError);
@@ -47,6 +53,7 @@ impl From<PyCoreErr> for PyErr {
             CoreError::Dice { .. } => DiceError::new_err(message),
             CoreError::Plan { .. } => PlanError::new_err(message),
             CoreError::Script { .. } => ScriptError::new_err(message),
+            CoreError::Hook { .. } => HookError::new_err(message),
             CoreError::Interrupted => PyKeyboardInterrupt::new_err("simulation interrupted"),
         }
     }
@@ -59,5 +66,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DiceError", py.get_type::<DiceError>())?;
     m.add("PlanError", py.get_type::<PlanError>())?;
     m.add("ScriptError", py.get_type::<ScriptError>())?;
+    m.add("HookError", py.get_type::<HookError>())?;
     Ok(())
 }

@@ -2,8 +2,10 @@
 //! Convert in, release the GIL, convert out; nothing else lives here.
 
 mod error;
+mod hooks;
 
 use error::PyCoreErr;
+use hooks::PyHooks;
 use mathhammer_core::montecarlo::{simulate_with, RunOptions};
 use mathhammer_core::plan::Side;
 use mathhammer_core::sampled::Sampler;
@@ -12,7 +14,7 @@ use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A parsed dice expression.
 #[pyclass(frozen, module = "mathhammer._core", name = "DiceExpr")]
@@ -78,6 +80,19 @@ fn parse_dice_py(text: &str) -> PyResult<PyDiceExpr> {
 struct PyCompiledPlan {
     program: Arc<Program>,
     sampler: OnceLock<Option<Sampler>>,
+    hooks: Option<Arc<PyHooks>>,
+}
+
+impl PyCompiledPlan {
+    /// The Python exception a batch hook raised, if any, to raise unchanged.
+    fn hook_error(&self) -> Option<PyErr> {
+        self.hooks.as_ref().and_then(|h| {
+            h.raised
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take()
+        })
+    }
 }
 
 impl PyCompiledPlan {
@@ -91,15 +106,32 @@ impl PyCompiledPlan {
 #[pymethods]
 impl PyCompiledPlan {
     #[new]
-    fn new(py: Python<'_>, plan_json: &str) -> PyResult<Self> {
+    #[pyo3(signature = (plan_json, hooks = None))]
+    fn new(py: Python<'_>, plan_json: &str, hooks: Option<Vec<Py<PyAny>>>) -> PyResult<Self> {
         let text = plan_json.to_owned();
-        let program = py
+        let mut program = py
             .detach(move || Plan::from_json(&text).and_then(Program::new))
             .map_err(PyCoreErr)?;
+        let hooks = hooks.map(|hooks| {
+            Arc::new(PyHooks {
+                hooks,
+                raised: Mutex::new(None),
+            })
+        });
+        if let Some(h) = &hooks {
+            program =
+                program.with_hooks(Arc::clone(h) as Arc<dyn mathhammer_core::batch::BatchHooks>);
+        }
         Ok(PyCompiledPlan {
             program: Arc::new(program),
             sampler: OnceLock::new(),
+            hooks,
         })
+    }
+    /// Does a pool call a Python batch hook (so Monte Carlo runs chunk by chunk)?
+    #[getter]
+    fn has_batch_hooks(&self) -> bool {
+        self.program.has_batch_hooks()
     }
     /// Names of the stage counters, in the order `simulate` returns them.
     #[getter]
@@ -157,7 +189,8 @@ fn simulate_py<'py>(
     let tally = enter_core(py, progress.as_ref(), |poll| {
         let sampler = if die_by_die { None } else { plan.sampler() };
         simulate_with(&Runner::with_sampler(&plan.program, sampler), options, poll)
-    })?;
+    })
+    .map_err(|e| plan.hook_error().unwrap_or(e))?;
     Ok(tally.hist.into_iter().map(|h| h.into_pyarray(py)).collect())
 }
 
@@ -320,8 +353,8 @@ fn replay_py<'py>(
             })
         })
         .collect::<Result<Vec<u32>, PyCoreErr>>()?;
-    let (outcome, events, used) =
-        mathhammer_core::replay(&plan.program, values).map_err(PyCoreErr)?;
+    let (outcome, events, used) = mathhammer_core::replay(&plan.program, values)
+        .map_err(|e| plan.hook_error().unwrap_or_else(|| PyCoreErr(e).into()))?;
     let names = GroupNames {
         target: plan.groups(),
         attacker: plan

@@ -241,6 +241,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                 target_groups=target.groups,
                 flags=flags,
                 counters=plan.counters,
+                hooks=plan.hooks,
             )
             _apply(spec, rules, keywords, members[0])
         for finish in finalizers:

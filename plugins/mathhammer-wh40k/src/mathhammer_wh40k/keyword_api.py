@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mathhammer.plan import AttackPool, Group, MortalWounds, Test
+from mathhammer.plan import AttackPool, BatchHook, Group, MortalWounds, Test
 from mathhammer_wh40k.model import Context, Scenario, Weapon
 
 
@@ -44,6 +44,7 @@ class WeaponRules:
             ``"ignores_cover"``, ``"grants_cover"``, ``"psychic"`` (ignore
             harmful hit and BS modifiers), ``"pistol"``, ``"no_hit_rerolls"``.
         counters: The Plan's counters; add one for a new stage the Result reports.
+        hooks: The Plan's batch hooks; use :meth:`add_batch_hook`.
     """
 
     weapons: list[Weapon]
@@ -60,6 +61,20 @@ class WeaponRules:
     target_groups: list[Group] = field(default_factory=list)
     flags: set[str] = field(default_factory=set)
     counters: list[str] = field(default_factory=list)
+    hooks: list[BatchHook] = field(default_factory=list)
+
+    def add_batch_hook(self, hook: BatchHook) -> None:
+        """Run ``hook`` on this pool's arrays between its tests and its save.
+
+        For behaviour no Plan primitive expresses; see
+        :meth:`mathhammer.plan.Plan.add_hook` for the arrays. A pool takes one
+        hook: a second keyword asking for one is refused.
+        """
+        if self.pool.batch_hook is not None:
+            raise ValueError("this pool already has a batch hook; combine the keywords' hooks into one")
+        if hook not in self.hooks:
+            self.hooks.append(hook)
+        self.pool.batch_hook = self.hooks.index(hook)
 
     @property
     def weapon(self) -> Weapon:

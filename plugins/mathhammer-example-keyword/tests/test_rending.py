@@ -1,0 +1,58 @@
+"""Rending as data and Rending as a batch hook give the same distribution."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import mathhammer_example_keyword
+import pytest
+
+import mathhammer
+from mathhammer import Registry
+from mathhammer.testing import assert_mean, assert_same_distribution
+from mathhammer_wh40k import Attacker, ModelProfile, Scenario, Target, Weapon, plugin
+
+N = 20
+
+
+@pytest.fixture
+def registry(make_registry: Callable[..., Registry]) -> Registry:
+    return make_registry(("wh40k", plugin), ("rending", mathhammer_example_keyword))
+
+
+def rending(keyword: str) -> Scenario:
+    weapon = Weapon("Claws", attacks="2", skill=3, strength=4, damage="1", count=N // 2, keywords=(keyword,))
+    target = Target("T", toughness=4, models=(ModelProfile("M", wounds=2, save=3, count=10),))
+    return Scenario(attacker=Attacker(weapons=(weapon,)), target=target)
+
+
+def test_each_critical_wound_adds_a_mortal_wound(registry: Registry) -> None:
+    r = mathhammer.simulate(rending("Rending"), trials=200_000, seed=1, registry=registry)
+    assert_mean(r["mortal_wounds"], N * 4 / 6 * 1 / 6)
+
+
+def test_the_batch_hook_matches_the_data_plan(registry: Registry) -> None:
+    plan = mathhammer.compile_scenario(rending("Rending (batch)"), registry=registry).plan
+    assert plan.compile().has_batch_hooks and not plan.compile().uses_fast_path()
+    data = mathhammer.simulate(rending("Rending"), trials=200_000, seed=2, registry=registry)
+    batch = mathhammer.simulate(rending("Rending (batch)"), trials=200_000, seed=3, registry=registry)
+    for stage in ("hits", "wounds", "failed_saves", "mortal_wounds", "damage", "models_destroyed"):
+        assert_same_distribution(data[stage], batch[stage])
+
+
+def test_replays_call_the_hook_too(registry: Registry) -> None:
+    # Hits: all 6s (critical); wounds: 6 then 1s; saves: all 6.
+    dice = [6] * N + [6] + [1] * (N - 1) + [6]
+    r = mathhammer.replay(rending("Rending (batch)"), dice, registry=registry)
+    assert r["counters"]["mortal_wounds"] == 1 and r["damage"] == 1
+
+
+def test_a_hook_that_raises_surfaces_its_own_error(registry: Registry) -> None:
+    plan = mathhammer.compile_scenario(rending("Rending (batch)"), registry=registry).plan
+
+    def broken(arrays: dict[str, object]) -> dict[str, object]:
+        raise ZeroDivisionError("the hook's own bug")
+
+    plan.hooks[0] = broken
+    with pytest.raises(ZeroDivisionError, match="the hook's own bug"):
+        mathhammer._core.simulate(plan.compile(), 50_000, 1)
