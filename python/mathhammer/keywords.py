@@ -81,6 +81,10 @@ class KeywordSpec:
         description: One line for ``mathhammer plugins``.
         rule: The keyword's versions, when it changed between editions; the
             ruleset resolves the version a weapon uses and hands it to ``apply``.
+        repeatable: Whether one weapon may list it more than once with
+            different parameters (Anti-Infantry 4+ and Anti-Vehicle 2+). Other
+            keywords listed twice with different values are refused, since
+            the same ability from two sources does not stack.
     """
 
     ruleset: str
@@ -89,6 +93,7 @@ class KeywordSpec:
     parse: Callable[[str], Mapping[str, Any] | None] | None = None
     description: str = ""
     rule: Rule | None = None
+    repeatable: bool = False
 
     def match(self, text: str) -> Mapping[str, Any] | None:
         """Parameters if ``text`` spells this keyword, else ``None``."""

@@ -138,15 +138,16 @@ class Result:
 
     def to_text(self) -> str:
         """A plain-text report: per-stage means, then the distributions."""
+        width = max(18, *(len(s.label) + 2 for s in self.stages.values()))
         lines = [
             f"{self.ruleset}: {self.trials:,} trials, seed {self.seed}, {self.evaluator}"
             f"{' (fast path)' if self.fast_path else ''}, {self.seconds:.2f} s",
             "",
-            f"{'stage':<18}{'mean':>10}{'± se':>10}",
+            f"{'stage':<{width}}{'mean':>10}{'± se':>10}",
         ]
         for stage in self.stages.values():
-            lines.append(f"{stage.label:<18}{stage.mean:>10.3f}{stage.se:>10.4f}")
-        lines.append(f"{'P(unit destroyed)':<18}{self.p_unit_destroyed:>10.4f}")
+            lines.append(f"{stage.label:<{width}}{stage.mean:>10.3f}{stage.se:>10.4f}")
+        lines.append(f"{'P(unit destroyed)':<{width}}{self.p_unit_destroyed:>10.4f}")
         for name in DISTRIBUTION_STAGES:
             stage = self.stages[name]
             lines += ["", f"{stage.label}:", f"{'k':>4}{'P(=k)':>10}{'P(>=k)':>10}"]

@@ -113,3 +113,39 @@ def test_the_broader_reroll_of_weapon_and_scenario_applies(registry: Registry) -
     s = replace(base(modifiers=Modifiers(reroll_hits="ones")), modifiers=Modifiers(reroll_hits="failures"))
     plan = mathhammer.compile_scenario(s, registry=registry).plan
     assert plan.sequences[0].steps[0].reroll == "failures"  # type: ignore[union-attr]
+
+
+def test_rules_and_context_load_from_the_file(registry_all: Registry) -> None:
+    scenario = mathhammer.load_scenario(EXAMPLES / "keywords.toml", registry=registry_all)
+    assert scenario.rules.edition == "11e" and scenario.rules.rules == {"Devastating Wounds": "10e-2024-spill"}
+    assert scenario.context.half_range and scenario.context.in_cover and not scenario.context.engaged
+    assert scenario.attacker.weapons[1].rules == {"Hazardous": "10e-2024"}
+    result = mathhammer.simulate(scenario, trials=20_000, seed=1, registry=registry_all)
+    assert result.rule_versions["Devastating Wounds"] == "10e-2024-spill"
+    assert result.rule_versions["Hazardous"] == "10e-2024"
+    assert result.rule_versions["Cover"] == "11e"
+    assert result["attacks"].mean == 32  # Rapid Fire 1 at half range: 10 x 3, plus the plasma gun's 2
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('[rules]\nedition = "9e"\n', r"field rules\.edition: is '9e'; editions: '10e', '11e'"),
+        (
+            '[rules]\n"Sustained Hit" = "x"\n',
+            r"field rules\.Sustained Hit: 'Sustained Hit' is not a rule with versions",
+        ),
+        ('[rules]\nBlast = "12e"\n', r"field rules\.Blast: '12e' is not a version of 'Blast'"),
+        (
+            "[context]\nhalf_rnage = true\n",
+            r"field context\.half_rnage: is not a known field; did you mean 'half_range'",
+        ),
+        ("[context]\ncharged = 1\n", r"field context\.charged: must be true or false, not 1"),
+    ],
+)
+def test_bad_rules_and_context_are_named(registry_all: Registry, tmp_path: Path, table: str, message: str) -> None:
+    text = (EXAMPLES / "boltguns.toml").read_text() + "\n" + table
+    with pytest.raises(ScenarioError, match=message):
+        mathhammer.simulate(
+            mathhammer.load_scenario(write(tmp_path, text), registry=registry_all), trials=10, registry=registry_all
+        )

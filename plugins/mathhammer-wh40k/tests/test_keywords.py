@@ -104,6 +104,57 @@ def test_restricted_abilities_apply_only_against_their_keyword(registry: Registr
 
 def test_duplicate_abilities_do_not_stack(registry: Registry) -> None:
     assert_mean(run(registry, "Sustained Hits 1", "sustained hits 1")["hits"], N * 5 / 6)
+    with pytest.raises(mathhammer.ScenarioError, match=r"keywords\[1\]: 'Sustained Hits 2' repeats"):
+        run(registry, "Sustained Hits 1", "Sustained Hits 2")
+    both = run(
+        registry,
+        "Anti-Infantry 4+",
+        "Anti-Vehicle 2+",
+        auto_hit=True,
+        skill=None,
+        strength=1,
+        target_keywords=("Vehicle",),
+    )
+    assert_mean(both["wounds"], N * 5 / 6)  # Anti-X against different keywords are different abilities
+
+
+def exact_damage(values: list[int], attacks: int, p: float, wounds: int) -> tuple[float, float]:
+    """Exact expected damage and models destroyed for ``attacks`` attacks, each
+    unsaved with probability ``p`` and doing one of ``values`` (equally likely),
+    into fresh models of ``wounds`` wounds, excess lost: a dynamic programme over
+    the wounds left on the model being worked on."""
+    states = {wounds: 1.0}  # wounds left on the front model -> probability
+    damage = destroyed = 0.0
+    for _ in range(attacks):
+        nxt: dict[int, float] = {}
+        for front, q in states.items():
+            nxt[front] = nxt.get(front, 0.0) + q * (1 - p)
+            for d in values:
+                w = q * p / len(values)
+                dealt = min(d, front)
+                damage += w * dealt
+                left = front - dealt
+                if left == 0:
+                    destroyed += w
+                    left = wounds
+                nxt[left] = nxt.get(left, 0.0) + w
+        states = nxt
+    return damage, destroyed
+
+
+@pytest.mark.parametrize(
+    ("halve", "reduction", "values"),
+    [(False, 0, [2, 3, 4]), (True, 0, [1, 2, 2]), (False, 1, [1, 2, 3]), (True, 1, [1, 1, 1])],
+)
+def test_damage_reduction_and_halving(registry: Registry, halve: bool, reduction: int, values: list[int]) -> None:
+    # D3+1 into W2 models: halved (rounding up) 1, 2, 2; less 1: 1, 2, 3; both: never below 1.
+    target = Target("T", 4, (ModelProfile("M", wounds=2, count=60, halve_damage=halve, damage_reduction=reduction),))
+    weapon = Weapon("Gun", "1", None, 8, "D3+1", count=N, auto_hit=True)
+    scenario = Scenario(attacker=Attacker(weapons=(weapon,)), target=target)
+    r = mathhammer.simulate(scenario, trials=200_000, seed=9, registry=registry)
+    damage, destroyed = exact_damage(values, N, 5 / 6, 2)
+    assert_mean(r["damage"], damage)
+    assert_mean(r["models_destroyed"], destroyed)
 
 
 @pytest.mark.parametrize("half", [False, True])

@@ -153,8 +153,17 @@ def _resolve_keywords(scenario: Scenario, keywords: KeywordTable) -> dict[int, R
                 )
             if restriction and restriction.strip().casefold() not in target_keywords:
                 continue
-            if not any(spec is match[0] and params == match[1] for spec, params in found):
-                found.append(match)
+            same = [params for spec, params in found if spec is match[0]]
+            if match[1] in same:
+                continue
+            if same and not match[0].repeatable:
+                raise ScenarioError(
+                    f"{text!r} repeats {match[0].name!r} with another value; the same ability from two "
+                    "sources does not stack (11th edition 24.02): list only the one that applies",
+                    source=scenario.source,
+                    field=field,
+                )
+            found.append(match)
     return resolved
 
 

@@ -32,4 +32,8 @@ def apply(rules: WeaponRules) -> None:
 
 @mathhammer.hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
-    register(KeywordSpec("wh40k", "Anti", apply, parse=parse, description="critical wounds on X+ against KEYWORD"))
+    register(
+        KeywordSpec(
+            "wh40k", "Anti", apply, parse=parse, repeatable=True, description="critical wounds on X+ against KEYWORD"
+        )
+    )
