@@ -33,7 +33,7 @@ pub const MAX_TABLE_ENTRIES: usize = 1 << 21;
 /// A sparse distribution over outcome vectors. A vector is packed into one
 /// `u64`, `BITS` bits a slot, so adding vectors is adding keys (no slot can
 /// overflow into the next: every slot's bound is checked first).
-type Dist = HashMap<u64, f64, BuildHasherDefault<KeyHasher>>;
+pub(crate) type Dist = HashMap<u64, f64, BuildHasherDefault<KeyHasher>>;
 
 /// Bits per slot of a packed outcome vector.
 const BITS: u32 = 10;
@@ -46,7 +46,7 @@ const MAX_WORK: u64 = 20_000_000;
 /// Keys are already well mixed by a multiply; the standard `SipHash` would triple the
 /// cost of building tables.
 #[derive(Default)]
-struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
@@ -60,16 +60,17 @@ impl Hasher for KeyHasher {
     }
 }
 
-fn slot(v: u64, i: usize) -> u32 {
+pub(crate) fn slot(v: u64, i: usize) -> u32 {
     ((v >> (BITS as usize * i)) & ((1 << BITS) - 1)) as u32
 }
 
-struct Builder {
+#[derive(Default)]
+pub(crate) struct Builder {
     work: u64,
 }
 
 impl Builder {
-    fn convolve(&mut self, a: &Dist, b: &Dist) -> Option<Dist> {
+    pub(crate) fn convolve(&mut self, a: &Dist, b: &Dist) -> Option<Dist> {
         self.work += (a.len() * b.len()) as u64;
         if self.work > MAX_WORK {
             return None;
@@ -84,7 +85,7 @@ impl Builder {
     }
 }
 
-fn point(set: &[(usize, u32)]) -> Dist {
+pub(crate) fn point(set: &[(usize, u32)]) -> Dist {
     let key = set
         .iter()
         .map(|&(i, x)| u64::from(x) << (BITS as usize * i))
@@ -167,6 +168,111 @@ fn outcome_probabilities(t: &RunTest) -> [f64; 3] {
     p
 }
 
+/// One attack die's exact outcome distribution through the pool's tests
+/// (packed vectors: each test's count, tokens reaching the save, harm events),
+/// and the one kind of harm outside the save the pool may queue. `None` when
+/// the pool cannot be tabulated (see the module notes).
+pub(crate) fn one_token(
+    pool: &RunPool,
+    budget: usize,
+    b: &mut Builder,
+) -> Option<(Dist, Option<Inflict>)> {
+    let m = pool.tests.len();
+    let (save_slot, mortal_slot) = (m, m + 1);
+    // Every slot counts tokens, so the most tokens the pool can make bounds
+    // every slot; they must fit the packing. A batch hook needs every die.
+    if m + 2 > SLOTS || pool.max_tokens() >= 1 << BITS || pool.batch_hook.is_some() {
+        return None;
+    }
+    // The one kind of harm outside the save this pool may have (how
+    // different kinds would interleave matters, so they run die by die).
+    let mut inflict: Option<InflictKind> = None;
+    let mut after_all = false;
+    for t in &pool.tests {
+        for a in t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical) {
+            if let RunAction::Inflict(what) = *a {
+                match inflict {
+                    None => (inflict, after_all) = (Some(what.kind), what.after_all),
+                    Some(k) if k == what.kind && after_all == what.after_all => {}
+                    Some(_) => return None,
+                }
+            }
+        }
+    }
+    let inflict = inflict.map(|kind| Inflict {
+        kind,
+        after_all,
+        ends: false,
+    });
+    // One token's distribution entering each test, from the save backwards.
+    let mut entering: Vec<Dist> = vec![Dist::default(); m + 1];
+    entering[m] = point(&[(save_slot, 1)]);
+    for k in (0..m).rev() {
+        let t = &pool.tests[k];
+        let mut d = Dist::default();
+        let probs = outcome_probabilities(t);
+        for (o, actions) in [
+            (Outcome::Fail, &t.on_fail),
+            (Outcome::Success, &t.on_success),
+            (Outcome::Critical, &t.on_critical),
+        ] {
+            let p = probs[o as usize];
+            if p == 0.0 {
+                continue;
+            }
+            let mut passes = o != Outcome::Fail;
+            let mut goes_to = k + 1;
+            let mut fixed: Vec<(usize, u32)> = Vec::new();
+            let mut parts: Vec<Dist> = Vec::new();
+            for a in actions {
+                match *a {
+                    RunAction::Extra(amount) => {
+                        // a extra tokens into test k+1, each counted at k.
+                        let mut extra = Dist::default();
+                        let mut power = point(&[]);
+                        for (count, q) in amount.distribution().into_iter().enumerate() {
+                            if count > 0 {
+                                power = b.convolve(&power, &entering[k + 1])?;
+                            }
+                            if q > 0.0 {
+                                let shifted = b.convolve(&power, &point(&[(k, count as u32)]))?;
+                                mix(&mut extra, &shifted, q);
+                            }
+                        }
+                        parts.push(extra);
+                    }
+                    RunAction::Skip(s) => {
+                        fixed.extend((k + 1..=k + s).map(|j| (j, 1)));
+                        goes_to = k + 1 + s;
+                    }
+                    RunAction::Inflict(Inflict { ends, .. }) => {
+                        fixed.push((mortal_slot, 1));
+                        if ends {
+                            fixed.push((k, u32::from(passes)));
+                            passes = false;
+                        }
+                    }
+                }
+            }
+            let mut branch = point(&fixed);
+            if passes {
+                branch = b.convolve(&branch, &point(&[(k, 1)]))?;
+                branch = b.convolve(&branch, &entering[goes_to])?;
+            }
+            for part in &parts {
+                branch = b.convolve(&branch, part)?;
+            }
+            mix(&mut d, &branch, p);
+        }
+        if d.len() > budget {
+            return None;
+        }
+        entering[k] = d;
+    }
+    let first = std::mem::take(&mut entering[0]);
+    Some((first, inflict))
+}
+
 impl PoolTables {
     fn new(
         pool: &RunPool,
@@ -175,98 +281,9 @@ impl PoolTables {
         b: &mut Builder,
     ) -> Option<PoolTables> {
         let m = pool.tests.len();
-        let (save_slot, mortal_slot) = (m, m + 1);
-        // Every slot counts tokens, so the most tokens the pool can make bounds
-        // every slot; they must fit the packing. A batch hook needs every die.
-        if m + 2 > SLOTS || pool.max_tokens() >= 1 << BITS || pool.batch_hook.is_some() {
-            return None;
-        }
-        // The one kind of harm outside the save this pool may have (how
-        // different kinds would interleave matters, so they run die by die).
-        let mut inflict: Option<InflictKind> = None;
-        let mut after_all = false;
-        for t in &pool.tests {
-            for a in t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical) {
-                if let RunAction::Inflict(what) = *a {
-                    match inflict {
-                        None => (inflict, after_all) = (Some(what.kind), what.after_all),
-                        Some(k) if k == what.kind && after_all == what.after_all => {}
-                        Some(_) => return None,
-                    }
-                }
-            }
-        }
-        let inflict = inflict.map(|kind| Inflict {
-            kind,
-            after_all,
-            ends: false,
-        });
-        // One token's distribution entering each test, from the save backwards.
-        let mut entering: Vec<Dist> = vec![Dist::default(); m + 1];
-        entering[m] = point(&[(save_slot, 1)]);
-        for k in (0..m).rev() {
-            let t = &pool.tests[k];
-            let mut d = Dist::default();
-            let probs = outcome_probabilities(t);
-            for (o, actions) in [
-                (Outcome::Fail, &t.on_fail),
-                (Outcome::Success, &t.on_success),
-                (Outcome::Critical, &t.on_critical),
-            ] {
-                let p = probs[o as usize];
-                if p == 0.0 {
-                    continue;
-                }
-                let mut passes = o != Outcome::Fail;
-                let mut goes_to = k + 1;
-                let mut fixed: Vec<(usize, u32)> = Vec::new();
-                let mut parts: Vec<Dist> = Vec::new();
-                for a in actions {
-                    match *a {
-                        RunAction::Extra(amount) => {
-                            // a extra tokens into test k+1, each counted at k.
-                            let mut extra = Dist::default();
-                            let mut power = point(&[]);
-                            for (count, q) in amount.distribution().into_iter().enumerate() {
-                                if count > 0 {
-                                    power = b.convolve(&power, &entering[k + 1])?;
-                                }
-                                if q > 0.0 {
-                                    let shifted =
-                                        b.convolve(&power, &point(&[(k, count as u32)]))?;
-                                    mix(&mut extra, &shifted, q);
-                                }
-                            }
-                            parts.push(extra);
-                        }
-                        RunAction::Skip(s) => {
-                            fixed.extend((k + 1..=k + s).map(|j| (j, 1)));
-                            goes_to = k + 1 + s;
-                        }
-                        RunAction::Inflict(Inflict { ends, .. }) => {
-                            fixed.push((mortal_slot, 1));
-                            if ends {
-                                fixed.push((k, u32::from(passes)));
-                                passes = false;
-                            }
-                        }
-                    }
-                }
-                let mut branch = point(&fixed);
-                if passes {
-                    branch = b.convolve(&branch, &point(&[(k, 1)]))?;
-                    branch = b.convolve(&branch, &entering[goes_to])?;
-                }
-                for part in &parts {
-                    branch = b.convolve(&branch, part)?;
-                }
-                mix(&mut d, &branch, p);
-            }
-            if d.len() > *budget {
-                return None;
-            }
-            entering[k] = d;
-        }
+        let save_slot = m;
+        let (first, inflict) = one_token(pool, *budget, b)?;
+        let entering = [first];
         // n-fold convolutions for every number of attack dice the pool can have.
         let max_attacks = pool.max_attacks();
         let mut by_count = Vec::new();
@@ -316,7 +333,7 @@ impl PoolTables {
     }
 }
 
-fn binomial_pmf(n: u32, q: f64) -> Vec<f64> {
+pub(crate) fn binomial_pmf(n: u32, q: f64) -> Vec<f64> {
     let mut pmf = vec![1.0];
     for _ in 0..n {
         let mut next = vec![0.0; pmf.len() + 1];
