@@ -12,6 +12,8 @@ pub enum CoreError {
     Plan { field: String, reason: String },
     /// Scripted dice ran out, or a scripted value does not fit the die rolled.
     Script { reason: String },
+    /// The exact evaluator cannot evaluate this Plan exactly, and says why.
+    Declined { reason: String },
     /// A batch hook failed or handed back arrays that do not fit.
     Hook { reason: String },
     /// The caller interrupted a long run (Ctrl-C between chunks).
@@ -34,6 +36,9 @@ impl fmt::Display for CoreError {
             CoreError::Plan { field, reason } => write!(f, "plan field {field}: {reason}"),
             CoreError::Script { reason } => write!(f, "scripted dice: {reason}"),
             CoreError::Hook { reason } => write!(f, "batch hook: {reason}"),
+            CoreError::Declined { reason } => {
+                write!(f, "the exact evaluator declines this plan: {reason}")
+            }
             CoreError::Interrupted => write!(f, "interrupted"),
         }
     }

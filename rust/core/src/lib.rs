@@ -6,6 +6,7 @@ pub mod alias;
 pub mod batch;
 pub mod dice;
 pub mod error;
+pub mod exact;
 pub mod executor;
 pub mod montecarlo;
 pub mod plan;

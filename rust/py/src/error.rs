@@ -36,6 +36,12 @@ create_exception!(
     MathhammerError,
     "A batch hook failed or handed back arrays that do not fit."
 );
+create_exception!(
+    mathhammer,
+    DeclinedError,
+    MathhammerError,
+    "The exact evaluator cannot evaluate this Plan exactly; the message says why."
+);
 
 /// A `CoreError` on its way to Python.
 pub struct PyCoreErr(pub CoreError);
@@ -54,6 +60,7 @@ impl From<PyCoreErr> for PyErr {
             CoreError::Plan { .. } => PlanError::new_err(message),
             CoreError::Script { .. } => ScriptError::new_err(message),
             CoreError::Hook { .. } => HookError::new_err(message),
+            CoreError::Declined { .. } => DeclinedError::new_err(message),
             CoreError::Interrupted => PyKeyboardInterrupt::new_err("simulation interrupted"),
         }
     }
@@ -67,5 +74,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PlanError", py.get_type::<PlanError>())?;
     m.add("ScriptError", py.get_type::<ScriptError>())?;
     m.add("HookError", py.get_type::<HookError>())?;
+    m.add("DeclinedError", py.get_type::<DeclinedError>())?;
     Ok(())
 }

@@ -194,6 +194,21 @@ fn simulate_py<'py>(
     Ok(tally.hist.into_iter().map(|h| h.into_pyarray(py)).collect())
 }
 
+/// Evaluate the Plan exactly; one pmf (float64 array) per name in
+/// `plan.numbers`. Raises `DeclinedError`, saying why, for a Plan the exact
+/// evaluator cannot do exactly.
+#[pyfunction(name = "evaluate_exact")]
+fn evaluate_exact_py<'py>(
+    py: Python<'py>,
+    plan: &PyCompiledPlan,
+) -> PyResult<Vec<Bound<'py, PyArray1<f64>>>> {
+    let program = Arc::clone(&plan.program);
+    let exact = py
+        .detach(move || mathhammer_core::exact::evaluate(&program))
+        .map_err(PyCoreErr)?;
+    Ok(exact.pmfs.into_iter().map(|p| p.into_pyarray(py)).collect())
+}
+
 /// Run `work` without the GIL. `work` gets a `poll` callback to call now and
 /// then: it takes the GIL back briefly to honour Ctrl-C and report progress.
 /// Errors of either kind come back as Python exceptions.
@@ -402,6 +417,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_dice_py, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_py, m)?)?;
     m.add_function(wrap_pyfunction!(replay_py, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate_exact_py, m)?)?;
     error::register(m)?;
     Ok(())
 }

@@ -1,0 +1,698 @@
+//! The exact evaluator: the same Plan, as probability distributions.
+//!
+//! Each attack pool's tests have an exact joint distribution (the fast
+//! path's tables: [`crate::sampled::one_token`]); the target's state (per
+//! group, models alive and wounds left on the front model) is then carried as
+//! a distribution through saves, damage, Feel No Pain and mortal wounds, so
+//! excess damage, spill-over, characters and mixed groups are exact. Stage
+//! counters that do not depend on the target's state (attacks, each test's
+//! count, failed saves when every group saves on the same faces, mortal
+//! wounds) are convolved across sequences as marginals.
+//!
+//! What it cannot do exactly it declines by name, never approximating: see
+//! [`CoreError::Declined`] reasons in [`evaluate`].
+
+use crate::error::CoreError;
+use crate::executor::{Inflict, InflictKind, Program, RunPool, RunSequence};
+use crate::plan::{Group, Side, Target};
+use crate::sampled::{binomial_pmf, one_token, slot, Builder};
+use std::collections::HashMap;
+
+/// The most distinct target states the evaluator carries before declining.
+const MAX_STATES: usize = 200_000;
+/// The most groups a target may have: the state packs 32 bits per group,
+/// and the top 32 bits count harm held until every attack is resolved.
+const MAX_GROUPS: usize = 3;
+/// Table entries one pool may build.
+const TABLE_BUDGET: usize = 1 << 21;
+
+/// Exact distributions, one per number of [`Program::numbers`]: `pmfs[i][v]`
+/// is the probability that number `i` is `v`.
+#[derive(Debug, Clone)]
+pub struct Exact {
+    pub pmfs: Vec<Vec<f64>>,
+}
+
+type Dist = HashMap<u128, f64>;
+
+fn decline(reason: impl Into<String>) -> CoreError {
+    CoreError::Declined {
+        reason: reason.into(),
+    }
+}
+
+/// The target, read from packed states: 32 bits a group, the low 14 the
+/// models alive, the high 18 the wounds left on the front model.
+struct Unit<'p> {
+    groups: &'p [Group],
+    preference: Vec<usize>,
+    wounded_first: bool,
+}
+
+impl<'p> Unit<'p> {
+    fn new(t: &'p Target) -> Self {
+        let mut preference = vec![0; t.groups.len()];
+        for (pos, &g) in t.order.iter().enumerate() {
+            preference[g] = pos;
+        }
+        Unit {
+            groups: &t.groups,
+            preference,
+            wounded_first: t.wounded_groups_first,
+        }
+    }
+
+    fn start(&self) -> u128 {
+        let mut s = 0;
+        for (g, grp) in self.groups.iter().enumerate() {
+            s = set(s, g, grp.models, grp.wounds);
+        }
+        s
+    }
+
+    fn key(&self, s: u128, g: usize) -> (u32, bool, usize) {
+        let wounded = front(s, g) < self.groups[g].wounds;
+        (
+            self.groups[g].tier,
+            self.wounded_first && !wounded,
+            self.preference[g],
+        )
+    }
+
+    fn declare(&self, s: u128, focus: &[usize]) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.groups.len()).collect();
+        order.sort_by_key(|&g| self.key(s, g));
+        if let Some(f) = focus.iter().copied().find(|&g| alive(s, g) > 0) {
+            let at = order.iter().position(|&g| g == f).unwrap_or(0);
+            order[..=at].rotate_right(1);
+        }
+        order
+    }
+
+    fn current(s: u128, order: &[usize]) -> Option<usize> {
+        order.iter().copied().find(|&g| alive(s, g) > 0)
+    }
+
+    fn pick_for_mortal(&self, s: u128, focus: Option<usize>) -> Option<usize> {
+        focus.filter(|&f| alive(s, f) > 0).or_else(|| {
+            (0..self.groups.len())
+                .filter(|&g| alive(s, g) > 0)
+                .min_by_key(|&g| self.key(s, g))
+        })
+    }
+
+    /// `lost` wounds off the front model of `g` (at most what it has left).
+    fn lose(&self, s: u128, g: usize, lost: u32) -> u128 {
+        let (a, f) = (alive(s, g), front(s, g));
+        if lost >= f {
+            set(s, g, a - 1, self.groups[g].wounds)
+        } else {
+            set(s, g, a, f - lost)
+        }
+    }
+
+    /// Distribution of wounds lost by a front model with `left` wounds taking
+    /// `amount`, each ignored on a Feel No Pain of `fnp`+.
+    fn lost(amount: u32, left: u32, fnp: Option<u32>) -> Vec<(u32, f64)> {
+        match fnp {
+            None => vec![(amount.min(left), 1.0)],
+            Some(f) => {
+                let taken = f64::from(f.saturating_sub(1).min(6)) / 6.0;
+                let pmf = binomial_pmf(amount, taken);
+                let mut out: Vec<(u32, f64)> = Vec::new();
+                for (k, p) in pmf.into_iter().enumerate() {
+                    let l = (k as u32).min(left);
+                    match out.iter_mut().find(|e| e.0 == l) {
+                        Some(e) => e.1 += p,
+                        None => out.push((l, p)),
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    fn mortal_fnp(&self, g: usize) -> Option<u32> {
+        let grp = &self.groups[g];
+        match (grp.feel_no_pain, grp.feel_no_pain_mortal) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn damage(&self, s: u128) -> u32 {
+        self.groups
+            .iter()
+            .enumerate()
+            .map(|(g, grp)| {
+                let lost_models = grp.models - alive(s, g);
+                let partial = if alive(s, g) > 0 {
+                    grp.wounds - front(s, g)
+                } else {
+                    0
+                };
+                lost_models * grp.wounds + partial
+            })
+            .sum()
+    }
+
+    fn destroyed(&self, s: u128) -> u32 {
+        self.groups
+            .iter()
+            .enumerate()
+            .map(|(g, grp)| grp.models - alive(s, g))
+            .sum()
+    }
+}
+
+fn alive(s: u128, g: usize) -> u32 {
+    ((s >> (32 * g)) & 0x3FFF) as u32
+}
+
+fn front(s: u128, g: usize) -> u32 {
+    ((s >> (32 * g + 14)) & 0x3_FFFF) as u32
+}
+
+fn set(s: u128, g: usize, alive: u32, front: u32) -> u128 {
+    let mask = !(u128::from(u32::MAX) << (32 * g));
+    (s & mask) | (u128::from(alive | (front << 14)) << (32 * g))
+}
+
+fn add(into: &mut Dist, s: u128, p: f64) {
+    if p > 0.0 {
+        *into.entry(s).or_insert(0.0) += p;
+    }
+}
+
+/// The discrete distribution of a sum of pmfs.
+fn convolve(a: &[f64], b: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; a.len() + b.len() - 1];
+    for (i, &x) in a.iter().enumerate() {
+        if x == 0.0 {
+            continue;
+        }
+        for (j, &y) in b.iter().enumerate() {
+            out[i + j] += x * y;
+        }
+    }
+    out
+}
+
+/// The distribution of the sum of `n` draws from `pmf`, for every `n` up to `most`.
+fn powers(pmf: &[f64], most: usize) -> Vec<Vec<f64>> {
+    let mut out = vec![vec![1.0]];
+    for _ in 0..most {
+        let next = convolve(out.last().expect("starts with one"), pmf);
+        out.push(next);
+    }
+    out
+}
+
+/// Attack dice a pool gathers, as a pmf.
+fn attacks_pmf(pool: &RunPool) -> Vec<f64> {
+    let mut total = vec![1.0];
+    for term in &pool.attacks {
+        let one: Vec<f64> = if term.maximize {
+            let mut v = vec![0.0; term.per_model(term.dice.max()) as usize + 1];
+            v[term.per_model(term.dice.max()) as usize] = 1.0;
+            v
+        } else {
+            let mut v = vec![0.0; term.per_model(term.dice.max()) as usize + 1];
+            for (rolled, p) in term.dice.distribution().into_iter().enumerate() {
+                v[term.per_model(rolled as u32) as usize] += p;
+            }
+            v
+        };
+        for _ in 0..term.models {
+            total = convolve(&total, &one);
+        }
+    }
+    total
+}
+
+struct Evaluator<'p> {
+    unit: Unit<'p>,
+    states: Dist,
+    /// Per counter, its marginal pmf so far.
+    counters: Vec<Vec<f64>>,
+    /// The one kind of harm held until every attack is resolved, and the pool
+    /// whose damage it uses; how many are held is in each state's top bits.
+    deferred: Option<(Inflict, RunPool)>,
+}
+
+fn held(s: u128) -> u32 {
+    (s >> 96) as u32
+}
+
+fn with_held(s: u128, n: u32) -> u128 {
+    (s & ((1u128 << 96) - 1)) | (u128::from(n) << 96)
+}
+
+impl Evaluator<'_> {
+    fn count(&mut self, counter: Option<usize>, pmf: &[f64]) {
+        if let Some(c) = counter {
+            self.counters[c] = convolve(&self.counters[c], pmf);
+        }
+    }
+
+    fn check_size(&self) -> Result<(), CoreError> {
+        if self.states.len() > MAX_STATES {
+            return Err(decline(format!(
+                "the target can be left in more than {MAX_STATES} distinct states"
+            )));
+        }
+        Ok(())
+    }
+
+    /// One unsaved attack of the pool's damage on the current group of `order`.
+    fn unsaved(&self, dist: &Dist, order: &[usize], damage: &[f64]) -> Dist {
+        let mut out = Dist::default();
+        for (&s, &p) in dist {
+            let Some(g) = Unit::current(s, order) else {
+                add(&mut out, s, p);
+                continue;
+            };
+            let grp = &self.unit.groups[g];
+            for (d, &q) in damage.iter().enumerate() {
+                if q == 0.0 {
+                    continue;
+                }
+                let amount = grp.modify_damage(d as u32);
+                for (lost, r) in Unit::lost(amount, front(s, g), grp.feel_no_pain) {
+                    let next = if lost == 0 {
+                        s
+                    } else {
+                        self.unit.lose(s, g, lost)
+                    };
+                    add(&mut out, next, p * q * r);
+                }
+            }
+        }
+        out
+    }
+
+    /// `n` mortal wounds: one at a time, each picking its model, or all on the
+    /// model the first one picks.
+    fn mortal(&self, dist: &Dist, n: u32, spill: bool, focus: Option<usize>) -> Dist {
+        if n == 0 {
+            return dist.clone();
+        }
+        if !spill {
+            let mut out = Dist::default();
+            for (&s, &p) in dist {
+                match self.unit.pick_for_mortal(s, focus) {
+                    None => add(&mut out, s, p),
+                    Some(g) => {
+                        for (lost, r) in Unit::lost(n, front(s, g), self.unit.mortal_fnp(g)) {
+                            let next = if lost == 0 {
+                                s
+                            } else {
+                                self.unit.lose(s, g, lost)
+                            };
+                            add(&mut out, next, p * r);
+                        }
+                    }
+                }
+            }
+            return out;
+        }
+        let mut cur = dist.clone();
+        for _ in 0..n {
+            let mut out = Dist::default();
+            for (&s, &p) in &cur {
+                match self.unit.pick_for_mortal(s, focus) {
+                    None => add(&mut out, s, p),
+                    Some(g) => {
+                        for (lost, r) in Unit::lost(1, front(s, g), self.unit.mortal_fnp(g)) {
+                            let next = if lost == 0 {
+                                s
+                            } else {
+                                self.unit.lose(s, g, lost)
+                            };
+                            add(&mut out, next, p * r);
+                        }
+                    }
+                }
+            }
+            cur = out;
+        }
+        cur
+    }
+
+    /// Mortal wounds whose number follows `amount`.
+    fn mortal_dice(&self, dist: &Dist, amount: &[f64], spill: bool, focus: Option<usize>) -> Dist {
+        let mut out = Dist::default();
+        for (n, &q) in amount.iter().enumerate() {
+            if q > 0.0 {
+                for (s, p) in self.mortal(dist, n as u32, spill, focus) {
+                    add(&mut out, s, p * q);
+                }
+            }
+        }
+        out
+    }
+
+    fn pool(&mut self, pool: &RunPool) -> Result<(), CoreError> {
+        if pool.batch_hook.is_some() {
+            return Err(decline(format!(
+                "pool {:?} calls a batch hook, which only Monte Carlo can run",
+                pool.name
+            )));
+        }
+        let mut builder = Builder::default();
+        let (token, inflict) = one_token(pool, TABLE_BUDGET, &mut builder).ok_or_else(|| {
+            decline(format!(
+                "pool {:?} has too many outcomes to tabulate, or mixes kinds of harm outside the save",
+                pool.name
+            ))
+        })?;
+        let groups = self.unit.groups;
+        let modified = groups
+            .iter()
+            .any(|g| g.damage_divisor > 1 || g.damage_reduction > 0);
+        if let Some(Inflict {
+            kind: InflictKind::Mortal { reduced: true, .. },
+            ..
+        }) = inflict
+        {
+            if modified {
+                return Err(decline(format!(
+                    "pool {:?} reduces mortal wounds by the model they hit",
+                    pool.name
+                )));
+            }
+        }
+        if let Some(
+            what @ Inflict {
+                after_all: true, ..
+            },
+        ) = inflict
+        {
+            match &self.deferred {
+                None => self.deferred = Some((what, pool.clone())),
+                Some((other, p)) if *other == what && p.damage == pool.damage => {}
+                Some(_) => {
+                    return Err(decline(
+                        "the plan holds more than one kind of harm until every attack is resolved",
+                    ));
+                }
+            }
+        }
+        let faces = |g: usize| {
+            (1..=pool.save_die)
+                .map(|f| pool.saves(g, &groups[g], f))
+                .collect::<Vec<_>>()
+        };
+        if !(1..groups.len()).all(|g| faces(g) == faces(0)) {
+            return Err(decline(format!(
+                "pool {:?}: groups save on different faces, and saves rolled together and resolved lowest first \
+                 are not yet evaluated exactly",
+                pool.name
+            )));
+        }
+        let m = pool.tests.len();
+        let mut seen = Vec::new();
+        for t in &pool.tests {
+            if let Some(c) = t.counter {
+                if seen.contains(&c) {
+                    return Err(decline(format!(
+                        "pool {:?} counts two tests in one counter",
+                        pool.name
+                    )));
+                }
+                seen.push(c);
+            }
+        }
+        // Joint distribution of the pool's test counts, tokens to save and
+        // harm events, mixed over the number of attack dice.
+        let attacks = attacks_pmf(pool);
+        self.count(pool.attacks_counter, &attacks);
+        let mut table = crate::sampled::point(&[]);
+        let mut joint: HashMap<u64, f64> = HashMap::new();
+        for (n, &pn) in attacks.iter().enumerate() {
+            if n > 0 {
+                table = builder.convolve(&table, &token).ok_or_else(|| {
+                    decline(format!(
+                        "pool {:?} has too many outcomes to tabulate",
+                        pool.name
+                    ))
+                })?;
+            }
+            if pn > 0.0 {
+                for (&k, &p) in &table {
+                    *joint.entry(k).or_insert(0.0) += pn * p;
+                }
+            }
+        }
+        let mut test_pmfs = vec![Vec::<f64>::new(); m];
+        let mut save_harm: HashMap<(u32, u32), f64> = HashMap::new();
+        for (&k, &p) in &joint {
+            for (t, pmf) in test_pmfs.iter_mut().enumerate() {
+                let v = slot(k, t) as usize;
+                if pmf.len() <= v {
+                    pmf.resize(v + 1, 0.0);
+                }
+                pmf[v] += p;
+            }
+            *save_harm.entry((slot(k, m), slot(k, m + 1))).or_insert(0.0) += p;
+        }
+        for (t, pmf) in test_pmfs.iter().enumerate() {
+            self.count(pool.tests[t].counter, pmf);
+        }
+        // Failed saves: binomial in the tokens saved, whatever the state.
+        let q = faces(0).iter().filter(|x| !**x).count() as f64 / f64::from(pool.save_die);
+        let mut failed_harm: HashMap<(u32, u32), f64> = HashMap::new();
+        for (&(w, e), &p) in &save_harm {
+            for (f, b) in binomial_pmf(w, q).into_iter().enumerate() {
+                *failed_harm.entry((f as u32, e)).or_insert(0.0) += p * b;
+            }
+        }
+        let most_failed = failed_harm.keys().map(|k| k.0).max().unwrap_or(0) as usize;
+        let most_events = failed_harm.keys().map(|k| k.1).max().unwrap_or(0) as usize;
+        let mut failed = vec![0.0; most_failed + 1];
+        let mut events = vec![0.0; most_events + 1];
+        for (&(f, e), &p) in &failed_harm {
+            failed[f as usize] += p;
+            events[e as usize] += p;
+        }
+        self.count(pool.save_counter, &failed);
+        let damage = pool.damage.distribution();
+        // Mortal wounds counted: each event's amount.
+        if let Some(Inflict {
+            kind: InflictKind::Mortal { amount, .. },
+            ..
+        }) = inflict
+        {
+            let amount = amount.unwrap_or(pool.damage).distribution();
+            let per = powers(&amount, most_events);
+            let mut total = vec![0.0];
+            for (e, &p) in events.iter().enumerate() {
+                let scaled: Vec<f64> = per[e].iter().map(|x| x * p).collect();
+                if total.len() < scaled.len() {
+                    total.resize(scaled.len(), 0.0);
+                }
+                for (i, x) in scaled.into_iter().enumerate() {
+                    total[i] += x;
+                }
+            }
+            self.count(pool.mortal_counter, &total);
+        }
+        // The target: for each state at the start of the pool, its declared
+        // order, then the failed saves one by one, then the harm events.
+        let mut next = Dist::default();
+        for (&s0, &p0) in &self.states {
+            let order = self.unit.declare(s0, &pool.focus);
+            let focus = pool.focus.iter().copied().find(|&g| alive(s0, g) > 0);
+            let mut after_f: Vec<Dist> = vec![Dist::from_iter([(s0, 1.0)])];
+            for _ in 0..most_failed {
+                let d = self.unsaved(after_f.last().expect("starts with one"), &order, &damage);
+                after_f.push(d);
+            }
+            for e in 0..=most_events {
+                let mut mixed = Dist::default();
+                for (f, states) in after_f.iter().enumerate() {
+                    let p = failed_harm
+                        .get(&(f as u32, e as u32))
+                        .copied()
+                        .unwrap_or(0.0);
+                    if p > 0.0 {
+                        for (&s, &q) in states {
+                            add(&mut mixed, s, p * q);
+                        }
+                    }
+                }
+                if mixed.is_empty() {
+                    continue;
+                }
+                if inflict.is_some_and(|i| i.after_all) {
+                    mixed = mixed
+                        .into_iter()
+                        .map(|(s, p)| (with_held(s, held(s) + e as u32), p))
+                        .collect();
+                    for (s, p) in mixed {
+                        add(&mut next, s, p * p0);
+                    }
+                    continue;
+                }
+                for _ in 0..e {
+                    mixed = match inflict.map(|i| i.kind) {
+                        Some(InflictKind::Mortal { amount, spill, .. }) => {
+                            let amount = amount.unwrap_or(pool.damage).distribution();
+                            self.mortal_dice(&mixed, &amount, spill, focus)
+                        }
+                        Some(InflictKind::Damage) => self.unsaved(&mixed, &order, &damage),
+                        None => mixed,
+                    };
+                }
+                for (s, p) in mixed {
+                    add(&mut next, s, p * p0);
+                }
+            }
+        }
+        self.states = next;
+        self.check_size()
+    }
+
+    /// Harm held until every attack was resolved: through an order declared
+    /// afresh, as the die-by-die executor does.
+    fn resolve_held(&mut self) -> Result<(), CoreError> {
+        let Some((what, pool)) = self.deferred.take() else {
+            return Ok(());
+        };
+        let damage = pool.damage.distribution();
+        let mut next = Dist::default();
+        for (&s0, &p0) in &self.states {
+            let n = held(s0);
+            let mut d = Dist::from_iter([(with_held(s0, 0), p0)]);
+            let order = self.unit.declare(with_held(s0, 0), &[]);
+            for _ in 0..n {
+                d = match what.kind {
+                    InflictKind::Mortal { amount, spill, .. } => self.mortal_dice(
+                        &d,
+                        &amount.unwrap_or(pool.damage).distribution(),
+                        spill,
+                        None,
+                    ),
+                    InflictKind::Damage => self.unsaved(&d, &order, &damage),
+                };
+            }
+            for (s, p) in d {
+                add(&mut next, s, p);
+            }
+        }
+        self.states = next;
+        self.check_size()
+    }
+
+    fn mortal_source(&mut self, seq: &RunSequence) -> Result<(), CoreError> {
+        let RunSequence::Mortal {
+            amount,
+            counter,
+            rolls,
+            against,
+            spill,
+            ..
+        } = seq
+        else {
+            return Ok(());
+        };
+        let times: Vec<f64> = match rolls {
+            None => vec![0.0, 1.0],
+            Some(r) => {
+                let fail = f64::from(r.fail_at_most.min(r.die)) / f64::from(r.die);
+                binomial_pmf(r.count, fail)
+            }
+        };
+        let one = amount.distribution();
+        let per = powers(&one, times.len() - 1);
+        let mut total = vec![0.0];
+        for (t, &p) in times.iter().enumerate() {
+            if total.len() < per[t].len() {
+                total.resize(per[t].len(), 0.0);
+            }
+            for (i, x) in per[t].iter().enumerate() {
+                total[i] += x * p;
+            }
+        }
+        self.count(*counter, &total);
+        if *against == Side::Attacker {
+            return Ok(()); // only counted: the Plan lists no attacker models (checked by the caller)
+        }
+        let mut next = Dist::default();
+        for (t, &p) in times.iter().enumerate() {
+            if p == 0.0 {
+                continue;
+            }
+            let mut d: Dist = self.states.iter().map(|(&s, &q)| (s, q * p)).collect();
+            for _ in 0..t {
+                d = self.mortal_dice(&d, &one, *spill, None);
+            }
+            for (s, q) in d {
+                add(&mut next, s, q);
+            }
+        }
+        self.states = next;
+        self.check_size()
+    }
+}
+
+/// Evaluate `program` exactly.
+///
+/// # Errors
+/// [`CoreError::Declined`] with the reason when the Plan needs something the
+/// evaluator cannot do exactly: a batch hook, the attacker's own models, more
+/// than one kind of harm held until every attack is resolved, mortal wounds
+/// reduced by damage modifiers, groups that save on different faces (saves
+/// rolled together and resolved lowest first), more than three groups, or too
+/// many outcomes.
+pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
+    let plan = &program.plan;
+    if plan.attacker.is_some() {
+        return Err(decline("the plan lists the attacker's own models"));
+    }
+    if plan.target.groups.len() > MAX_GROUPS {
+        return Err(decline(format!(
+            "the target has more than {MAX_GROUPS} allocation groups"
+        )));
+    }
+    if plan
+        .target
+        .groups
+        .iter()
+        .any(|g| g.models >= 1 << 14 || g.wounds >= 1 << 18)
+    {
+        return Err(decline("a group is too large to carry exactly"));
+    }
+    let unit = Unit::new(&plan.target);
+    let start = unit.start();
+    let mut ev = Evaluator {
+        unit,
+        states: Dist::from_iter([(start, 1.0)]),
+        counters: vec![vec![1.0]; plan.counters.len()],
+        deferred: None,
+    };
+    for seq in &program.sequences {
+        match seq {
+            RunSequence::Pool(pool) => ev.pool(pool)?,
+            RunSequence::Mortal { .. } => ev.mortal_source(seq)?,
+        }
+    }
+    ev.resolve_held()?;
+    let mut damage = Vec::new();
+    let mut destroyed = Vec::new();
+    for (&s, &p) in &ev.states {
+        for (pmf, v) in [
+            (&mut damage, ev.unit.damage(s)),
+            (&mut destroyed, ev.unit.destroyed(s)),
+        ] {
+            if pmf.len() <= v as usize {
+                pmf.resize(v as usize + 1, 0.0);
+            }
+            pmf[v as usize] += p;
+        }
+    }
+    let mut pmfs = ev.counters;
+    pmfs.push(damage);
+    pmfs.push(destroyed);
+    Ok(Exact { pmfs })
+}

@@ -1,0 +1,154 @@
+//! The exact evaluator against the published reference values and against
+//! Monte Carlo.
+
+use mathhammer_core::exact::evaluate;
+use mathhammer_core::{simulate, Path, Plan, Program, RunOptions};
+use serde_json::{json, Value};
+
+fn program(plan: &Value) -> Program {
+    Program::new(Plan::from_json(&plan.to_string()).expect("valid plan")).expect("program")
+}
+
+fn mean(pmf: &[f64]) -> f64 {
+    pmf.iter().enumerate().map(|(v, p)| v as f64 * p).sum()
+}
+
+/// S1: 20 attacks BS3+ S4 AP-1 D1 into 10 models T4 Sv3+ W2.
+fn s1() -> Value {
+    json!({
+        "version": 1,
+        "counters": ["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"],
+        "target": {"groups": [{"name": "Intercessor", "models": 10, "wounds": 2, "save": 3}], "order": [0],
+                   "wounded_groups_first": true},
+        "sequences": [{
+            "kind": "attack", "name": "Boltgun",
+            "attacks": [{"models": 10, "dice": "2"}], "attacks_counter": "attacks",
+            "steps": [
+                {"name": "hit", "target": 3, "natural_fail": 1, "critical": 6, "counter": "hits"},
+                {"name": "wound", "target": 4, "natural_fail": 1, "critical": 6, "counter": "wounds"}
+            ],
+            "save": {"ap": -1, "counter": "failed_saves"},
+            "damage": {"dice": "1"}, "mortal_counter": "mortal_wounds"
+        }]
+    })
+}
+
+/// S2: S1 with Sustained Hits 1, Lethal Hits, Devastating Wounds (10th
+/// edition, 2024 wording, spilling over) and D2.
+fn s2() -> Value {
+    let mut plan = s1();
+    let pool = &mut plan["sequences"][0];
+    pool["damage"]["dice"] = json!("2");
+    pool["steps"][0]["effects"] = json!([
+        {"on": "critical", "action": "extra", "amount": "1"},
+        {"on": "critical", "action": "skip", "steps": 1}]);
+    pool["steps"][1]["effects"] = json!([
+        {"on": "critical", "action": "mortal", "spill": true, "ends_attack": true, "reduced": true, "after_all": true}]);
+    plan
+}
+
+/// S3: 10 attacks BS3+ S8 AP-2 D6 into 3 models T9 W12 Sv2+ and a 4+ invulnerable save.
+fn s3() -> Value {
+    let mut plan = s1();
+    plan["target"]["groups"] =
+        json!([{"name": "Knight", "models": 3, "wounds": 12, "save": 2, "invulnerable": 4}]);
+    let pool = &mut plan["sequences"][0];
+    pool["attacks"] = json!([{"models": 10, "dice": "1"}]);
+    pool["steps"][1]["target"] = json!(5);
+    pool["save"]["ap"] = json!(-2);
+    pool["damage"]["dice"] = json!("D6");
+    plan
+}
+
+#[test]
+fn reference_values_of_models_destroyed() {
+    for (plan, expected) in [(s1(), 1.416_742), (s2(), 6.050_784), (s3(), 0.047_692)] {
+        let exact = evaluate(&program(&plan)).unwrap();
+        let destroyed = exact.pmfs.last().unwrap();
+        assert!(
+            (mean(destroyed) - expected).abs() < 5e-7,
+            "{} vs {expected}",
+            mean(destroyed)
+        );
+        for pmf in &exact.pmfs {
+            assert!(
+                (pmf.iter().sum::<f64>() - 1.0).abs() < 1e-12,
+                "probabilities sum to 1"
+            );
+        }
+    }
+}
+
+#[test]
+fn closed_forms_of_the_counters() {
+    let exact = evaluate(&program(&s1())).unwrap();
+    let hits = mean(&exact.pmfs[1]);
+    assert!((hits - 20.0 * 4.0 / 6.0).abs() < 1e-12);
+    assert!((mean(&exact.pmfs[3]) - 20.0 * 4.0 / 6.0 * 0.5 * 0.5).abs() < 1e-12);
+    // Binomial(20, 1/6) failed saves, exactly.
+    let p: f64 = 1.0 / 6.0;
+    assert!((exact.pmfs[3][0] - (1.0 - p).powi(20)).abs() < 1e-12);
+}
+
+/// Exact and Monte Carlo agree: every mean within five standard errors.
+fn agree(plan: &Value) {
+    let p = program(plan);
+    let exact = evaluate(&p).unwrap();
+    let mc = simulate(
+        &p,
+        RunOptions {
+            trials: 200_000,
+            seed: 5,
+            threads: 2,
+            path: Path::DieByDie,
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap();
+    for (i, pmf) in exact.pmfs.iter().enumerate() {
+        let m = mean(pmf);
+        let sd = pmf
+            .iter()
+            .enumerate()
+            .map(|(v, q)| (v as f64 - m).powi(2) * q)
+            .sum::<f64>()
+            .sqrt();
+        let se = sd / (mc.trials as f64).sqrt();
+        let z = (mc.mean(i) - m) / se.max(1e-9);
+        assert!(
+            z.abs() < 5.0,
+            "number {i}: exact {m} vs simulated {} ({z:.1} se)",
+            mc.mean(i)
+        );
+    }
+}
+
+#[test]
+fn exact_agrees_with_monte_carlo() {
+    agree(&s2());
+    agree(&s3());
+    let mut mixed = s1();
+    mixed["target"] = json!({"groups": [
+        {"name": "Troopers", "models": 4, "wounds": 2, "save": 3, "feel_no_pain": 5},
+        {"name": "Leader", "models": 1, "wounds": 4, "save": 3, "tier": 1, "damage_reduction": 1, "feel_no_pain_mortal": 4}],
+        "order": [0, 1], "wounded_groups_first": true});
+    mixed["sequences"][0]["damage"]["dice"] = json!("D3");
+    mixed["sequences"][0]["steps"][1]["effects"] =
+        json!([{"on": "critical", "action": "mortal", "amount": "D3", "spill": false}]);
+    mixed["sequences"].as_array_mut().unwrap().insert(0, json!({"kind": "mortal_wounds", "name": "Smite", "amount": "D3", "counter": "mortal_wounds"}));
+    agree(&mixed);
+}
+
+#[test]
+fn plans_it_cannot_do_exactly_are_declined_by_name() {
+    let mut plan = s1();
+    plan["target"]["groups"] = json!([
+        {"name": "A", "models": 2, "wounds": 1, "save": 2}, {"name": "B", "models": 2, "wounds": 1, "save": 5}]);
+    plan["target"]["order"] = json!([0, 1]);
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("declines") && e.contains("lowest first"), "{e}");
+    let mut plan = s1();
+    plan["sequences"][0]["batch_hook"] = json!(0);
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("batch hook"), "{e}");
+}
