@@ -19,15 +19,31 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 
 def test_simulate_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "20000", "--seed", "1")
+    args = ("simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "20000", "--seed", "1", "--monte-carlo")
+    code, out, _ = run(capsys, *args)
     assert code == 0
     assert "Models destroyed" in out and "20,000 trials, seed 1" in out
 
 
+def test_simulate_is_exact_when_it_can_be(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", str(EXAMPLES / "boltguns.toml"), "--json")
+    d = json.loads(out)
+    assert code == 0 and d["evaluator"] == "exact" and d["trials"] == 0 and d["seed"] is None
+    assert abs(d["models_destroyed"]["mean"] - 1.416742) < 5e-7
+    assert abs(sum(d["damage"]["pmf"]) - 1) < 1e-12
+
+
+def test_simulate_falls_back_to_monte_carlo_and_exact_says_why_it_cannot(capsys: pytest.CaptureFixture[str]) -> None:
+    example = str(EXAMPLES / "attached-unit-example.toml")
+    code, out, _ = run(capsys, "simulate", example, "--trials", "20000", "--seed", "3", "--json")
+    assert code == 0 and json.loads(out)["evaluator"] == "monte_carlo"
+    code, _, err = run(capsys, "simulate", example, "--exact")
+    assert code == 2 and "the exact evaluator declines this plan" in err and "lowest first" in err
+
+
 def test_simulate_json_has_every_stage(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(
-        capsys, "simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "20000", "--seed", "2", "--json"
-    )
+    args = ("simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "20000", "--seed", "2", "--json", "--monte-carlo")
+    code, out, _ = run(capsys, *args)
     d = json.loads(out)
     assert code == 0
     assert (d["ruleset"], d["evaluator"], d["trials"], d["seed"]) == ("wh40k", "monte_carlo", 20000, 2)
@@ -88,6 +104,7 @@ def test_ctrl_c_stops_a_long_run_promptly(tmp_path: Path) -> None:
             str(EXAMPLES / "boltguns.toml"),
             "--trials",
             "10000000000",
+            "--monte-carlo",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

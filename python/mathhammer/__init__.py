@@ -14,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from mathhammer._core import parse_dice
 from mathhammer.exceptions import (
+    DeclinedError,
     DiceError,
     MathhammerError,
     PlanError,
@@ -30,7 +31,7 @@ from mathhammer.registry import Registry, default_registry, load_registry
 from mathhammer.result import Result, Stage
 from mathhammer.ruleset import Compiled, Ruleset
 from mathhammer.scenario import load_scenario, scenario_from_data
-from mathhammer.simulate import compile_scenario, replay, simulate
+from mathhammer.simulate import compile_scenario, evaluate, evaluate_exact, replay, simulate
 
 try:
     __version__ = version("mathhammer")
@@ -39,6 +40,7 @@ except PackageNotFoundError:  # running from a source tree without installing
 
 __all__ = [
     "Compiled",
+    "DeclinedError",
     "DiceError",
     "KeywordSpec",
     "MathhammerError",
@@ -56,6 +58,8 @@ __all__ = [
     "__version__",
     "compile_scenario",
     "default_registry",
+    "evaluate",
+    "evaluate_exact",
     "hookimpl",
     "load_registry",
     "load_scenario",

@@ -17,6 +17,7 @@ __all__ = [
     "MAX_VALUE",
     "PLAN_VERSION",
     "CompiledPlan",
+    "DeclinedError",
     "DiceError",
     "DiceExpr",
     "HookError",
@@ -55,6 +56,9 @@ class ScriptError(MathhammerError):
 
 class HookError(MathhammerError):
     """A batch hook failed or handed back arrays that do not fit."""
+
+class DeclinedError(MathhammerError):
+    """The exact evaluator cannot evaluate this Plan exactly; the message says why."""
 
 @final
 class DiceExpr:
@@ -115,3 +119,6 @@ def simulate(
 
 def replay(plan: CompiledPlan, dice: list[object]) -> dict[str, object]:
     """Resolve one trial with the given dice; returns counters, damage, models destroyed, events."""
+
+def evaluate_exact(plan: CompiledPlan) -> list[npt.NDArray[np.float64]]:
+    """Exact distributions, one pmf per name in ``plan.numbers``; raises :class:`DeclinedError` saying why."""

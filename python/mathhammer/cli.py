@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from mathhammer.exceptions import MathhammerError
 from mathhammer.registry import Registry, default_registry
 from mathhammer.scenario import load_scenario
-from mathhammer.simulate import DEFAULT_TRIALS, simulate
+from mathhammer.simulate import DEFAULT_TRIALS, evaluate
 
 
 def _positive(text: str) -> int:
@@ -37,12 +37,30 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mathhammer", description="What happens when one unit attacks another.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     sub = parser.add_subparsers(dest="command", required=True)
-    sim = sub.add_parser("simulate", help="simulate a scenario file")
+    sim = sub.add_parser(
+        "simulate", help="evaluate a scenario file (exactly when possible, else 1,000,000 trials of Monte Carlo)"
+    )
     sim.add_argument("scenario", help="scenario TOML file")
     sim.add_argument("--trials", type=_positive, default=DEFAULT_TRIALS, help="number of trials (default 1,000,000)")
     sim.add_argument("--seed", type=_seed, default=None, help="seed for reproducible results (default: random)")
     sim.add_argument("--threads", type=int, default=0, help="worker threads (default: every core)")
     sim.add_argument("--json", action="store_true", help="print the Result as JSON")
+    how = sim.add_mutually_exclusive_group()
+    how.add_argument(
+        "--exact",
+        action="store_const",
+        const="exact",
+        dest="evaluator",
+        help="evaluate exactly, or fail saying why it cannot",
+    )
+    how.add_argument(
+        "--monte-carlo",
+        action="store_const",
+        const="monte_carlo",
+        dest="evaluator",
+        help="simulate even when the exact evaluator could be used",
+    )
+    sim.set_defaults(evaluator="auto")
     sub.add_parser("plugins", help="list installed rulesets, keywords and plugins")
     return parser
 
@@ -80,7 +98,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_plugins(registry))
             return 0
         scenario = load_scenario(args.scenario, registry=registry)
-        result = simulate(scenario, trials=args.trials, seed=args.seed, threads=args.threads, registry=registry)
+        result = evaluate(
+            scenario,
+            evaluator=args.evaluator,
+            trials=args.trials,
+            seed=args.seed,
+            threads=args.threads,
+            registry=registry,
+        )
         print(json.dumps(result.to_dict(), indent=2) if args.json else result.to_text())
         return 0
     except KeyboardInterrupt:

@@ -71,9 +71,9 @@ class Result:
 
     Attributes:
         ruleset: Name of the ruleset that compiled the scenario.
-        evaluator: ``"monte_carlo"`` (``"exact"`` arrives with the exact evaluator).
-        trials: Number of trials simulated.
-        seed: Seed of the run; the same seed gives the same Result.
+        evaluator: ``"monte_carlo"`` or ``"exact"``.
+        trials: Number of trials simulated (0 for the exact evaluator).
+        seed: Seed of the run; the same seed gives the same Result (``None`` when exact).
         stages: Reported numbers in order: the ruleset's counters, then
             ``damage`` (wounds actually removed) and ``models_destroyed``.
         target_models: Models in the target unit.
@@ -85,7 +85,7 @@ class Result:
     ruleset: str
     evaluator: str
     trials: int
-    seed: int
+    seed: int | None
     stages: Mapping[str, Stage]
     target_models: int
     rule_versions: Mapping[str, str] = field(default_factory=dict)
@@ -107,6 +107,21 @@ class Result:
             pmf = np.asarray(hist, dtype=np.float64) / trials
             label = labels.get(name, name.replace("_", " ").capitalize())
             stages[name] = Stage(name, label, pmf, trials)
+        return cls(stages=stages, **fields)
+
+    @classmethod
+    def from_pmfs(
+        cls,
+        pmfs: Sequence[npt.NDArray[np.float64]],
+        names: Sequence[str],
+        labels: Mapping[str, str],
+        **fields: Any,
+    ) -> Result:
+        """Build from exact distributions (one pmf per name, in order)."""
+        stages = {}
+        for name, pmf in zip(names, pmfs, strict=True):
+            label = labels.get(name, name.replace("_", " ").capitalize())
+            stages[name] = Stage(name, label, np.asarray(pmf, dtype=np.float64), 0)
         return cls(stages=stages, **fields)
 
     def __getitem__(self, name: str) -> Stage:
@@ -139,9 +154,13 @@ class Result:
     def to_text(self) -> str:
         """A plain-text report: per-stage means, then the distributions."""
         width = max(18, *(len(s.label) + 2 for s in self.stages.values()))
+        how = (
+            f"{self.trials:,} trials, seed {self.seed}, monte_carlo{' (fast path)' if self.fast_path else ''}"
+            if self.evaluator == "monte_carlo"
+            else "exact"
+        )
         lines = [
-            f"{self.ruleset}: {self.trials:,} trials, seed {self.seed}, {self.evaluator}"
-            f"{' (fast path)' if self.fast_path else ''}, {self.seconds:.2f} s",
+            f"{self.ruleset}: {how}, {self.seconds:.2f} s",
             "",
             f"{'stage':<{width}}{'mean':>10}{'± se':>10}",
         ]

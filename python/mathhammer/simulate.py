@@ -5,10 +5,10 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from mathhammer import _core
-from mathhammer.exceptions import ScenarioError
+from mathhammer.exceptions import DeclinedError, ScenarioError
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import Result
 from mathhammer.ruleset import Compiled
@@ -80,6 +80,59 @@ def simulate(
         fast_path=core_plan.uses_fast_path(),
         seconds=seconds,
     )
+
+
+Evaluator = Literal["auto", "exact", "monte_carlo"]
+
+
+def evaluate_exact(scenario: Any, *, registry: Registry | None = None) -> Result:
+    """The exact distributions of ``scenario``, without sampling.
+
+    Raises:
+        DeclinedError: saying why, when the exact evaluator cannot evaluate
+            the scenario's Plan exactly (it never approximates).
+    """
+    compiled = compile_scenario(scenario, registry=registry)
+    core_plan = compiled.plan.compile()
+    start = time.perf_counter()
+    pmfs = _core.evaluate_exact(core_plan)
+    return Result.from_pmfs(
+        pmfs,
+        core_plan.numbers,
+        compiled.stage_labels,
+        ruleset=scenario.ruleset,
+        evaluator="exact",
+        trials=0,
+        seed=None,
+        target_models=core_plan.target_models,
+        rule_versions=compiled.rule_versions,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def evaluate(
+    scenario: Any,
+    *,
+    evaluator: Evaluator = "auto",
+    trials: int = DEFAULT_TRIALS,
+    seed: int | None = None,
+    threads: int = 0,
+    registry: Registry | None = None,
+    progress: Callable[[int, int], object] | None = None,
+) -> Result:
+    """Evaluate ``scenario``: exactly when ``evaluator`` is ``"exact"``, by
+    Monte Carlo when ``"monte_carlo"``, and with ``"auto"`` exactly when the
+    exact evaluator can, else by Monte Carlo. The Result says which ran.
+    """
+    if evaluator not in ("auto", "exact", "monte_carlo"):
+        raise ScenarioError(f"evaluator is {evaluator!r}; expected 'auto', 'exact' or 'monte_carlo'", field="evaluator")
+    if evaluator != "monte_carlo":
+        try:
+            return evaluate_exact(scenario, registry=registry)
+        except DeclinedError:
+            if evaluator == "exact":
+                raise
+    return simulate(scenario, trials=trials, seed=seed, threads=threads, registry=registry, progress=progress)
 
 
 def replay(scenario: Any, dice: list[int], *, registry: Registry | None = None) -> dict[str, Any]:
