@@ -24,6 +24,7 @@ __all__ = [
     "MathhammerError",
     "PlanError",
     "ScriptError",
+    "evaluate_exact",
     "parse_dice",
     "replay",
     "simulate",
