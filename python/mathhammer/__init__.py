@@ -16,6 +16,7 @@ from mathhammer._core import parse_dice
 from mathhammer.exceptions import (
     DeclinedError,
     DiceError,
+    HookError,
     MathhammerError,
     PlanError,
     PluginConflictError,
@@ -42,6 +43,7 @@ __all__ = [
     "Compiled",
     "DeclinedError",
     "DiceError",
+    "HookError",
     "KeywordSpec",
     "MathhammerError",
     "PlanError",

@@ -3,8 +3,8 @@
 Written by hand; ``make lint`` checks them against the built module with stubtest.
 """
 
-from collections.abc import Callable
-from typing import final
+from collections.abc import Callable, Sequence
+from typing import Any, final
 
 import numpy as np
 import numpy.typing as npt
@@ -91,7 +91,7 @@ class CompiledPlan:
     """A checked Plan (JSON text in the format of ``docs/architecture.md``), ready to run."""
 
     def __new__(
-        cls, plan_json: str, hooks: list[Callable[[dict[str, object]], object]] | None = None
+        cls, plan_json: str, hooks: Sequence[Callable[[dict[str, Any]], object]] | None = None
     ) -> CompiledPlan: ...
     @property
     def has_batch_hooks(self) -> bool:

@@ -37,7 +37,8 @@ def with_value(name: str, kind: str = "dice", *, optional: bool = False) -> Call
     """A parser for ``Name X``: ``{"x": value}``, or ``{"x": None}`` when ``optional`` and X is absent.
 
     ``kind`` is ``"dice"`` (``Sustained Hits D3``: X is a dice expression,
-    checked by the core's parser) or ``"roll"`` (``X+`` or ``X``: an int).
+    checked by the core's parser), ``"int"`` (``Melta 2``: a whole number from
+    1 to 100) or ``"roll"`` (``X+`` or ``X``: an int).
     Text that starts with the name but has a bad X raises ``ValueError``
     saying what is wrong, so the user is not told the keyword is unknown.
 
@@ -50,11 +51,17 @@ def with_value(name: str, kind: str = "dice", *, optional: bool = False) -> Call
 
     def parse(text: str) -> Mapping[str, Any] | None:
         words = _words(text)
-        if optional and words == prefix:
-            return {"x": None}
+        if words == prefix:
+            if optional:
+                return {"x": None}
+            raise ValueError(f"{name} needs a value, as in {name} {'4+' if kind == 'roll' else 1}")
         if not words.startswith(prefix + " "):
             return None
         value = words[len(prefix) + 1 :]
+        if kind == "int":
+            if not value.isdigit() or not 1 <= int(value) <= 100:
+                raise ValueError(f"{name} takes a whole number from 1 to 100, not {value!r}")
+            return {"x": int(value)}
         if kind == "roll":
             m = re.fullmatch(r"(\d+)\+?", value)
             if m is None:

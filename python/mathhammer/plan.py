@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
+
+import numpy as np
 
 from mathhammer import _core
 
@@ -79,6 +81,8 @@ class Effect:
     ends_attack: bool | None = None
     after_all: bool | None = None
     reduced: bool | None = None
+    focus: bool | None = None
+    """``mortal`` only: the pool's focus group (if alive) takes them first."""
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -211,6 +215,8 @@ class MortalWounds:
     rolls: Rolls | None = None
     against: Literal["target", "attacker"] = "target"
     spill: bool = True
+    feel_no_pain: bool = True
+    """False for rules that destroy a model outright (written as mortal wounds equal to its wounds)."""
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -219,6 +225,7 @@ class MortalWounds:
             "amount": self.amount,
             "against": self.against,
             "spill": self.spill,
+            "feel_no_pain": self.feel_no_pain,
         }
         if self.counter:
             d["counter"] = self.counter
@@ -257,6 +264,9 @@ class Plan:
             self.hooks.append(hook)
         return self.hooks.index(hook)
 
+    def _checked_hooks(self) -> list[Callable[[dict[str, Any]], Mapping[str, Any]]]:
+        return [_checked(i, hook) for i, hook in enumerate(self.hooks)]
+
     def to_dict(self) -> dict[str, Any]:
         d = {
             "version": _core.PLAN_VERSION,
@@ -278,7 +288,7 @@ class Plan:
             PlanError: naming the field that is wrong.
             DiceError: for a dice expression that cannot be rolled.
         """
-        return _core.CompiledPlan(self.to_json(), list(self.hooks) or None)
+        return _core.CompiledPlan(self.to_json(), self._checked_hooks() or None)
 
 
 def _side(t: Target) -> dict[str, Any]:
@@ -287,3 +297,42 @@ def _side(t: Target) -> dict[str, Any]:
         "order": list(t.order),
         "wounded_groups_first": t.wounded_groups_first,
     }
+
+
+HOOK_KEYS = ("to_save", "mortal_wounds")
+
+
+def _checked(index: int, hook: BatchHook) -> Callable[[dict[str, Any]], Mapping[str, Any]]:
+    """Wrap a batch hook so that whatever it returns is checked and converted
+    to int64 arrays, and every problem is a HookError naming the hook."""
+    name = getattr(hook, "__qualname__", repr(hook))
+
+    def call(arrays: dict[str, Any]) -> Mapping[str, Any]:
+        returned = hook(arrays)
+        trials = len(arrays["to_save"])
+
+        def fail(message: str) -> NoReturn:
+            raise _core.HookError(f"batch hook {index} ({name}) {message}")
+
+        if not isinstance(returned, Mapping):
+            fail(f"must return a mapping with {' and/or '.join(HOOK_KEYS)}, not {type(returned).__name__}")
+        unknown = sorted(set(returned) - set(HOOK_KEYS))
+        if unknown:
+            fail(f"returned unknown keys {unknown}; it may return {', '.join(HOOK_KEYS)}")
+        out: dict[str, Any] = {}
+        for key, value in returned.items():
+            array = np.asarray(value)
+            if array.shape != (trials,):
+                fail(f"returned {key} of shape {array.shape}; expected ({trials},), one value per trial")
+            if array.dtype.kind not in "iub" and not (
+                array.dtype.kind == "f" and np.all(np.isfinite(array)) and np.all(array == np.round(array))
+            ):
+                fail(f"returned {key} of dtype {array.dtype}; expected whole numbers")
+            if trials and array.min() < 0:
+                fail(f"returned {key} holding {array.min()}; values must be 0 or more")
+            if trials and array.max() > _core.MAX_VALUE:
+                fail(f"returned {key} holding {array.max()}; values must be at most {_core.MAX_VALUE}")
+            out[key] = array.astype(np.int64)
+        return out
+
+    return call

@@ -56,3 +56,31 @@ def test_a_hook_that_raises_surfaces_its_own_error(registry: Registry) -> None:
     plan.hooks[0] = broken
     with pytest.raises(ZeroDivisionError, match="the hook's own bug"):
         mathhammer._core.simulate(plan.compile(), 50_000, 1)
+
+
+@pytest.mark.parametrize(
+    ("returned", "message"),
+    [
+        (lambda a: None, "must return a mapping"),
+        (lambda a: [1, 2], "must return a mapping"),
+        (lambda a: {"tosave": a["to_save"]}, r"unknown keys \['tosave'\]"),
+        (lambda a: {"to_save": a["to_save"][:-1]}, "of shape"),
+        (lambda a: {"mortal_wounds": a["to_save"] * 0.5}, "expected whole numbers"),
+        (lambda a: {"mortal_wounds": a["to_save"] - 100}, "values must be 0 or more"),
+        (lambda a: {"mortal_wounds": a["to_save"] * 0 + 2**40}, "values must be at most"),
+    ],
+)
+def test_hooks_returning_garbage_are_a_hook_error(
+    registry: Registry, returned: Callable[..., object], message: str
+) -> None:
+    plan = mathhammer.compile_scenario(rending("Rending (batch)"), registry=registry).plan
+    plan.hooks[0] = returned  # type: ignore[assignment]
+    with pytest.raises(mathhammer.HookError, match=message):
+        mathhammer._core.simulate(plan.compile(), 20_000, 1)
+
+
+def test_whole_floats_and_other_int_types_are_accepted(registry: Registry) -> None:
+    plan = mathhammer.compile_scenario(rending("Rending (batch)"), registry=registry).plan
+    plan.hooks[0] = lambda a: {"mortal_wounds": a["criticals"]["wound"].astype(float)}  # type: ignore[assignment]
+    hists = mathhammer._core.simulate(plan.compile(), 20_000, 1)
+    assert sum(hists[-1]) == 20_000

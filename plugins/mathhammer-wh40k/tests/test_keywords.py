@@ -368,3 +368,104 @@ def test_hazardous_against_the_attackers_own_models(situational: Registry) -> No
     # Five hazard rolls failing on 1-2, one mortal wound each, spilling over W2 models.
     assert_mean(r["attacker_damage"], 5 * 2 / 6)
     assert r["attacker_models_destroyed"].mean > 0
+
+
+@pytest.fixture
+def everything(registry_all: Registry) -> Registry:
+    return registry_all
+
+
+def test_mortal_wounds_in_addition_come_with_lethal_hits_too(everything: Registry) -> None:
+    r = run(everything, "Lethal Hits", mortal_wounds="1")
+    assert_mean(r["mortal_wounds"], r["wounds"].mean)
+    assert_mean(r["mortal_wounds"], N * (1 / 6 + 3 / 6 * 3 / 6))
+
+
+def test_lethal_hits_can_be_declined(everything: Registry) -> None:
+    r = run(everything, "Lethal Hits", rules=VersionChoice(rules={"Lethal Hits": "roll"}))
+    assert_mean(r["wounds"], N * 4 / 6 * 3 / 6)
+    assert r.rule_versions["Lethal Hits"] == "roll"
+
+
+def bodyguard(registry: Registry, version: str, *keywords: str, **weapon: Any) -> Result:
+    target = Target(
+        "Squad with a Hero",
+        toughness=4,
+        models=(ModelProfile("Guard", wounds=1, count=10, save=2), ModelProfile("Hero", wounds=40, character=True)),
+    )
+    w: dict[str, Any] = dict(name="Gun", attacks="1", skill=None, strength=4, damage="1", count=N, auto_hit=True)
+    w.update(weapon)
+    scenario = Scenario(
+        attacker=Attacker(weapons=(Weapon(keywords=("Precision", *keywords), **w),)),
+        target=target,
+        rules=VersionChoice(rules={"Devastating Wounds": version}),
+    )
+    return mathhammer.simulate(scenario, trials=50_000, seed=5, registry=registry)
+
+
+@pytest.mark.parametrize("version", ["11e", "10e-2023-06", "10e-2023-09", "10e-2024", "10e-2024-spill"])
+def test_precision_keeps_devastating_wounds_on_the_character_in_every_version(
+    everything: Registry, version: str
+) -> None:
+    # Critical wounds on 2+: every wound is a Devastating one, and the Hero (W40)
+    # soaks all of them, even those held until every other attack.
+    r = bodyguard(everything, version, "Devastating Wounds", modifiers=Modifiers(critical_wound=2))
+    assert r["models_destroyed"].mean == 0.0
+
+
+def test_precision_does_not_steer_other_mortal_wounds(everything: Registry) -> None:
+    r = bodyguard(everything, "11e", mortal_wounds="1")
+    assert r["models_destroyed"].mean > 1.0  # mortal wounds in addition go to the Guards
+
+
+def test_hazardous_10e_2023_character_bearer_takes_three_mortal_wounds(everything: Registry) -> None:
+    weapon = Weapon("Plasma", "1", 3, 8, "2", keywords=("Hazardous",))
+    lord = Attacker(weapons=(weapon,), models=(ModelProfile("Lord", wounds=5, character=True),))
+    s = Scenario(
+        attacker=lord,
+        target=Target("T", 4, (ModelProfile("M", wounds=1, count=5),)),
+        rules=VersionChoice(rules={"Hazardous": "10e-2023"}),
+    )
+    r = mathhammer.simulate(s, trials=100_000, seed=1, registry=everything)
+    assert r["attacker_models_destroyed"].mean == 0.0
+    assert_mean(r["attacker_damage"], 3 / 6)
+    trooper = Attacker(weapons=(weapon,))
+    with pytest.raises(mathhammer.ScenarioError, match="destroys the bearer: list the attacker's models"):
+        mathhammer.compile_scenario(Scenario(attacker=trooper, target=s.target, rules=s.rules), registry=everything)
+
+
+def test_heavy_is_for_ranged_weapons(everything: Registry) -> None:
+    r = run(everything, "Heavy", type="melee", skill=4, context=Context(stationary=True))
+    assert_mean(r["hits"], N * 3 / 6)
+
+
+@pytest.mark.parametrize(
+    ("keyword", "message"),
+    [
+        ("Sustained Hits", r"Sustained Hits needs a value, as in Sustained Hits 1"),
+        ("Melta D3", r"Melta takes a whole number from 1 to 100, not 'd3'"),
+        ("Cleave 1000", r"Cleave takes a whole number from 1 to 100"),
+        ("Rapid Fire", r"Rapid Fire needs a value"),
+    ],
+)
+def test_keyword_values_are_checked_where_they_are_written(everything: Registry, keyword: str, message: str) -> None:
+    with pytest.raises(mathhammer.ScenarioError, match=rf"keywords\[0\]: '{keyword}': {message}"):
+        run(everything, keyword)
+
+
+def test_blast_x_is_eleventh_editions(everything: Registry) -> None:
+    with pytest.raises(mathhammer.ScenarioError, match="Blast 2 is 11th edition's Blast X"):
+        run(everything, "Blast 2", rules=VersionChoice(rules={"Blast": "10e"}))
+
+
+def test_a_weapons_rule_table_is_checked(everything: Registry) -> None:
+    target = Target("T", 4, (ModelProfile("M", wounds=1, count=5),))
+    for table, message in [
+        ({"Blsat": "11e"}, r"rules\.Blsat: 'Blsat' is not a rule"),
+        ({"Blast": "12e"}, r"rules\.Blast: '12e' is not a version of 'Blast'"),
+    ]:
+        weapon = Weapon("Gun", "1", 3, 4, "1", rules=table)
+        with pytest.raises(mathhammer.ScenarioError, match=rf"attacker\.weapons\[0\]\.{message}"):
+            mathhammer.compile_scenario(
+                Scenario(attacker=Attacker(weapons=(weapon,)), target=target), registry=everything
+            )

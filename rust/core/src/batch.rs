@@ -35,7 +35,9 @@ pub struct Batch {
     pub attacks: Vec<u32>,
     /// Names of the pool's tests, in order.
     pub tests: Vec<String>,
-    /// Per test: tokens that passed it (successes, criticals, skips, extras).
+    /// Per test: tokens that passed it by their own roll (successes and
+    /// criticals; not the extra tokens it created, nor tokens that skipped it,
+    /// which the test's counter also counts).
     pub passed: Vec<Vec<u32>>,
     /// Per test: criticals rolled.
     pub criticals: Vec<Vec<u32>>,

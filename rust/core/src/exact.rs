@@ -293,7 +293,7 @@ impl Evaluator<'_> {
 
     /// `n` mortal wounds: one at a time, each picking its model, or all on the
     /// model the first one picks.
-    fn mortal(&self, dist: &Dist, n: u32, spill: bool, focus: Option<usize>) -> Dist {
+    fn mortal(&self, dist: &Dist, n: u32, spill: bool, focus: Option<usize>, fnp: bool) -> Dist {
         if n == 0 {
             return dist.clone();
         }
@@ -303,7 +303,9 @@ impl Evaluator<'_> {
                 match self.unit.pick_for_mortal(s, focus) {
                     None => add(&mut out, s, p),
                     Some(g) => {
-                        for (lost, r) in Unit::lost(n, front(s, g), self.unit.mortal_fnp(g)) {
+                        for (lost, r) in
+                            Unit::lost(n, front(s, g), self.unit.mortal_fnp(g).filter(|_| fnp))
+                        {
                             let next = if lost == 0 {
                                 s
                             } else {
@@ -323,7 +325,9 @@ impl Evaluator<'_> {
                 match self.unit.pick_for_mortal(s, focus) {
                     None => add(&mut out, s, p),
                     Some(g) => {
-                        for (lost, r) in Unit::lost(1, front(s, g), self.unit.mortal_fnp(g)) {
+                        for (lost, r) in
+                            Unit::lost(1, front(s, g), self.unit.mortal_fnp(g).filter(|_| fnp))
+                        {
                             let next = if lost == 0 {
                                 s
                             } else {
@@ -340,11 +344,18 @@ impl Evaluator<'_> {
     }
 
     /// Mortal wounds whose number follows `amount`.
-    fn mortal_dice(&self, dist: &Dist, amount: &[f64], spill: bool, focus: Option<usize>) -> Dist {
+    fn mortal_dice(
+        &self,
+        dist: &Dist,
+        amount: &[f64],
+        spill: bool,
+        focus: Option<usize>,
+        fnp: bool,
+    ) -> Dist {
         let mut out = Dist::default();
         for (n, &q) in amount.iter().enumerate() {
             if q > 0.0 {
-                for (s, p) in self.mortal(dist, n as u32, spill, focus) {
+                for (s, p) in self.mortal(dist, n as u32, spill, focus, fnp) {
                     add(&mut out, s, p * q);
                 }
             }
@@ -536,9 +547,20 @@ impl Evaluator<'_> {
                 }
                 for _ in 0..e {
                     mixed = match inflict.map(|i| i.kind) {
-                        Some(InflictKind::Mortal { amount, spill, .. }) => {
+                        Some(InflictKind::Mortal {
+                            amount,
+                            spill,
+                            focus: to_focus,
+                            ..
+                        }) => {
                             let amount = amount.unwrap_or(pool.damage).distribution();
-                            self.mortal_dice(&mixed, &amount, spill, focus)
+                            self.mortal_dice(
+                                &mixed,
+                                &amount,
+                                spill,
+                                focus.filter(|_| to_focus),
+                                true,
+                            )
                         }
                         Some(InflictKind::Damage) => self.unsaved(&mixed, &order, &damage),
                         None => mixed,
@@ -572,6 +594,7 @@ impl Evaluator<'_> {
                         &amount.unwrap_or(pool.damage).distribution(),
                         spill,
                         None,
+                        true,
                     ),
                     InflictKind::Damage => self.unsaved(&d, &order, &damage),
                 };
@@ -591,6 +614,7 @@ impl Evaluator<'_> {
             rolls,
             against,
             spill,
+            feel_no_pain,
             ..
         } = seq
         else {
@@ -625,7 +649,7 @@ impl Evaluator<'_> {
             }
             let mut d: Dist = self.states.iter().map(|(&s, &q)| (s, q * p)).collect();
             for _ in 0..t {
-                d = self.mortal_dice(&d, &one, *spill, None);
+                d = self.mortal_dice(&d, &one, *spill, None, *feel_no_pain);
             }
             for (s, q) in d {
                 add(&mut next, s, q);

@@ -53,6 +53,7 @@ pub(crate) enum InflictKind {
         amount: Option<DiceExpr>,
         spill: bool,
         reduced: bool,
+        focus: bool,
     },
     Damage,
 }
@@ -84,6 +85,7 @@ pub(crate) enum RunSequence {
         rolls: Option<Rolls>,
         against: Side,
         spill: bool,
+        feel_no_pain: bool,
     },
 }
 
@@ -148,6 +150,7 @@ impl Program {
                     rolls: m.rolls,
                     against: m.against,
                     spill: m.spill,
+                    feel_no_pain: m.feel_no_pain,
                     counter: plan.counter_index(&format!("{base}.counter"), m.counter.as_ref())?,
                 },
                 Sequence::Attack(p) => RunSequence::Pool(Self::prepare_pool(&plan, &base, p)?),
@@ -174,12 +177,14 @@ impl Program {
                         ends_attack,
                         after_all,
                         reduced,
+                        focus,
                         ..
                     } => RunAction::Inflict(Inflict {
                         kind: InflictKind::Mortal {
                             amount,
                             spill,
                             reduced,
+                            focus,
                         },
                         after_all,
                         ends: ends_attack,
@@ -293,7 +298,7 @@ pub struct Workspace<'p> {
     /// Harm queued by the current pool's tokens, resolved after its saves.
     pub(crate) pending: Vec<Inflict>,
     /// Harm queued until every sequence is resolved: (sequence index, what).
-    pub(crate) deferred: Vec<(usize, Inflict)>,
+    pub(crate) deferred: Vec<(usize, Inflict, Option<usize>)>,
     /// The group the current pool made current (Precision-like rules).
     pub(crate) focus: Option<usize>,
     /// What the current pool's tests did, for batch hooks: attack dice, and
@@ -400,6 +405,7 @@ pub(crate) fn mortal_source<D: DiceSource, O: Observer>(
         rolls,
         against,
         spill,
+        feel_no_pain,
         ..
     } = *seq
     else {
@@ -429,7 +435,7 @@ pub(crate) fn mortal_source<D: DiceSource, O: Observer>(
             Side::Attacker => ws.attacker.as_mut(),
         };
         if let Some(state) = state {
-            inflict_mortal(state, n, spill, None, dice, obs);
+            inflict_mortal(state, n, spill, None, feel_no_pain, dice, obs);
         }
     }
 }
@@ -445,11 +451,12 @@ pub(crate) fn resolve_deferred<D: DiceSource, O: Observer>(
     if ws.deferred.is_empty() {
         return;
     }
-    ws.focus = None;
-    ws.state.declare_order(&mut ws.order);
     for i in 0..ws.deferred.len() {
-        let (index, what) = ws.deferred[i];
+        let (index, what, focus) = ws.deferred[i];
         if let RunSequence::Pool(pool) = &program.sequences[index] {
+            // The pool's focus group, if still alive, stays first.
+            ws.focus = focus.filter(|&f| ws.state.alive[f] > 0);
+            order_with_focus(ws);
             inflict(pool, ws, what, dice, obs);
         }
     }
@@ -491,6 +498,9 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
+    // The focus group is fixed when the pool starts: harm its tokens queue
+    // remembers it.
+    ws.focus = pool.focus.iter().copied().find(|&g| ws.state.alive[g] > 0);
     let attacks = gather_attacks(pool, dice);
     ws.attacks = attacks;
     obs.event(Event::Attacks { count: attacks });
@@ -563,7 +573,7 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
                     }
                     RunAction::Inflict(what) => {
                         if what.after_all {
-                            ws.deferred.push((index, what));
+                            ws.deferred.push((index, what, ws.focus));
                         } else {
                             ws.pending.push(what);
                         }
@@ -620,16 +630,20 @@ pub(crate) fn run_pool_saves<D: DiceSource, O: Observer>(
             amount: n,
             spill: true,
         });
-        let first = ws.focus.filter(|&f| ws.state.alive[f] > 0);
-        inflict_mortal(&mut ws.state, n, true, first, dice, obs);
+        inflict_mortal(&mut ws.state, n, true, None, true, dice, obs);
     }
 }
 
 /// Declare the pool's allocation order; a focus group alive goes first and
 /// stays current until destroyed.
 pub(crate) fn declare(pool: &RunPool, ws: &mut Workspace<'_>) {
-    ws.state.declare_order(&mut ws.order);
     ws.focus = pool.focus.iter().copied().find(|&g| ws.state.alive[g] > 0);
+    order_with_focus(ws);
+}
+
+/// The allocation order from the state, with `ws.focus` (if any) first.
+fn order_with_focus(ws: &mut Workspace<'_>) {
+    ws.state.declare_order(&mut ws.order);
     if let Some(f) = ws.focus {
         let at = ws.order.iter().position(|&g| g == f).unwrap_or(0);
         ws.order[..=at].rotate_right(1);
@@ -726,9 +740,10 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
             amount,
             spill,
             reduced,
+            focus,
         } => {
             let mut n = amount.unwrap_or(pool.damage).roll(dice);
-            let first = ws.focus.filter(|&f| ws.state.alive[f] > 0);
+            let first = ws.focus.filter(|&f| focus && ws.state.alive[f] > 0);
             if reduced {
                 if let Some(g) = first.or_else(|| ws.state.pick_for_mortal()) {
                     n = ws.state.group(g).modify_damage(n);
@@ -740,7 +755,7 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
                 amount: n,
                 spill,
             });
-            inflict_mortal(&mut ws.state, n, spill, first, dice, obs);
+            inflict_mortal(&mut ws.state, n, spill, first, true, dice, obs);
         }
         InflictKind::Damage => {
             let current = ws.state.current(&ws.order);
@@ -815,6 +830,7 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
     n: u32,
     spill: bool,
     first: Option<usize>,
+    feel_no_pain: bool,
     dice: &mut D,
     obs: &mut O,
 ) {
@@ -829,11 +845,11 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
             let Some(g) = pick(state) else {
                 return;
             };
-            let fnp = state.mortal_fnp(g);
+            let fnp = state.mortal_fnp(g).filter(|_| feel_no_pain);
             state.wound_model(g, 1, fnp, dice, obs);
         }
     } else if let Some(g) = pick(state) {
-        let fnp = state.mortal_fnp(g);
+        let fnp = state.mortal_fnp(g).filter(|_| feel_no_pain);
         state.wound_model(g, n, fnp, dice, obs);
     }
 }

@@ -370,6 +370,10 @@ pub enum Effect {
         after_all: bool,
         #[serde(default)]
         reduced: bool,
+        /// The pool's focus group (if alive) takes them first; otherwise
+        /// they go where mortal wounds usually go.
+        #[serde(default)]
+        focus: bool,
     },
     /// The token leaves the sequence and, with no save, inflicts the pool's
     /// damage as normal damage (excess lost, damage modifiers and Feel No Pain
@@ -456,6 +460,10 @@ pub struct MortalSource {
     /// Excess carries to the next model; otherwise it stops at the first one.
     #[serde(default = "yes")]
     pub spill: bool,
+    /// Feel No Pain may ignore them (false for rules that destroy a model
+    /// outright, written as mortal wounds equal to its wounds).
+    #[serde(default = "yes")]
+    pub feel_no_pain: bool,
 }
 
 /// `count` dice of `die` sides; one showing `fail_at_most` or less fails.

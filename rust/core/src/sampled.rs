@@ -406,7 +406,7 @@ fn run_pool(
     if let Some(what) = tables.inflict {
         for _ in 0..slot(v, m + 1) {
             if what.after_all {
-                ws.deferred.push((index, what));
+                ws.deferred.push((index, what, ws.focus));
             } else {
                 inflict(pool, ws, what, stream, &mut NoTrace);
             }

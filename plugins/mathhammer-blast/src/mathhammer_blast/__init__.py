@@ -19,6 +19,7 @@ target's when it was selected.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import mathhammer
@@ -50,6 +51,13 @@ def apply(rules: Any) -> None:
             field="context.engaged",
         )
     models = rules.target_models()
+    if rules.params["x"] is not None and rules.version != "11e":
+        raise ScenarioError(
+            f"Blast {rules.params['x']} is 11th edition's Blast X; under version {rules.version!r} write plain Blast, "
+            "or pick version 11e",
+            source=rules.scenario.source,
+            field="rules.Blast",
+        )
     for term in rules.pool.attacks:
         if rules.version == "spec":
             if 6 <= models <= 10:
@@ -59,18 +67,12 @@ def apply(rules: Any) -> None:
         elif rules.version == "10e":
             term.bonus += models // 5
         else:
-            x = int(rules.params["x"] or 1)
-            term.bonus += x * (models // 5)
+            term.bonus += (rules.params["x"] or 1) * (models // 5)
 
 
-def parse(text: str) -> dict[str, Any] | None:
-    found = with_value("Blast", optional=True)(text)
-    if found is None:
-        return None
-    x = found["x"]
-    if x is not None and not x.isdigit():
-        raise ValueError(f"Blast takes a whole number, not {x!r}")
-    return {"x": x}
+def parse(text: str) -> Mapping[str, Any] | None:
+    """``Blast`` or ``Blast X`` (X a whole number from 1 to 100)."""
+    return with_value("Blast", "int", optional=True)(text)
 
 
 SPEC = KeywordSpec(

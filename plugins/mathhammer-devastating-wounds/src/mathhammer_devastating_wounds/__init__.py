@@ -22,7 +22,9 @@ the version, ``[rules] edition`` picks an edition's:
   mortal-wound rule alone would have them.
 
 Lethal Hits wound automatically without a wound roll, so they are never
-critical wounds and never trigger this.
+critical wounds and never trigger this. With Precision the mortal wounds (or,
+for ``10e-2023-09``, the unsaved attacks) go to the chosen CHARACTER first
+(11th-edition app note 24.28.01), even when held until every other attack.
 """
 
 from __future__ import annotations
@@ -53,13 +55,17 @@ RULE = Rule(
 )
 
 EFFECTS: dict[str, Effect] = {
-    "11e": Effect(on="critical", action="mortal", spill=False, ends_attack=True),
-    "11e-damage-reduced": Effect(on="critical", action="mortal", spill=False, ends_attack=True, reduced=True),
-    "10e-2023-06": Effect(on="critical", action="mortal", spill=True, ends_attack=True, reduced=True),
+    "11e": Effect(on="critical", action="mortal", spill=False, ends_attack=True, focus=True),
+    "11e-damage-reduced": Effect(
+        on="critical", action="mortal", spill=False, ends_attack=True, reduced=True, focus=True
+    ),
+    "10e-2023-06": Effect(on="critical", action="mortal", spill=True, ends_attack=True, reduced=True, focus=True),
     "10e-2023-09": Effect(on="critical", action="unsaved", after_all=True),
-    "10e-2024": Effect(on="critical", action="mortal", spill=False, ends_attack=True, reduced=True, after_all=True),
+    "10e-2024": Effect(
+        on="critical", action="mortal", spill=False, ends_attack=True, reduced=True, after_all=True, focus=True
+    ),
     "10e-2024-spill": Effect(
-        on="critical", action="mortal", spill=True, ends_attack=True, reduced=True, after_all=True
+        on="critical", action="mortal", spill=True, ends_attack=True, reduced=True, after_all=True, focus=True
     ),
 }
 

@@ -206,7 +206,18 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     """Compile a scenario into a Plan; every error names the scenario's file and field."""
     check_scenario(scenario)
     source = scenario.source
-    check_choice(scenario.rules, known_rules(keywords), EDITIONS, source=source)
+    versioned = known_rules(keywords)
+    check_choice(scenario.rules, versioned, EDITIONS, source=source)
+    for i, w in enumerate(scenario.attacker.weapons):
+        for name, chosen in w.rules.items():
+            if name not in versioned:
+                names = ", ".join(repr(n) for n in sorted(versioned))
+                raise ScenarioError(
+                    f"{name!r} is not a rule with versions; rules: {names}",
+                    source=source,
+                    field=f"attacker.weapons[{i}].rules.{name}",
+                )
+            versioned[name].check(chosen, source=source, field=f"attacker.weapons[{i}].rules.{name}")
     resolved = _resolve_keywords(scenario, keywords)
     target = _side(scenario.target.models, scenario.target.allocation_order, source)
     attacker = _side(scenario.attacker.models, (), source) if scenario.attacker.models else None
@@ -305,6 +316,14 @@ def _situation(
             pool.save.modifier_max = 1
     if "no_hit_rerolls" in flags:
         hit.reroll = "none"
+    if weapon.mortal_wounds is not None:
+        # "Each attack that wounds": a critical hit that skips the wound roll
+        # (Lethal Hits) wounds too, so it inflicts them as well.
+        for e in list(hit.effects):
+            if e.action == "skip" and not any(x.action == "mortal" and x.on == e.on for x in hit.effects):
+                hit.effects.append(
+                    Effect(on=e.on, action="mortal", amount=_dice(weapon.mortal_wounds), spill=True, ends_attack=False)
+                )
     if psychic:
         hit.modifiers = [m for m in hit.modifiers if m > 0]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import mathhammer
-from mathhammer import parse_dice
 from mathhammer.keywords import KeywordSpec, with_value
 
 if TYPE_CHECKING:
@@ -15,16 +14,13 @@ if TYPE_CHECKING:
 
 
 def apply(rules: WeaponRules) -> None:
-    x = parse_dice(rules.params["x"])
-    if x.is_random:
-        raise ValueError(f"Cleave takes a whole number, not {rules.params['x']!r}")
     for term in rules.pool.attacks:
-        term.bonus += x.constant * (rules.target_models() // 5)
+        term.bonus += rules.params["x"] * (rules.target_models() // 5)
 
 
 @mathhammer.hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     spec = KeywordSpec(
-        "wh40k", "Cleave", apply, parse=with_value("Cleave"), description="+X attacks per 5 target models"
+        "wh40k", "Cleave", apply, parse=with_value("Cleave", "int"), description="+X attacks per 5 target models"
     )
     register(spec)

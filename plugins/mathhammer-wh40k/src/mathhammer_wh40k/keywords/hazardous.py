@@ -8,8 +8,9 @@
   all on one model carrying the weapon, excess lost (10th edition errata, 2024).
 - ``10e-2023``: one test per weapon; a 1 fails and destroys a model carrying
   it, or inflicts 3 mortal wounds if it is a CHARACTER, MONSTER or VEHICLE
-  (10th edition, June 2023). Destroyed is taken as mortal wounds equal to the
-  first attacker model's Wounds, on that one model.
+  (10th edition, June 2023). The bearer is the first attacker model listed;
+  it is destroyed outright (no Feel No Pain), which needs the attacker's
+  models listed.
 
 With the attacker's models listed (``[[attacker.models]]``) the Result reports
 the wounds and models the attacker lost; without them, the mortal wounds it
@@ -21,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import mathhammer
+from mathhammer.exceptions import ScenarioError
 from mathhammer.keywords import KeywordSpec
 from mathhammer.plan import MortalWounds, Rolls
 from mathhammer.versions import Rule
@@ -47,24 +49,39 @@ def apply(rules: WeaponRules) -> None:
     keywords = {k.casefold() for k in rules.scenario.attacker.keywords}
     big = bool(keywords & {"monster", "vehicle"})
     models = rules.scenario.attacker.models
+    counter: str | None = COUNTER
+    slain = False
     if rules.version == "11e":
         fail, amount, spill = 2, 3 if big else 1, True
     elif rules.version == "10e-2024":
         fail, amount, spill = 1, 3, False
     else:
-        sturdy = big or "character" in keywords or not models
+        # The bearer is the first attacker model listed.
+        sturdy = big or "character" in keywords or bool(models and models[0].character)
+        if not sturdy and not models:
+            raise ScenarioError(
+                "Hazardous 10e-2023 destroys the bearer: list the attacker's models ([[attacker.models]]) "
+                "so the loss can be counted, or pick another version",
+                source=rules.scenario.source,
+                field="attacker.models",
+            )
+        slain = not sturdy
         fail, amount, spill = 1, 3 if sturdy else models[0].wounds, False
-    if COUNTER not in rules.counters:
-        rules.counters.append(COUNTER)
+        if slain:
+            counter = None  # a model destroyed outright suffers no mortal wounds
+    if counter is not None and counter not in rules.counters:
+        rules.counters.append(counter)
     for weapon in rules.weapons:
         rules.after_attacks.append(
             MortalWounds(
                 name=f"Hazardous ({weapon.name})",
                 amount=str(amount),
-                counter=COUNTER,
+                counter=counter,
                 rolls=Rolls(count=weapon.count, fail_at_most=fail),
                 against="attacker",
                 spill=spill,
+                # Destroyed outright: as many wounds as it has, no Feel No Pain.
+                feel_no_pain=not slain,
             )
         )
 

@@ -29,7 +29,8 @@ RULE = Rule(
 
 
 def apply(rules: WeaponRules) -> None:
-    if rules.context.stationary and not (rules.version == "11e" and rules.context.engaged):
+    ranged = rules.weapon.type == "ranged"
+    if ranged and rules.context.stationary and not (rules.version == "11e" and rules.context.engaged):
         rules.hit.modifiers.append(1)
 
 

@@ -2,9 +2,10 @@
 
 The automatic wound is not a critical wound, so it cannot trigger Devastating
 Wounds; only the critical hit itself wounds automatically, not the extra hits
-of Sustained Hits. In 11th edition taking the automatic wound is optional; the
-attacker always takes it here (a decided default: a wound roll can only do
-worse than an automatic wound for the attack itself).
+of Sustained Hits. In 11th edition taking the automatic wound is optional.
+Versions: ``always`` (default, the project's decided default: the attacker
+takes it), ``roll`` (the attacker declines it and rolls to wound, which can
+pay with Devastating Wounds or Anti-X critical wounds).
 """
 
 from __future__ import annotations
@@ -14,16 +15,29 @@ from typing import TYPE_CHECKING
 import mathhammer
 from mathhammer.keywords import KeywordSpec
 from mathhammer.plan import Effect
+from mathhammer.versions import Rule
 
 if TYPE_CHECKING:
     from mathhammer.registry import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 
+RULE = Rule(
+    "Lethal Hits",
+    versions={
+        "always": "every critical hit wounds automatically (10th edition; 11th edition's option, always taken)",
+        "roll": "11th edition's option declined: critical hits roll to wound like other hits",
+    },
+    default="always",
+    editions={"10e": "always", "11e": "always"},
+)
+
+
 def apply(rules: WeaponRules) -> None:
-    rules.hit.effects.append(Effect(on="critical", action="skip", steps=1))
+    if rules.version != "roll":
+        rules.hit.effects.append(Effect(on="critical", action="skip", steps=1))
 
 
 @mathhammer.hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
-    register(KeywordSpec("wh40k", "Lethal Hits", apply, description="a critical hit wounds automatically"))
+    register(KeywordSpec("wh40k", "Lethal Hits", apply, rule=RULE, description="a critical hit wounds automatically"))

@@ -19,15 +19,13 @@ if TYPE_CHECKING:
 def apply(rules: WeaponRules) -> None:
     if not rules.context.half_range:
         return
-    x = parse_dice(rules.params["x"])
     d = parse_dice(rules.pool.damage)
-    if x.is_random:
-        raise ValueError(f"Melta takes a whole number, not {rules.params['x']!r}")
-    rules.pool.damage = str(
-        parse_dice(f"{d.count}D{d.sides}{d.constant + x.constant:+d}" if d.count else str(d.constant + x.constant))
-    )
+    constant = d.constant + rules.params["x"]
+    rules.pool.damage = str(parse_dice(f"{d.count}D{d.sides}{constant:+d}" if d.count else str(constant)))
 
 
 @mathhammer.hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
-    register(KeywordSpec("wh40k", "Melta", apply, parse=with_value("Melta"), description="+X Damage at half range"))
+    register(
+        KeywordSpec("wh40k", "Melta", apply, parse=with_value("Melta", "int"), description="+X Damage at half range")
+    )

@@ -6,8 +6,10 @@ stays current until the attacks end or it is destroyed, and the pool's
 Devastating Wounds mortal wounds go to it first. 10th edition: an attack that
 wounds may be allocated to a visible CHARACTER; resolved pool by pool that
 comes to the same, so both versions share the mechanism and the Result says
-which reading ran. The attacker always uses it, on the first CHARACTER group
-in the allocation order, when ``[context] character_visible`` (default true).
+which reading ran. The attacker always uses it, on the first CHARACTER listed
+in the target, when ``[context] character_visible`` (default true). Only
+Devastating Wounds' mortal wounds follow it; other mortal wounds go where
+mortal wounds always go (11th edition 06.02).
 """
 
 from __future__ import annotations
