@@ -238,14 +238,27 @@ struct Evaluator<'p> {
     /// The one kind of harm held until every attack is resolved, and the pool
     /// whose damage it uses; how many are held is in each state's top bits.
     deferred: Option<(Inflict, RunPool)>,
+    /// Whether failed saves are carried in the state (some pool's groups save
+    /// on different faces, so its failures depend on which group is current).
+    carry_failed: bool,
 }
 
+/// Harm held until every attack is resolved: bits 96 to 111 of a state.
 fn held(s: u128) -> u32 {
-    (s >> 96) as u32
+    ((s >> 96) & 0xFFFF) as u32
 }
 
 fn with_held(s: u128, n: u32) -> u128 {
-    (s & ((1u128 << 96) - 1)) | (u128::from(n) << 96)
+    (s & !(0xFFFF_u128 << 96)) | (u128::from(n) << 96)
+}
+
+/// Failed saves so far, when they depend on the state: bits 112 to 127.
+fn failed(s: u128) -> u32 {
+    (s >> 112) as u32
+}
+
+fn with_failed(s: u128, n: u32) -> u128 {
+    (s & ((1u128 << 112) - 1)) | (u128::from(n) << 112)
 }
 
 impl Evaluator<'_> {
@@ -363,6 +376,89 @@ impl Evaluator<'_> {
         out
     }
 
+    /// Saves rolled together and resolved lowest first: `w` dice from state
+    /// `s0`, face by face. Of the dice not yet resolved, each shows the
+    /// current face with probability 1/(faces left), so the number showing it
+    /// is binomial; they are resolved one at a time against whichever group
+    /// is current then, so which group a roll meets depends on the rolls
+    /// before it. After the unit is destroyed rolls are checked against the
+    /// last group (`last`) and still counted.
+    fn lowest_first(
+        &self,
+        s0: u128,
+        w: u32,
+        order: &[usize],
+        last: usize,
+        pool: &RunPool,
+        damage: &[f64],
+    ) -> Dist {
+        let sides = pool.save_die;
+        // (state, dice left) -> probability
+        let mut cur: HashMap<(u128, u32), f64> = HashMap::from([((s0, w), 1.0)]);
+        for face in 1..=sides {
+            let p_face = 1.0 / f64::from(sides - face + 1);
+            let mut next: HashMap<(u128, u32), f64> = HashMap::new();
+            for (&(s, r), &q) in &cur {
+                let counts = if face == sides {
+                    {
+                        let mut v = vec![0.0; r as usize + 1];
+                        v[r as usize] = 1.0;
+                        v
+                    }
+                } else {
+                    binomial_pmf(r, p_face)
+                };
+                let mut rolled = Dist::from_iter([(s, 1.0)]);
+                for (c, &b) in counts.iter().enumerate() {
+                    if c > 0 {
+                        rolled = self.one_save(&rolled, face, order, last, pool, damage);
+                    }
+                    if b > 0.0 {
+                        for (&s2, &x) in &rolled {
+                            *next.entry((s2, r - c as u32)).or_insert(0.0) += q * b * x;
+                        }
+                    }
+                }
+            }
+            cur = next;
+        }
+        let mut out = Dist::default();
+        for ((s, _), q) in cur {
+            add(&mut out, s, q);
+        }
+        out
+    }
+
+    /// One save roll showing `face` against the current group.
+    fn one_save(
+        &self,
+        dist: &Dist,
+        face: u32,
+        order: &[usize],
+        last: usize,
+        pool: &RunPool,
+        damage: &[f64],
+    ) -> Dist {
+        let mut out = Dist::default();
+        for (&s, &q) in dist {
+            let current = Unit::current(s, order);
+            let g = current.unwrap_or(last);
+            if pool.saves(g, &self.unit.groups[g], face) {
+                add(&mut out, s, q);
+                continue;
+            }
+            let counted = with_failed(s, failed(s) + 1);
+            if current.is_none() {
+                add(&mut out, counted, q);
+                continue;
+            }
+            for (s2, x) in self.unsaved(&Dist::from_iter([(counted, q)]), order, damage) {
+                add(&mut out, s2, x);
+            }
+        }
+        out
+    }
+
     fn pool(&mut self, pool: &RunPool) -> Result<(), CoreError> {
         if pool.batch_hook.is_some() {
             return Err(decline(format!(
@@ -414,13 +510,7 @@ impl Evaluator<'_> {
                 .map(|f| pool.saves(g, &groups[g], f))
                 .collect::<Vec<_>>()
         };
-        if !(1..groups.len()).all(|g| faces(g) == faces(0)) {
-            return Err(decline(format!(
-                "pool {:?}: groups save on different faces, and saves rolled together and resolved lowest first \
-                 are not yet evaluated exactly",
-                pool.name
-            )));
-        }
+        let same_faces = (1..groups.len()).all(|g| faces(g) == faces(0));
         let m = pool.tests.len();
         let mut seen = Vec::new();
         for t in &pool.tests {
@@ -470,23 +560,12 @@ impl Evaluator<'_> {
         for (t, pmf) in test_pmfs.iter().enumerate() {
             self.count(pool.tests[t].counter, pmf);
         }
-        // Failed saves: binomial in the tokens saved, whatever the state.
-        let q = faces(0).iter().filter(|x| !**x).count() as f64 / f64::from(pool.save_die);
-        let mut failed_harm: HashMap<(u32, u32), f64> = HashMap::new();
-        for (&(w, e), &p) in &save_harm {
-            for (f, b) in binomial_pmf(w, q).into_iter().enumerate() {
-                *failed_harm.entry((f as u32, e)).or_insert(0.0) += p * b;
-            }
-        }
-        let most_failed = failed_harm.keys().map(|k| k.0).max().unwrap_or(0) as usize;
-        let most_events = failed_harm.keys().map(|k| k.1).max().unwrap_or(0) as usize;
-        let mut failed = vec![0.0; most_failed + 1];
+        // Harm events, whatever the state.
+        let most_events = save_harm.keys().map(|k| k.1).max().unwrap_or(0) as usize;
         let mut events = vec![0.0; most_events + 1];
-        for (&(f, e), &p) in &failed_harm {
-            failed[f as usize] += p;
+        for (&(_, e), &p) in &save_harm {
             events[e as usize] += p;
         }
-        self.count(pool.save_counter, &failed);
         let damage = pool.damage.distribution();
         // Mortal wounds counted: each event's amount.
         if let Some(Inflict {
@@ -498,50 +577,80 @@ impl Evaluator<'_> {
             let per = powers(&amount, most_events);
             let mut total = vec![0.0];
             for (e, &p) in events.iter().enumerate() {
-                let scaled: Vec<f64> = per[e].iter().map(|x| x * p).collect();
-                if total.len() < scaled.len() {
-                    total.resize(scaled.len(), 0.0);
+                if total.len() < per[e].len() {
+                    total.resize(per[e].len(), 0.0);
                 }
-                for (i, x) in scaled.into_iter().enumerate() {
-                    total[i] += x;
+                for (i, x) in per[e].iter().enumerate() {
+                    total[i] += x * p;
                 }
             }
             self.count(pool.mortal_counter, &total);
         }
+        // Failed saves: with the same faces for every group they are binomial
+        // in the tokens saved and do not depend on the state; otherwise (or
+        // once any pool's do) they are carried in the state.
+        let q = faces(0).iter().filter(|x| !**x).count() as f64 / f64::from(pool.save_die);
+        let mut failed_harm: HashMap<(u32, u32), f64> = HashMap::new();
+        if same_faces {
+            for (&(w, e), &p) in &save_harm {
+                for (f, b) in binomial_pmf(w, q).into_iter().enumerate() {
+                    *failed_harm.entry((f as u32, e)).or_insert(0.0) += p * b;
+                }
+            }
+            if !self.carry_failed {
+                let most = failed_harm.keys().map(|k| k.0).max().unwrap_or(0) as usize;
+                let mut failed = vec![0.0; most + 1];
+                for (&(f, _), &p) in &failed_harm {
+                    failed[f as usize] += p;
+                }
+                self.count(pool.save_counter, &failed);
+            }
+        }
+        let most_failed = failed_harm.keys().map(|k| k.0).max().unwrap_or(0) as usize;
         // The target: for each state at the start of the pool, its declared
-        // order, then the failed saves one by one, then the harm events.
+        // order, then the saves, then the harm events.
         let mut next = Dist::default();
         for (&s0, &p0) in &self.states {
             let order = self.unit.declare(s0, &pool.focus);
             let focus = pool.focus.iter().copied().find(|&g| alive(s0, g) > 0);
-            let mut after_f: Vec<Dist> = vec![Dist::from_iter([(s0, 1.0)])];
-            for _ in 0..most_failed {
-                let d = self.unsaved(after_f.last().expect("starts with one"), &order, &damage);
-                after_f.push(d);
-            }
-            for e in 0..=most_events {
-                let mut mixed = Dist::default();
-                for (f, states) in after_f.iter().enumerate() {
-                    let p = failed_harm
-                        .get(&(f as u32, e as u32))
-                        .copied()
-                        .unwrap_or(0.0);
-                    if p > 0.0 {
-                        for (&s, &q) in states {
-                            add(&mut mixed, s, p * q);
-                        }
+            // after_saves[e]: the states after the saves, weighted by P(e events).
+            let mut after_saves: Vec<Dist> = vec![Dist::default(); most_events + 1];
+            if same_faces {
+                let mut after_f: Vec<Dist> = vec![Dist::from_iter([(s0, 1.0)])];
+                for _ in 0..most_failed {
+                    let d = self.unsaved(after_f.last().expect("starts with one"), &order, &damage);
+                    after_f.push(d);
+                }
+                for (&(f, e), &p) in &failed_harm {
+                    for (&s, &q) in &after_f[f as usize] {
+                        let s = if self.carry_failed {
+                            with_failed(s, failed(s) + f)
+                        } else {
+                            s
+                        };
+                        add(&mut after_saves[e as usize], s, p * q);
                     }
                 }
+            } else {
+                let last = order
+                    .iter()
+                    .rev()
+                    .copied()
+                    .find(|&g| alive(s0, g) > 0)
+                    .unwrap_or(order[0]);
+                for (&(w, e), &p) in &save_harm {
+                    for (s, q) in self.lowest_first(s0, w, &order, last, pool, &damage) {
+                        add(&mut after_saves[e as usize], s, p * q);
+                    }
+                }
+            }
+            for (e, mut mixed) in after_saves.into_iter().enumerate() {
                 if mixed.is_empty() {
                     continue;
                 }
                 if inflict.is_some_and(|i| i.after_all) {
-                    mixed = mixed
-                        .into_iter()
-                        .map(|(s, p)| (with_held(s, held(s) + e as u32), p))
-                        .collect();
                     for (s, p) in mixed {
-                        add(&mut next, s, p * p0);
+                        add(&mut next, with_held(s, held(s) + e as u32), p * p0);
                     }
                     continue;
                 }
@@ -689,11 +798,36 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
     }
     let unit = Unit::new(&plan.target);
     let start = unit.start();
+    // Failed saves depend on the state as soon as one pool's groups save on
+    // different faces; they are then carried in the state for every pool,
+    // which needs all pools to count them in one counter.
+    let mut save_counters = Vec::new();
+    let mut carry_failed = false;
+    for seq in &program.sequences {
+        if let RunSequence::Pool(pool) = seq {
+            let groups = &plan.target.groups;
+            let faces = |g: usize| {
+                (1..=pool.save_die)
+                    .map(|f| pool.saves(g, &groups[g], f))
+                    .collect::<Vec<_>>()
+            };
+            carry_failed |= !(1..groups.len()).all(|g| faces(g) == faces(0));
+            if !save_counters.contains(&pool.save_counter) {
+                save_counters.push(pool.save_counter);
+            }
+        }
+    }
+    if carry_failed && save_counters.len() > 1 {
+        return Err(decline(
+            "pools count failed saves in different counters while their saves depend on the target",
+        ));
+    }
     let mut ev = Evaluator {
         unit,
         states: Dist::from_iter([(start, 1.0)]),
         counters: vec![vec![1.0]; plan.counters.len()],
         deferred: None,
+        carry_failed,
     };
     for seq in &program.sequences {
         match seq {
@@ -704,7 +838,15 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
     ev.resolve_held()?;
     let mut damage = Vec::new();
     let mut destroyed = Vec::new();
+    let mut carried = Vec::new();
     for (&s, &p) in &ev.states {
+        if ev.carry_failed {
+            let f = failed(s) as usize;
+            if carried.len() <= f {
+                carried.resize(f + 1, 0.0);
+            }
+            carried[f] += p;
+        }
         for (pmf, v) in [
             (&mut damage, ev.unit.damage(s)),
             (&mut destroyed, ev.unit.destroyed(s)),
@@ -713,6 +855,11 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
                 pmf.resize(v as usize + 1, 0.0);
             }
             pmf[v as usize] += p;
+        }
+    }
+    if ev.carry_failed {
+        if let Some(Some(c)) = save_counters.first() {
+            ev.counters[*c] = convolve(&ev.counters[*c], &carried);
         }
     }
     let mut pmfs = ev.counters;

@@ -142,13 +142,51 @@ fn exact_agrees_with_monte_carlo() {
 #[test]
 fn plans_it_cannot_do_exactly_are_declined_by_name() {
     let mut plan = s1();
-    plan["target"]["groups"] = json!([
-        {"name": "A", "models": 2, "wounds": 1, "save": 2}, {"name": "B", "models": 2, "wounds": 1, "save": 5}]);
-    plan["target"]["order"] = json!([0, 1]);
-    let e = evaluate(&program(&plan)).unwrap_err().to_string();
-    assert!(e.contains("declines") && e.contains("lowest first"), "{e}");
-    let mut plan = s1();
     plan["sequences"][0]["batch_hook"] = json!(0);
     let e = evaluate(&program(&plan)).unwrap_err().to_string();
     assert!(e.contains("batch hook"), "{e}");
+}
+
+/// The specification's trap: saves rolled together and resolved lowest first
+/// through groups that save differently (the attached-unit example's shape).
+#[test]
+fn saves_resolved_lowest_first_through_different_groups_are_exact() {
+    let mut plan = s1();
+    plan["target"] = json!({"groups": [
+        {"name": "Geminae Superia", "models": 2, "wounds": 2, "save": 2, "invulnerable": 4},
+        {"name": "Seraphim", "models": 5, "wounds": 1, "save": 3, "invulnerable": 6},
+        {"name": "Saint Celestine", "models": 1, "wounds": 5, "save": 2, "invulnerable": 4, "tier": 1}],
+        "order": [0, 1, 2], "wounded_groups_first": true});
+    let pool = &mut plan["sequences"][0];
+    pool["attacks"] = json!([{"models": 2, "dice": "3"}]);
+    pool["steps"][0]["target"] = json!(4);
+    pool["steps"][1]["target"] = json!(3);
+    pool["damage"]["dice"] = json!("2");
+    let mut second = pool.clone();
+    second["attacks"] = json!([{"models": 7, "dice": "2"}]);
+    second["save"]["ap"] = json!(0);
+    second["damage"]["dice"] = json!("1");
+    plan["sequences"].as_array_mut().unwrap().push(second);
+    agree(&plan);
+    // A tiny case by hand: two W1 models, A saving on 2+ then B saving on 5+,
+    // one unsaveable-by-armour... two dice: P(both destroyed) sums the ways.
+    let mut tiny = s1();
+    tiny["target"] = json!({"groups": [
+        {"name": "A", "models": 1, "wounds": 1, "save": 2},
+        {"name": "B", "models": 1, "wounds": 1, "save": 5}], "order": [0, 1]});
+    tiny["sequences"][0]["attacks"] = json!([{"models": 2, "dice": "1"}]);
+    tiny["sequences"][0]["steps"] = json!([]);
+    tiny["sequences"][0]["save"]["ap"] = json!(0);
+    let exact = evaluate(&program(&tiny)).unwrap();
+    // Sorted rolls (a <= b): A is destroyed only by a 1 on the lower die; then
+    // B takes the higher die and fails on 1-4. P(lower = 1) = 11/36; given
+    // that, the higher die is 1 (1 way) or 2-6 (10 ways), failing B on 1-4.
+    let both = 1.0 / 36.0 + 3.0 * 2.0 / 36.0;
+    let destroyed = exact.pmfs.last().unwrap();
+    assert!(
+        (destroyed[2] - both).abs() < 1e-12,
+        "{} vs {both}",
+        destroyed[2]
+    );
+    assert!((destroyed[1] - (11.0 / 36.0 - both)).abs() < 1e-12);
 }
