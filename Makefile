@@ -28,6 +28,10 @@ test: install
 	cargo test --locked -p mathhammer-core
 	$(BIN)/python -m pytest
 
+.PHONY: test-slow  ## install, then run the long statistical checks (exact vs Monte Carlo on many random plans)
+test-slow: install
+	$(BIN)/python -m pytest -m slow
+
 .PHONY: bench  ## install, then run the benchmarks (Python and Rust)
 bench: install
 	$(BIN)/python -m pytest benches --benchmark-enable --benchmark-columns=min,median,mean,rounds -p no:randomly
