@@ -524,41 +524,63 @@ impl Evaluator<'_> {
                 seen.push(c);
             }
         }
-        // Joint distribution of the pool's test counts, tokens to save and
-        // harm events, mixed over the number of attack dice.
+        // Only each test's count (alone) and the joint of tokens to save and
+        // harm events are needed, so one die's outcome is projected onto
+        // those slots before the n-fold convolutions: projecting commutes
+        // with adding up dice, and the tables stay small.
         let attacks = attacks_pmf(pool);
         self.count(pool.attacks_counter, &attacks);
-        let mut table = crate::sampled::point(&[]);
-        let mut joint: HashMap<u64, f64> = HashMap::new();
-        for (n, &pn) in attacks.iter().enumerate() {
-            if n > 0 {
-                table = builder.convolve(&table, &token).ok_or_else(|| {
-                    decline(format!(
-                        "pool {:?} has too many outcomes to tabulate",
-                        pool.name
-                    ))
-                })?;
+        let mut mix = |keep: &[usize]| -> Result<HashMap<u64, f64>, CoreError> {
+            let mask: u64 = keep
+                .iter()
+                .map(|&k| {
+                    ((1u64 << crate::sampled::BITS) - 1) << (crate::sampled::BITS as usize * k)
+                })
+                .sum();
+            let mut projected = crate::sampled::Dist::default();
+            for (&k, &p) in &token {
+                *projected.entry(k & mask).or_insert(0.0) += p;
             }
-            if pn > 0.0 {
-                for (&k, &p) in &table {
-                    *joint.entry(k).or_insert(0.0) += pn * p;
+            let mut table = crate::sampled::point(&[]);
+            let mut mixed: HashMap<u64, f64> = HashMap::new();
+            for (n, &pn) in attacks.iter().enumerate() {
+                if n > 0 {
+                    table = builder.convolve(&table, &projected).ok_or_else(|| {
+                        decline(format!(
+                            "pool {:?} has too many outcomes to tabulate",
+                            pool.name
+                        ))
+                    })?;
+                }
+                if pn > 0.0 {
+                    for (&k, &p) in &table {
+                        *mixed.entry(k).or_insert(0.0) += pn * p;
+                    }
                 }
             }
-        }
+            Ok(mixed)
+        };
         let mut test_pmfs = vec![Vec::<f64>::new(); m];
-        let mut save_harm: HashMap<(u32, u32), f64> = HashMap::new();
-        for (&k, &p) in &joint {
-            for (t, pmf) in test_pmfs.iter_mut().enumerate() {
+        for (t, pmf) in test_pmfs.iter_mut().enumerate() {
+            if pool.tests[t].counter.is_none() {
+                continue;
+            }
+            for (k, p) in mix(&[t])? {
                 let v = slot(k, t) as usize;
                 if pmf.len() <= v {
                     pmf.resize(v + 1, 0.0);
                 }
                 pmf[v] += p;
             }
+        }
+        let mut save_harm: HashMap<(u32, u32), f64> = HashMap::new();
+        for (k, p) in mix(&[m, m + 1])? {
             *save_harm.entry((slot(k, m), slot(k, m + 1))).or_insert(0.0) += p;
         }
         for (t, pmf) in test_pmfs.iter().enumerate() {
-            self.count(pool.tests[t].counter, pmf);
+            if !pmf.is_empty() {
+                self.count(pool.tests[t].counter, pmf);
+            }
         }
         // Harm events, whatever the state.
         let most_events = save_harm.keys().map(|k| k.1).max().unwrap_or(0) as usize;

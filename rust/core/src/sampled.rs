@@ -36,7 +36,7 @@ pub const MAX_TABLE_ENTRIES: usize = 1 << 21;
 pub(crate) type Dist = HashMap<u64, f64, BuildHasherDefault<KeyHasher>>;
 
 /// Bits per slot of a packed outcome vector.
-const BITS: u32 = 10;
+pub(crate) const BITS: u32 = 10;
 /// Most slots a packed vector holds.
 const SLOTS: usize = (64 / BITS) as usize;
 /// The most multiply-adds table building may spend on one Plan before it
