@@ -36,14 +36,16 @@ def test_simulate_is_exact_when_it_can_be(capsys: pytest.CaptureFixture[str]) ->
 def test_simulate_falls_back_to_monte_carlo_and_exact_says_why_it_cannot(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    # The attacker's own models (hurt by Hazardous) are beyond the exact evaluator for now.
-    example = str(tmp_path / "hazard.toml")
-    text = (EXAMPLES / "boltguns.toml").read_text().replace('damage = "1"', 'damage = "1"\nkeywords = ["Hazardous"]')
-    Path(example).write_text(text + '\n[[attacker.models]]\nname = "Marine"\ncount = 10\nwounds = 2\n')
+    # Devastating Wounds' mortal wounds reduced by -1 Damage are beyond the exact evaluator for now.
+    example = str(tmp_path / "reduced.toml")
+    text = (EXAMPLES / "boltguns.toml").read_text()
+    text = text.replace('damage = "1"', 'damage = "2"\nkeywords = ["Devastating Wounds"]')
+    text = text.replace('save = "3+"', 'save = "3+"\ndamage_reduction = 1')
+    Path(example).write_text(text + '\n[rules]\n"Devastating Wounds" = "11e-damage-reduced"\n')
     code, out, _ = run(capsys, "simulate", example, "--trials", "20000", "--seed", "3", "--json")
     assert code == 0 and json.loads(out)["evaluator"] == "monte_carlo"
     code, _, err = run(capsys, "simulate", example, "--exact")
-    assert code == 2 and "the exact evaluator declines this plan" in err and "attacker's own models" in err
+    assert code == 2 and "the exact evaluator declines this plan" in err and "reduces mortal wounds" in err
 
 
 def test_simulate_json_has_every_stage(capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mathhammer import _core
-from mathhammer.plan import AttackPool, Attacks, Effect, Group, MortalWounds, Plan, Save, Target, Test
+from mathhammer.plan import AttackPool, Attacks, Effect, Group, MortalWounds, Plan, Rolls, Save, Target, Test
 from mathhammer.result import Stage
 from mathhammer.testing import assert_mean
 
@@ -54,10 +54,20 @@ def pools(draw: st.DrawFn, i: int) -> AttackPool:
         hit_effects.append(Effect(on="critical", action="extra", amount=draw(st.sampled_from(["1", "D3"]))))
     if draw(st.booleans()):
         hit_effects.append(Effect(on="critical", action="skip", steps=1))
-    if draw(st.booleans()):
+    kind = draw(st.sampled_from(["none", "mortal", "mortal", "unsaved"]))
+    if kind == "mortal":
         wound_effects.append(
-            Effect(on="critical", action="mortal", spill=draw(st.booleans()), ends_attack=draw(st.booleans()))
+            Effect(
+                on="critical",
+                action="mortal",
+                spill=draw(st.booleans()),
+                ends_attack=draw(st.booleans()),
+                after_all=draw(st.booleans()),
+                focus=draw(st.booleans()),
+            )
         )
+    elif kind == "unsaved":
+        wound_effects.append(Effect(on="critical", action="unsaved", after_all=draw(st.booleans())))
     return AttackPool(
         name=f"P{i}",
         attacks=[Attacks(models=draw(st.integers(1, 3)), dice=draw(st.sampled_from(["1", "2", "D3"])))],
@@ -87,6 +97,7 @@ def pools(draw: st.DrawFn, i: int) -> AttackPool:
         save=Save(ap=draw(st.integers(-3, 0)), counter="failed_saves"),
         damage=draw(st.sampled_from(["1", "2", "D3"])),
         mortal_counter="mortal_wounds",
+        focus=draw(st.sampled_from([[], [], [0], [1, 0]])),
     )
 
 
@@ -94,11 +105,30 @@ def pools(draw: st.DrawFn, i: int) -> AttackPool:
 def plans(draw: st.DrawFn) -> Plan:
     gs = draw(groups())
     order = sorted(range(len(gs)), key=lambda g: gs[g].tier)
-    sequences: list[Any] = [draw(pools(i)) for i in range(draw(st.integers(1, 2)))]
+    sequences: list[Any] = []
+    for i in range(draw(st.integers(1, 2))):
+        pool = draw(pools(i))
+        pool.focus = [g for g in pool.focus if g < len(gs)]
+        sequences.append(pool)
+    # The exact evaluator holds one kind of harm until every attack is
+    # resolved: keep the first pool's, if any, and drop later pools'.
+    held = [p for p in sequences if any(e.after_all for t in p.steps for e in t.effects)]
+    for later in held[1:]:
+        for t in later.steps:
+            t.effects = [e for e in t.effects if not e.after_all]
     if draw(st.booleans()):
         sequences.insert(0, MortalWounds("Smite", draw(st.sampled_from(["1", "D3"])), counter="mortal_wounds"))
+    attacker = None
+    if draw(st.booleans()):
+        attacker = Target(groups=[Group("Crew", models=draw(st.integers(1, 3)), wounds=2)], order=[0])
+        hazard = MortalWounds("Hazard", "1", counter="mortal_wounds", rolls=Rolls(count=3, fail_at_most=2))
+        hazard.against = "attacker"
+        sequences.append(hazard)
     return Plan(
-        counters=list(COUNTERS), target=Target(groups=gs, order=order, wounded_groups_first=True), sequences=sequences
+        counters=list(COUNTERS),
+        target=Target(groups=gs, order=order, wounded_groups_first=True),
+        sequences=sequences,
+        attacker=attacker,
     )
 
 

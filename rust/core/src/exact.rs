@@ -241,15 +241,31 @@ struct Evaluator<'p> {
     /// Whether failed saves are carried in the state (some pool's groups save
     /// on different faces, so its failures depend on which group is current).
     carry_failed: bool,
+    /// The attacker's own models and their distribution of states, when the
+    /// Plan lists them (only mortal-wound sources aimed at them change it).
+    attacker: Option<(Unit<'p>, Dist)>,
 }
 
-/// Harm held until every attack is resolved: bits 96 to 111 of a state.
+/// Harm held until every attack is resolved: bits 96 to 109 of a state.
 fn held(s: u128) -> u32 {
-    ((s >> 96) & 0xFFFF) as u32
+    ((s >> 96) & 0x3FFF) as u32
 }
 
 fn with_held(s: u128, n: u32) -> u128 {
-    (s & !(0xFFFF_u128 << 96)) | (u128::from(n) << 96)
+    (s & !(0x3FFF_u128 << 96)) | (u128::from(n) << 96)
+}
+
+/// The focus group the held harm's pool chose (bits 110 and 111: 0 for
+/// none, else the group's index plus one).
+fn held_focus(s: u128) -> Option<usize> {
+    match ((s >> 110) & 3) as usize {
+        0 => None,
+        g => Some(g - 1),
+    }
+}
+
+fn with_held_focus(s: u128, focus: Option<usize>) -> u128 {
+    (s & !(3_u128 << 110)) | (u128::from(focus.map_or(0, |g| g as u32 + 1)) << 110)
 }
 
 /// Failed saves so far, when they depend on the state: bits 112 to 127.
@@ -306,24 +322,27 @@ impl Evaluator<'_> {
 
     /// `n` mortal wounds: one at a time, each picking its model, or all on the
     /// model the first one picks.
-    fn mortal(&self, dist: &Dist, n: u32, spill: bool, focus: Option<usize>, fnp: bool) -> Dist {
+    fn mortal(
+        unit: &Unit<'_>,
+        dist: &Dist,
+        n: u32,
+        spill: bool,
+        focus: Option<usize>,
+        fnp: bool,
+    ) -> Dist {
         if n == 0 {
             return dist.clone();
         }
         if !spill {
             let mut out = Dist::default();
             for (&s, &p) in dist {
-                match self.unit.pick_for_mortal(s, focus) {
+                match unit.pick_for_mortal(s, focus) {
                     None => add(&mut out, s, p),
                     Some(g) => {
                         for (lost, r) in
-                            Unit::lost(n, front(s, g), self.unit.mortal_fnp(g).filter(|_| fnp))
+                            Unit::lost(n, front(s, g), unit.mortal_fnp(g).filter(|_| fnp))
                         {
-                            let next = if lost == 0 {
-                                s
-                            } else {
-                                self.unit.lose(s, g, lost)
-                            };
+                            let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
                             add(&mut out, next, p * r);
                         }
                     }
@@ -335,17 +354,13 @@ impl Evaluator<'_> {
         for _ in 0..n {
             let mut out = Dist::default();
             for (&s, &p) in &cur {
-                match self.unit.pick_for_mortal(s, focus) {
+                match unit.pick_for_mortal(s, focus) {
                     None => add(&mut out, s, p),
                     Some(g) => {
                         for (lost, r) in
-                            Unit::lost(1, front(s, g), self.unit.mortal_fnp(g).filter(|_| fnp))
+                            Unit::lost(1, front(s, g), unit.mortal_fnp(g).filter(|_| fnp))
                         {
-                            let next = if lost == 0 {
-                                s
-                            } else {
-                                self.unit.lose(s, g, lost)
-                            };
+                            let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
                             add(&mut out, next, p * r);
                         }
                     }
@@ -358,7 +373,7 @@ impl Evaluator<'_> {
 
     /// Mortal wounds whose number follows `amount`.
     fn mortal_dice(
-        &self,
+        unit: &Unit<'_>,
         dist: &Dist,
         amount: &[f64],
         spill: bool,
@@ -368,7 +383,7 @@ impl Evaluator<'_> {
         let mut out = Dist::default();
         for (n, &q) in amount.iter().enumerate() {
             if q > 0.0 {
-                for (s, p) in self.mortal(dist, n as u32, spill, focus, fnp) {
+                for (s, p) in Self::mortal(unit, dist, n as u32, spill, focus, fnp) {
                     add(&mut out, s, p * q);
                 }
             }
@@ -672,6 +687,12 @@ impl Evaluator<'_> {
                 }
                 if inflict.is_some_and(|i| i.after_all) {
                     for (s, p) in mixed {
+                        if e > 0 && held(s) > 0 && held_focus(s) != focus {
+                            return Err(decline(
+                                "pools hold harm until every attack is resolved with different focus groups",
+                            ));
+                        }
+                        let s = if e > 0 { with_held_focus(s, focus) } else { s };
                         add(&mut next, with_held(s, held(s) + e as u32), p * p0);
                     }
                     continue;
@@ -685,7 +706,8 @@ impl Evaluator<'_> {
                             ..
                         }) => {
                             let amount = amount.unwrap_or(pool.damage).distribution();
-                            self.mortal_dice(
+                            Self::mortal_dice(
+                                &self.unit,
                                 &mixed,
                                 &amount,
                                 spill,
@@ -716,18 +738,36 @@ impl Evaluator<'_> {
         let mut next = Dist::default();
         for (&s0, &p0) in &self.states {
             let n = held(s0);
-            let mut d = Dist::from_iter([(with_held(s0, 0), p0)]);
-            let order = self.unit.declare(with_held(s0, 0), &[]);
+            let focus = held_focus(s0);
+            let mut d = Dist::from_iter([(with_held_focus(with_held(s0, 0), None), p0)]);
             for _ in 0..n {
                 d = match what.kind {
-                    InflictKind::Mortal { amount, spill, .. } => self.mortal_dice(
+                    InflictKind::Mortal {
+                        amount,
+                        spill,
+                        focus: to_focus,
+                        ..
+                    } => Self::mortal_dice(
+                        &self.unit,
                         &d,
                         &amount.unwrap_or(pool.damage).distribution(),
                         spill,
-                        None,
+                        focus.filter(|_| to_focus),
                         true,
                     ),
-                    InflictKind::Damage => self.unsaved(&d, &order, &damage),
+                    InflictKind::Damage => {
+                        // Each held attack meets the order declared afresh,
+                        // its pool's focus group first while it stands.
+                        let mut out = Dist::default();
+                        for (&s, &q) in &d {
+                            let order = self.unit.declare(s, focus.as_slice());
+                            for (s2, x) in self.unsaved(&Dist::from_iter([(s, q)]), &order, &damage)
+                            {
+                                add(&mut out, s2, x);
+                            }
+                        }
+                        out
+                    }
                 };
             }
             for (s, p) in d {
@@ -770,23 +810,30 @@ impl Evaluator<'_> {
             }
         }
         self.count(*counter, &total);
-        if *against == Side::Attacker {
-            return Ok(()); // only counted: the Plan lists no attacker models (checked by the caller)
-        }
+        // The attacker's models take nothing from the target's side, so
+        // their state is a distribution of its own; without them the harm is
+        // only counted.
+        let (unit, states) = match against {
+            Side::Target => (&self.unit, &mut self.states),
+            Side::Attacker => match &mut self.attacker {
+                Some((unit, states)) => (&*unit, states),
+                None => return Ok(()),
+            },
+        };
         let mut next = Dist::default();
         for (t, &p) in times.iter().enumerate() {
             if p == 0.0 {
                 continue;
             }
-            let mut d: Dist = self.states.iter().map(|(&s, &q)| (s, q * p)).collect();
+            let mut d: Dist = states.iter().map(|(&s, &q)| (s, q * p)).collect();
             for _ in 0..t {
-                d = self.mortal_dice(&d, &one, *spill, None, *feel_no_pain);
+                d = Self::mortal_dice(unit, &d, &one, *spill, None, *feel_no_pain);
             }
             for (s, q) in d {
                 add(&mut next, s, q);
             }
         }
-        self.states = next;
+        *states = next;
         self.check_size()
     }
 }
@@ -795,15 +842,23 @@ impl Evaluator<'_> {
 ///
 /// # Errors
 /// [`CoreError::Declined`] with the reason when the Plan needs something the
-/// evaluator cannot do exactly: a batch hook, the attacker's own models, more
-/// than one kind of harm held until every attack is resolved, mortal wounds
-/// reduced by damage modifiers, groups that save on different faces (saves
-/// rolled together and resolved lowest first), more than three groups, or too
-/// many outcomes.
+/// evaluator cannot do exactly: a batch hook, more than one kind of harm held
+/// until every attack is resolved (or held by pools that chose different
+/// focus groups), mortal wounds reduced by damage modifiers, pools counting
+/// failed saves in different counters when they depend on the target, more
+/// than three groups a side, or too many outcomes.
 pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
     let plan = &program.plan;
-    if plan.attacker.is_some() {
-        return Err(decline("the plan lists the attacker's own models"));
+    if let Some(a) = &plan.attacker {
+        if a.groups.len() > MAX_GROUPS
+            || a.groups
+                .iter()
+                .any(|g| g.models >= 1 << 14 || g.wounds >= 1 << 18)
+        {
+            return Err(decline(
+                "the attacker's own models are too many groups, or too large, to carry exactly",
+            ));
+        }
     }
     if plan.target.groups.len() > MAX_GROUPS {
         return Err(decline(format!(
@@ -850,6 +905,11 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
         counters: vec![vec![1.0]; plan.counters.len()],
         deferred: None,
         carry_failed,
+        attacker: plan.attacker.as_ref().map(|a| {
+            let unit = Unit::new(a);
+            let start = unit.start();
+            (unit, Dist::from_iter([(start, 1.0)]))
+        }),
     };
     for seq in &program.sequences {
         match seq {
@@ -887,5 +947,18 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
     let mut pmfs = ev.counters;
     pmfs.push(damage);
     pmfs.push(destroyed);
+    if let Some((unit, states)) = &ev.attacker {
+        let (mut lost, mut slain) = (Vec::new(), Vec::new());
+        for (&s, &p) in states {
+            for (pmf, v) in [(&mut lost, unit.damage(s)), (&mut slain, unit.destroyed(s))] {
+                if pmf.len() <= v as usize {
+                    pmf.resize(v as usize + 1, 0.0);
+                }
+                pmf[v as usize] += p;
+            }
+        }
+        pmfs.push(lost);
+        pmfs.push(slain);
+    }
     Ok(Exact { pmfs })
 }

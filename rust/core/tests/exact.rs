@@ -190,3 +190,43 @@ fn saves_resolved_lowest_first_through_different_groups_are_exact() {
     );
     assert!((destroyed[1] - (11.0 / 36.0 - both)).abs() < 1e-12);
 }
+
+#[test]
+fn the_attackers_own_models_and_held_harm_with_a_focus_group() {
+    // Hazard rolls against the attacker's listed models.
+    let mut plan = s1();
+    plan["attacker"] = json!({"groups": [{"name": "Gunner", "models": 3, "wounds": 2, "feel_no_pain": 5}], "order": [0]});
+    plan["counters"] = json!([
+        "attacks",
+        "hits",
+        "wounds",
+        "failed_saves",
+        "mortal_wounds",
+        "attacker_mortal_wounds"
+    ]);
+    plan["sequences"].as_array_mut().unwrap().push(json!({"kind": "mortal_wounds", "name": "Hazardous", "amount": "1",
+        "counter": "attacker_mortal_wounds", "rolls": {"count": 10, "fail_at_most": 2}, "against": "attacker"}));
+    let exact = evaluate(&program(&plan)).unwrap();
+    assert_eq!(
+        exact.pmfs.len(),
+        10,
+        "counters, the target's two numbers, the attacker's two"
+    );
+    agree(&plan);
+    // Precision-like focus on a character, with critical wounds held until
+    // every attack is resolved: as mortal wounds that follow the focus, and
+    // as unsaved attacks.
+    for effect in [
+        json!({"on": "critical", "action": "mortal", "spill": false, "ends_attack": true, "after_all": true, "focus": true}),
+        json!({"on": "critical", "action": "unsaved", "after_all": true}),
+    ] {
+        let mut plan = s1();
+        plan["target"] = json!({"groups": [
+            {"name": "Guard", "models": 5, "wounds": 1, "save": 3},
+            {"name": "Hero", "models": 1, "wounds": 6, "save": 3, "tier": 1}], "order": [0, 1], "wounded_groups_first": true});
+        plan["sequences"][0]["focus"] = json!([1]);
+        plan["sequences"][0]["damage"]["dice"] = json!("2");
+        plan["sequences"][0]["steps"][1]["effects"] = json!([effect]);
+        agree(&plan);
+    }
+}
