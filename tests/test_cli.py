@@ -36,16 +36,16 @@ def test_simulate_is_exact_when_it_can_be(capsys: pytest.CaptureFixture[str]) ->
 def test_simulate_falls_back_to_monte_carlo_and_exact_says_why_it_cannot(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    # Devastating Wounds' mortal wounds reduced by -1 Damage are beyond the exact evaluator for now.
-    example = str(tmp_path / "reduced.toml")
+    # A target of four allocation groups is beyond the exact evaluator's state for now.
+    example = str(tmp_path / "four-groups.toml")
     text = (EXAMPLES / "boltguns.toml").read_text()
-    text = text.replace('damage = "1"', 'damage = "2"\nkeywords = ["Devastating Wounds"]')
-    text = text.replace('save = "3+"', 'save = "3+"\ndamage_reduction = 1')
-    Path(example).write_text(text + '\n[rules]\n"Devastating Wounds" = "11e-damage-reduced"\n')
+    for i, save in enumerate(["2+", "4+", "5+"]):
+        text += f'\n[[target.models]]\nname = "Other {i}"\nwounds = 1\nsave = "{save}"\n'
+    Path(example).write_text(text)
     code, out, _ = run(capsys, "simulate", example, "--trials", "20000", "--seed", "3", "--json")
     assert code == 0 and json.loads(out)["evaluator"] == "monte_carlo"
     code, _, err = run(capsys, "simulate", example, "--exact")
-    assert code == 2 and "the exact evaluator declines this plan" in err and "reduces mortal wounds" in err
+    assert code == 2 and "the exact evaluator declines this plan" in err and "more than 3 allocation groups" in err
 
 
 def test_simulate_json_has_every_stage(capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,9 +20,11 @@ use std::collections::HashMap;
 
 /// The most distinct target states the evaluator carries before declining.
 const MAX_STATES: usize = 200_000;
-/// The most groups a target may have: the state packs 32 bits per group,
-/// and the top 32 bits count harm held until every attack is resolved.
+/// The most groups a side may have (see the state's packing below).
 const MAX_GROUPS: usize = 3;
+/// Steps the lowest-first save resolution may take for one pool (about a
+/// second) before the evaluator declines.
+const MAX_SAVE_WORK: u64 = 10_000_000;
 /// Table entries one pool may build.
 const TABLE_BUDGET: usize = 1 << 21;
 
@@ -33,7 +35,38 @@ pub struct Exact {
     pub pmfs: Vec<Vec<f64>>,
 }
 
-type Dist = HashMap<u128, f64>;
+type Dist = HashMap<u128, f64, Fast>;
+
+/// A fast hash for the evaluator's integer keys (the standard `SipHash`
+/// guards against adversarial keys, which these are not, at several times
+/// the cost): multiply-rotate over each word, as rustc's `FxHash` does.
+#[derive(Default, Clone, Copy)]
+struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, word: u32) {
+        self.write_u64(u64::from(word));
+    }
+    fn write_u128(&mut self, word: u128) {
+        self.write_u64(word as u64);
+        self.write_u64((word >> 64) as u64);
+    }
+}
+
+type Fast = std::hash::BuildHasherDefault<FastHasher>;
 
 fn decline(reason: impl Into<String>) -> CoreError {
     CoreError::Declined {
@@ -165,17 +198,46 @@ impl<'p> Unit<'p> {
     }
 }
 
+// A state packs, from the low bits: per group (28 bits each, three groups at
+// most) the models alive (12 bits) and the wounds on the front model (16);
+// then harm held until every attack is resolved (12 bits), the focus group
+// of that held harm (2), failed saves so far (15) and mortal wounds so far
+// (15), the last two only when they depend on the state.
+const ALIVE_BITS: u32 = 12;
+const FRONT_BITS: u32 = 16;
+const GROUP_BITS: u32 = ALIVE_BITS + FRONT_BITS;
+const HELD_AT: u32 = 84;
+const HELD_BITS: u32 = 12;
+const FOCUS_AT: u32 = 96;
+const FAILED_AT: u32 = 98;
+const COUNT_BITS: u32 = 15;
+const MORTAL_AT: u32 = 113;
+/// The most failed saves or mortal wounds a state can carry.
+const MAX_CARRIED: u32 = (1 << COUNT_BITS) - 1;
+
+fn field(s: u128, at: u32, bits: u32) -> u32 {
+    ((s >> at) & ((1u128 << bits) - 1)) as u32
+}
+
+fn put(s: u128, at: u32, bits: u32, v: u32) -> u128 {
+    (s & !(((1u128 << bits) - 1) << at)) | (u128::from(v) << at)
+}
+
 fn alive(s: u128, g: usize) -> u32 {
-    ((s >> (32 * g)) & 0x3FFF) as u32
+    field(s, GROUP_BITS * g as u32, ALIVE_BITS)
 }
 
 fn front(s: u128, g: usize) -> u32 {
-    ((s >> (32 * g + 14)) & 0x3_FFFF) as u32
+    field(s, GROUP_BITS * g as u32 + ALIVE_BITS, FRONT_BITS)
 }
 
 fn set(s: u128, g: usize, alive: u32, front: u32) -> u128 {
-    let mask = !(u128::from(u32::MAX) << (32 * g));
-    (s & mask) | (u128::from(alive | (front << 14)) << (32 * g))
+    put(
+        s,
+        GROUP_BITS * g as u32,
+        GROUP_BITS,
+        alive | (front << ALIVE_BITS),
+    )
 }
 
 fn add(into: &mut Dist, s: u128, p: f64) {
@@ -244,37 +306,45 @@ struct Evaluator<'p> {
     /// The attacker's own models and their distribution of states, when the
     /// Plan lists them (only mortal-wound sources aimed at them change it).
     attacker: Option<(Unit<'p>, Dist)>,
+    /// The mortal-wound counter carried in the state, when mortal wounds
+    /// reduced by the model they hit make it depend on the state.
+    carry_mortal: Option<usize>,
 }
 
-/// Harm held until every attack is resolved: bits 96 to 109 of a state.
 fn held(s: u128) -> u32 {
-    ((s >> 96) & 0x3FFF) as u32
+    field(s, HELD_AT, HELD_BITS)
 }
 
 fn with_held(s: u128, n: u32) -> u128 {
-    (s & !(0x3FFF_u128 << 96)) | (u128::from(n) << 96)
+    put(s, HELD_AT, HELD_BITS, n)
 }
 
-/// The focus group the held harm's pool chose (bits 110 and 111: 0 for
-/// none, else the group's index plus one).
+/// The focus group the held harm's pool chose (0 for none, else its index plus one).
 fn held_focus(s: u128) -> Option<usize> {
-    match ((s >> 110) & 3) as usize {
+    match field(s, FOCUS_AT, 2) as usize {
         0 => None,
         g => Some(g - 1),
     }
 }
 
 fn with_held_focus(s: u128, focus: Option<usize>) -> u128 {
-    (s & !(3_u128 << 110)) | (u128::from(focus.map_or(0, |g| g as u32 + 1)) << 110)
+    put(s, FOCUS_AT, 2, focus.map_or(0, |g| g as u32 + 1))
 }
 
-/// Failed saves so far, when they depend on the state: bits 112 to 127.
 fn failed(s: u128) -> u32 {
-    (s >> 112) as u32
+    field(s, FAILED_AT, COUNT_BITS)
 }
 
 fn with_failed(s: u128, n: u32) -> u128 {
-    (s & ((1u128 << 112) - 1)) | (u128::from(n) << 112)
+    put(s, FAILED_AT, COUNT_BITS, n.min(MAX_CARRIED))
+}
+
+fn mortals(s: u128) -> u32 {
+    field(s, MORTAL_AT, COUNT_BITS)
+}
+
+fn with_mortals(s: u128, n: u32) -> u128 {
+    put(s, MORTAL_AT, COUNT_BITS, n.min(MAX_CARRIED))
 }
 
 impl Evaluator<'_> {
@@ -371,6 +441,55 @@ impl Evaluator<'_> {
         cur
     }
 
+    /// One mortal-wound event whose number follows `amount`: with `reduced`
+    /// the model it starts on changes the number by its damage modifiers,
+    /// and with `count` the number (after that) is added to the state's
+    /// mortal-wound count, as the die-by-die executor counts it.
+    #[allow(clippy::too_many_arguments, clippy::fn_params_excessive_bools)] // mirrors the Plan's flags
+    fn mortal_event(
+        &self,
+        dist: &Dist,
+        amount: &[f64],
+        spill: bool,
+        focus: Option<usize>,
+        reduced: bool,
+        count: bool,
+        fnp: bool,
+    ) -> Dist {
+        if !reduced && !count {
+            return Self::mortal_dice(&self.unit, dist, amount, spill, focus, fnp);
+        }
+        let mut out = Dist::default();
+        for (&s, &p) in dist {
+            let first = self.unit.pick_for_mortal(s, focus);
+            for (n, &q) in amount.iter().enumerate() {
+                if q == 0.0 {
+                    continue;
+                }
+                let n = match first {
+                    Some(g) if reduced => self.unit.groups[g].modify_damage(n as u32),
+                    _ => n as u32,
+                };
+                let s1 = if count {
+                    with_mortals(s, mortals(s) + n)
+                } else {
+                    s
+                };
+                for (s2, x) in Self::mortal(
+                    &self.unit,
+                    &Dist::from_iter([(s1, 1.0)]),
+                    n,
+                    spill,
+                    focus,
+                    fnp,
+                ) {
+                    add(&mut out, s2, p * q * x);
+                }
+            }
+        }
+        out
+    }
+
     /// Mortal wounds whose number follows `amount`.
     fn mortal_dice(
         unit: &Unit<'_>,
@@ -391,57 +510,107 @@ impl Evaluator<'_> {
         out
     }
 
-    /// Saves rolled together and resolved lowest first: `w` dice from state
-    /// `s0`, face by face. Of the dice not yet resolved, each shows the
-    /// current face with probability 1/(faces left), so the number showing it
-    /// is binomial; they are resolved one at a time against whichever group
-    /// is current then, so which group a roll meets depends on the rolls
-    /// before it. After the unit is destroyed rolls are checked against the
-    /// last group (`last`) and still counted.
+    /// Saves rolled together and resolved lowest first, from `start`: a
+    /// distribution over (state, dice to save, harm events), the last only
+    /// carried along. Face by face, of the dice not yet resolved each shows
+    /// the face with probability 1/(faces left), so the number showing it is
+    /// binomial; they are resolved one at a time against whichever group is
+    /// current then, so which group a roll meets depends on the rolls before
+    /// it. After the unit is destroyed rolls are checked against the last
+    /// group (`last`) and still counted. Returns (state, harm events) ->
+    /// probability.
     fn lowest_first(
         &self,
-        s0: u128,
-        w: u32,
+        start: HashMap<(u128, u32, u32), f64, Fast>,
         order: &[usize],
         last: usize,
         pool: &RunPool,
         damage: &[f64],
-    ) -> Dist {
+        work: &mut u64,
+    ) -> Result<HashMap<(u128, u32), f64, Fast>, CoreError> {
         let sides = pool.save_die;
-        // (state, dice left) -> probability
-        let mut cur: HashMap<(u128, u32), f64> = HashMap::from([((s0, w), 1.0)]);
+        let mut cur = start;
         for face in 1..=sides {
             let p_face = 1.0 / f64::from(sides - face + 1);
-            let mut next: HashMap<(u128, u32), f64> = HashMap::new();
-            for (&(s, r), &q) in &cur {
-                let counts = if face == sides {
-                    {
-                        let mut v = vec![0.0; r as usize + 1];
-                        v[r as usize] = 1.0;
-                        v
+            // The states after c rolls of this face, from each state, built
+            // once per state (failed saves so far aside: they only shift the
+            // count) however many entries start from it.
+            let mut most: HashMap<u128, u32, Fast> = HashMap::default();
+            for &(s, r, _) in cur.keys() {
+                let m = most.entry(with_failed(s, 0)).or_insert(0);
+                *m = (*m).max(r);
+            }
+            let mut binomials: HashMap<u32, Vec<f64>, Fast> = HashMap::default();
+            let mut chains: HashMap<u128, Vec<Dist>, Fast> = HashMap::default();
+            for (&s, &r) in &most {
+                let mut chain = vec![Dist::from_iter([(s, 1.0)])];
+                for _ in 0..r {
+                    let d = self.one_save(
+                        chain.last().expect("starts with one"),
+                        face,
+                        order,
+                        last,
+                        pool,
+                        damage,
+                    );
+                    // Each state of the step branches over the damage roll
+                    // (and Feel No Pain) in `unsaved`.
+                    *work +=
+                        (chain.last().map_or(0, HashMap::len) * damage.len().max(1) * 6) as u64;
+                    chain.push(d);
+                }
+                if *work > MAX_SAVE_WORK {
+                    return Err(decline(format!(
+                        "pool {:?}: too many outcomes for saves resolved lowest first through groups that save \
+                         differently",
+                        pool.name
+                    )));
+                }
+                chains.insert(s, chain);
+            }
+            let mut next: HashMap<(u128, u32, u32), f64, Fast> = HashMap::default();
+            for (&(s, r, e), &q) in &cur {
+                let chain = &chains[&with_failed(s, 0)];
+                let before = failed(s);
+                let shift = |s2: u128| {
+                    if before == 0 {
+                        s2
+                    } else {
+                        with_failed(s2, failed(s2) + before)
                     }
-                } else {
-                    binomial_pmf(r, p_face)
                 };
-                let mut rolled = Dist::from_iter([(s, 1.0)]);
+                if face == sides {
+                    for (&s2, &x) in &chain[r as usize] {
+                        *next.entry((shift(s2), 0, e)).or_insert(0.0) += q * x;
+                    }
+                    continue;
+                }
+                let counts = binomials
+                    .entry(r)
+                    .or_insert_with(|| binomial_pmf(r, p_face));
                 for (c, &b) in counts.iter().enumerate() {
-                    if c > 0 {
-                        rolled = self.one_save(&rolled, face, order, last, pool, damage);
+                    *work += chain[c].len() as u64;
+                    if *work > MAX_SAVE_WORK {
+                        return Err(decline(format!(
+                            "pool {:?}: too many outcomes for saves resolved lowest first through groups that save \
+                             differently",
+                            pool.name
+                        )));
                     }
                     if b > 0.0 {
-                        for (&s2, &x) in &rolled {
-                            *next.entry((s2, r - c as u32)).or_insert(0.0) += q * b * x;
+                        for (&s2, &x) in &chain[c] {
+                            *next.entry((shift(s2), r - c as u32, e)).or_insert(0.0) += q * b * x;
                         }
                     }
                 }
             }
             cur = next;
         }
-        let mut out = Dist::default();
-        for ((s, _), q) in cur {
-            add(&mut out, s, q);
+        let mut out: HashMap<(u128, u32), f64, Fast> = HashMap::default();
+        for ((s, _, e), q) in cur {
+            *out.entry((s, e)).or_insert(0.0) += q;
         }
-        out
+        Ok(out)
     }
 
     /// One save roll showing `face` against the current group.
@@ -489,21 +658,7 @@ impl Evaluator<'_> {
             ))
         })?;
         let groups = self.unit.groups;
-        let modified = groups
-            .iter()
-            .any(|g| g.damage_divisor > 1 || g.damage_reduction > 0);
-        if let Some(Inflict {
-            kind: InflictKind::Mortal { reduced: true, .. },
-            ..
-        }) = inflict
-        {
-            if modified {
-                return Err(decline(format!(
-                    "pool {:?} reduces mortal wounds by the model they hit",
-                    pool.name
-                )));
-            }
-        }
+        let carry_mortal = self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter;
         if let Some(
             what @ Inflict {
                 after_all: true, ..
@@ -545,7 +700,7 @@ impl Evaluator<'_> {
         // with adding up dice, and the tables stay small.
         let attacks = attacks_pmf(pool);
         self.count(pool.attacks_counter, &attacks);
-        let mut mix = |keep: &[usize]| -> Result<HashMap<u64, f64>, CoreError> {
+        let mut mix = |keep: &[usize]| -> Result<HashMap<u64, f64, Fast>, CoreError> {
             let mask: u64 = keep
                 .iter()
                 .map(|&k| {
@@ -557,7 +712,7 @@ impl Evaluator<'_> {
                 *projected.entry(k & mask).or_insert(0.0) += p;
             }
             let mut table = crate::sampled::point(&[]);
-            let mut mixed: HashMap<u64, f64> = HashMap::new();
+            let mut mixed: HashMap<u64, f64, Fast> = HashMap::default();
             for (n, &pn) in attacks.iter().enumerate() {
                 if n > 0 {
                     table = builder.convolve(&table, &projected).ok_or_else(|| {
@@ -588,7 +743,7 @@ impl Evaluator<'_> {
                 pmf[v] += p;
             }
         }
-        let mut save_harm: HashMap<(u32, u32), f64> = HashMap::new();
+        let mut save_harm: HashMap<(u32, u32), f64, Fast> = HashMap::default();
         for (k, p) in mix(&[m, m + 1])? {
             *save_harm.entry((slot(k, m), slot(k, m + 1))).or_insert(0.0) += p;
         }
@@ -604,11 +759,12 @@ impl Evaluator<'_> {
             events[e as usize] += p;
         }
         let damage = pool.damage.distribution();
-        // Mortal wounds counted: each event's amount.
+        // Mortal wounds counted: each event's amount (unless they depend on
+        // the state, and are carried in it).
         if let Some(Inflict {
             kind: InflictKind::Mortal { amount, .. },
             ..
-        }) = inflict
+        }) = inflict.filter(|_| !carry_mortal)
         {
             let amount = amount.unwrap_or(pool.damage).distribution();
             let per = powers(&amount, most_events);
@@ -627,7 +783,7 @@ impl Evaluator<'_> {
         // in the tokens saved and do not depend on the state; otherwise (or
         // once any pool's do) they are carried in the state.
         let q = faces(0).iter().filter(|x| !**x).count() as f64 / f64::from(pool.save_die);
-        let mut failed_harm: HashMap<(u32, u32), f64> = HashMap::new();
+        let mut failed_harm: HashMap<(u32, u32), f64, Fast> = HashMap::default();
         if same_faces {
             for (&(w, e), &p) in &save_harm {
                 for (f, b) in binomial_pmf(w, q).into_iter().enumerate() {
@@ -647,6 +803,7 @@ impl Evaluator<'_> {
         // The target: for each state at the start of the pool, its declared
         // order, then the saves, then the harm events.
         let mut next = Dist::default();
+        let mut save_work = 0u64;
         for (&s0, &p0) in &self.states {
             let order = self.unit.declare(s0, &pool.focus);
             let focus = pool.focus.iter().copied().find(|&g| alive(s0, g) > 0);
@@ -675,10 +832,14 @@ impl Evaluator<'_> {
                     .copied()
                     .find(|&g| alive(s0, g) > 0)
                     .unwrap_or(order[0]);
-                for (&(w, e), &p) in &save_harm {
-                    for (s, q) in self.lowest_first(s0, w, &order, last, pool, &damage) {
-                        add(&mut after_saves[e as usize], s, p * q);
-                    }
+                let start: HashMap<(u128, u32, u32), f64, Fast> = save_harm
+                    .iter()
+                    .map(|(&(w, e), &p)| ((s0, w, e), p))
+                    .collect();
+                for ((s, e), q) in
+                    self.lowest_first(start, &order, last, pool, &damage, &mut save_work)?
+                {
+                    add(&mut after_saves[e as usize], s, q);
                 }
             }
             for (e, mut mixed) in after_saves.into_iter().enumerate() {
@@ -703,15 +864,16 @@ impl Evaluator<'_> {
                             amount,
                             spill,
                             focus: to_focus,
-                            ..
+                            reduced,
                         }) => {
                             let amount = amount.unwrap_or(pool.damage).distribution();
-                            Self::mortal_dice(
-                                &self.unit,
+                            self.mortal_event(
                                 &mixed,
                                 &amount,
                                 spill,
                                 focus.filter(|_| to_focus),
+                                reduced,
+                                carry_mortal,
                                 true,
                             )
                         }
@@ -746,13 +908,14 @@ impl Evaluator<'_> {
                         amount,
                         spill,
                         focus: to_focus,
-                        ..
-                    } => Self::mortal_dice(
-                        &self.unit,
+                        reduced,
+                    } => self.mortal_event(
                         &d,
                         &amount.unwrap_or(pool.damage).distribution(),
                         spill,
                         focus.filter(|_| to_focus),
+                        reduced,
+                        self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter,
                         true,
                     ),
                     InflictKind::Damage => {
@@ -809,7 +972,36 @@ impl Evaluator<'_> {
                 total[i] += x * p;
             }
         }
-        self.count(*counter, &total);
+        if self.carry_mortal.is_some() && self.carry_mortal == *counter {
+            // The count is carried in the target's states: add it there
+            // (jointly with the target's damage when it is the one hit).
+            if *against == Side::Target {
+                let mut next = Dist::default();
+                for (t, &p) in times.iter().enumerate() {
+                    if p == 0.0 {
+                        continue;
+                    }
+                    let mut d: Dist = self.states.iter().map(|(&s, &q)| (s, q * p)).collect();
+                    for _ in 0..t {
+                        d = self.mortal_event(&d, &one, *spill, None, false, true, *feel_no_pain);
+                    }
+                    for (s, q) in d {
+                        add(&mut next, s, q);
+                    }
+                }
+                self.states = next;
+                return self.check_size();
+            }
+            let mut next = Dist::default();
+            for (&s, &p) in &self.states {
+                for (v, &q) in total.iter().enumerate() {
+                    add(&mut next, with_mortals(s, mortals(s) + v as u32), p * q);
+                }
+            }
+            self.states = next;
+        } else {
+            self.count(*counter, &total);
+        }
         // The attacker's models take nothing from the target's side, so
         // their state is a distribution of its own; without them the harm is
         // only counted.
@@ -853,7 +1045,7 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
         if a.groups.len() > MAX_GROUPS
             || a.groups
                 .iter()
-                .any(|g| g.models >= 1 << 14 || g.wounds >= 1 << 18)
+                .any(|g| g.models >= 1 << ALIVE_BITS || g.wounds >= 1 << FRONT_BITS)
         {
             return Err(decline(
                 "the attacker's own models are too many groups, or too large, to carry exactly",
@@ -869,7 +1061,7 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
         .target
         .groups
         .iter()
-        .any(|g| g.models >= 1 << 14 || g.wounds >= 1 << 18)
+        .any(|g| g.models >= 1 << ALIVE_BITS || g.wounds >= 1 << FRONT_BITS)
     {
         return Err(decline("a group is too large to carry exactly"));
     }
@@ -894,6 +1086,89 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
             }
         }
     }
+    // Mortal wounds reduced by the model they hit depend on the state when a
+    // group has damage modifiers; their counter is then carried in it.
+    let modified = plan
+        .target
+        .groups
+        .iter()
+        .any(|g| g.damage_divisor > 1 || g.damage_reduction > 0);
+    let mut carry_mortal = None;
+    let mut tokens = 0u64;
+    for seq in &program.sequences {
+        if let RunSequence::Pool(pool) = seq {
+            tokens += pool.max_tokens();
+            let reduced = pool
+                .tests
+                .iter()
+                .flat_map(|t| t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical))
+                .any(|a| {
+                    matches!(
+                        a,
+                        crate::executor::RunAction::Inflict(Inflict {
+                            kind: InflictKind::Mortal { reduced: true, .. },
+                            ..
+                        })
+                    )
+                });
+            if reduced && modified {
+                if carry_mortal.is_some_and(|c| c != pool.mortal_counter)
+                    || pool.mortal_counter.is_none()
+                {
+                    return Err(decline(
+                        "pools reducing mortal wounds count them in different counters",
+                    ));
+                }
+                carry_mortal = Some(pool.mortal_counter);
+            }
+        }
+    }
+    let carry_mortal = carry_mortal.flatten();
+    if tokens > u64::from((1u32 << HELD_BITS) - 1)
+        || (carry_failed && tokens > u64::from(MAX_CARRIED))
+    {
+        return Err(decline(
+            "the pools can make more attack dice than the evaluator's state can count",
+        ));
+    }
+    if let Some(c) = carry_mortal {
+        let most: u64 = program
+            .sequences
+            .iter()
+            .map(|seq| match seq {
+                RunSequence::Pool(p) if p.mortal_counter == Some(c) => {
+                    let amount = p
+                        .tests
+                        .iter()
+                        .flat_map(|t| t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical))
+                        .filter_map(|a| match a {
+                            crate::executor::RunAction::Inflict(Inflict {
+                                kind: InflictKind::Mortal { amount, .. },
+                                ..
+                            }) => Some(u64::from(amount.unwrap_or(p.damage).max())),
+                            _ => None,
+                        })
+                        .max()
+                        .unwrap_or(0);
+                    p.max_tokens() * amount
+                }
+                RunSequence::Mortal {
+                    counter,
+                    amount,
+                    rolls,
+                    ..
+                } if *counter == Some(c) => {
+                    u64::from(amount.max()) * rolls.map_or(1, |r| u64::from(r.count))
+                }
+                _ => 0,
+            })
+            .sum();
+        if most > u64::from(MAX_CARRIED) {
+            return Err(decline(
+                "too many mortal wounds to count exactly while they depend on the target",
+            ));
+        }
+    }
     if carry_failed && save_counters.len() > 1 {
         return Err(decline(
             "pools count failed saves in different counters while their saves depend on the target",
@@ -905,6 +1180,7 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
         counters: vec![vec![1.0]; plan.counters.len()],
         deferred: None,
         carry_failed,
+        carry_mortal,
         attacker: plan.attacker.as_ref().map(|a| {
             let unit = Unit::new(a);
             let start = unit.start();
@@ -921,7 +1197,15 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
     let mut damage = Vec::new();
     let mut destroyed = Vec::new();
     let mut carried = Vec::new();
+    let mut carried_mortal = Vec::new();
     for (&s, &p) in &ev.states {
+        if ev.carry_mortal.is_some() {
+            let m = mortals(s) as usize;
+            if carried_mortal.len() <= m {
+                carried_mortal.resize(m + 1, 0.0);
+            }
+            carried_mortal[m] += p;
+        }
         if ev.carry_failed {
             let f = failed(s) as usize;
             if carried.len() <= f {
@@ -943,6 +1227,9 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
         if let Some(Some(c)) = save_counters.first() {
             ev.counters[*c] = convolve(&ev.counters[*c], &carried);
         }
+    }
+    if let Some(c) = ev.carry_mortal {
+        ev.counters[c] = convolve(&ev.counters[c], &carried_mortal);
     }
     let mut pmfs = ev.counters;
     pmfs.push(damage);

@@ -230,3 +230,23 @@ fn the_attackers_own_models_and_held_harm_with_a_focus_group() {
         agree(&plan);
     }
 }
+
+#[test]
+fn mortal_wounds_reduced_by_the_model_they_hit() {
+    for (after_all, spill) in [(false, false), (true, true), (true, false)] {
+        let mut plan = s1();
+        plan["target"] = json!({"groups": [
+            {"name": "Guard", "models": 4, "wounds": 3, "save": 3, "damage_reduction": 1},
+            {"name": "Hero", "models": 1, "wounds": 5, "save": 3, "tier": 1, "damage_divisor": 2}],
+            "order": [0, 1], "wounded_groups_first": true});
+        plan["sequences"][0]["damage"]["dice"] = json!("D3+1");
+        plan["sequences"][0]["steps"][1]["effects"] = json!([{"on": "critical", "action": "mortal", "spill": spill,
+            "ends_attack": true, "reduced": true, "after_all": after_all}]);
+        plan["sequences"].as_array_mut().unwrap().insert(
+            0,
+            json!({"kind": "mortal_wounds", "name": "Smite",
+            "amount": "D3", "counter": "mortal_wounds"}),
+        );
+        agree(&plan);
+    }
+}
