@@ -19,9 +19,10 @@ install: $(BIN)/python
 	$(BIN)/pip install --quiet 'maturin>=1.7,<2' 'setuptools>=77'
 	$(BIN)/pip install --quiet --no-build-isolation -e '.[dev]' $(foreach p,$(PLUGINS),-e $(p))
 
-.PHONY: demo  ## install, then simulate 10 boltguns into 10 two-wound models
+.PHONY: demo  ## install, then simulate 10 boltguns into 10 two-wound models (1,000,000 trials, then exactly)
 demo: install
-	$(BIN)/mathhammer simulate examples/boltguns.toml --seed 1
+	$(BIN)/mathhammer simulate examples/boltguns.toml --monte-carlo --seed 1
+	$(BIN)/mathhammer simulate examples/boltguns.toml --exact
 
 .PHONY: test  ## install, then run every Rust and Python test
 test: install
