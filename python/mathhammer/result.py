@@ -102,12 +102,8 @@ class Result:
     ) -> Result:
         """Build from the core's histograms (one per name, in order)."""
         trials = int(fields["trials"])
-        stages = {}
-        for name, hist in zip(names, histograms, strict=True):
-            pmf = np.asarray(hist, dtype=np.float64) / trials
-            label = labels.get(name, name.replace("_", " ").capitalize())
-            stages[name] = Stage(name, label, pmf, trials)
-        return cls(stages=stages, **fields)
+        pmfs = [np.asarray(hist, dtype=np.float64) / trials for hist in histograms]
+        return cls.from_pmfs(pmfs, names, labels, **fields)
 
     @classmethod
     def from_pmfs(
@@ -117,11 +113,13 @@ class Result:
         labels: Mapping[str, str],
         **fields: Any,
     ) -> Result:
-        """Build from exact distributions (one pmf per name, in order)."""
+        """Build from distributions, one pmf per name in order: exact ones
+        (``trials=0``) or a simulation's (``trials`` behind each estimate)."""
+        trials = int(fields["trials"])
         stages = {}
         for name, pmf in zip(names, pmfs, strict=True):
             label = labels.get(name, name.replace("_", " ").capitalize())
-            stages[name] = Stage(name, label, np.asarray(pmf, dtype=np.float64), 0)
+            stages[name] = Stage(name, label, np.asarray(pmf, dtype=np.float64), trials)
         return cls(stages=stages, **fields)
 
     def __getitem__(self, name: str) -> Stage:
