@@ -37,6 +37,36 @@ pub struct Exact {
 
 type Dist = HashMap<u128, f64, Fast>;
 
+/// Steps of state transitions one evaluation may take (about a second or
+/// two) before it declines rather than keep the caller waiting: `auto`
+/// evaluation tries the exact evaluator first.
+const MAX_WORK: u64 = 10_000_000;
+
+thread_local! {
+    /// Work done by the evaluation running on this thread.
+    static WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Count `n` steps; true once the evaluation is over budget, when the
+/// transitions stop producing states and the evaluation declines.
+fn spend(n: usize) -> bool {
+    WORK.with(|w| {
+        let total = w.get().saturating_add(n as u64);
+        w.set(total);
+        total > MAX_WORK
+    })
+}
+
+fn over_budget() -> Result<(), CoreError> {
+    if WORK.with(std::cell::Cell::get) > MAX_WORK {
+        Err(decline(
+            "too many outcomes to evaluate exactly in reasonable time",
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// A fast hash for the evaluator's integer keys (the standard `SipHash`
 /// guards against adversarial keys, which these are not, at several times
 /// the cost): multiply-rotate over each word, as rustc's `FxHash` does.
@@ -355,6 +385,7 @@ impl Evaluator<'_> {
     }
 
     fn check_size(&self) -> Result<(), CoreError> {
+        over_budget()?;
         if self.states.len() > MAX_STATES {
             return Err(decline(format!(
                 "the target can be left in more than {MAX_STATES} distinct states"
@@ -366,6 +397,9 @@ impl Evaluator<'_> {
     /// One unsaved attack of the pool's damage on the current group of `order`.
     fn unsaved(&self, dist: &Dist, order: &[usize], damage: &[f64]) -> Dist {
         let mut out = Dist::default();
+        if spend(dist.len() * damage.len()) {
+            return out;
+        }
         for (&s, &p) in dist {
             let Some(g) = Unit::current(s, order) else {
                 add(&mut out, s, p);
@@ -402,6 +436,9 @@ impl Evaluator<'_> {
     ) -> Dist {
         if n == 0 {
             return dist.clone();
+        }
+        if spend(dist.len() * n as usize) {
+            return Dist::default();
         }
         if !spill {
             let mut out = Dist::default();
@@ -682,17 +719,22 @@ impl Evaluator<'_> {
         };
         let same_faces = (1..groups.len()).all(|g| faces(g) == faces(0));
         let m = pool.tests.len();
+        // The pool's stages are counted as separate marginals; two of them
+        // sharing a counter would be correlated sums.
         let mut seen = Vec::new();
-        for t in &pool.tests {
-            if let Some(c) = t.counter {
-                if seen.contains(&c) {
-                    return Err(decline(format!(
-                        "pool {:?} counts two tests in one counter",
-                        pool.name
-                    )));
-                }
-                seen.push(c);
+        let stages = pool.tests.iter().map(|t| t.counter).chain([
+            pool.attacks_counter,
+            pool.save_counter,
+            pool.mortal_counter,
+        ]);
+        for c in stages.flatten() {
+            if seen.contains(&c) {
+                return Err(decline(format!(
+                    "pool {:?} counts two of its stages in one counter",
+                    pool.name
+                )));
             }
+            seen.push(c);
         }
         // Only each test's count (alone) and the joint of tokens to save and
         // harm events are needed, so one die's outcome is projected onto
@@ -805,6 +847,12 @@ impl Evaluator<'_> {
         let mut next = Dist::default();
         let mut save_work = 0u64;
         for (&s0, &p0) in &self.states {
+            over_budget()?;
+            if next.len() > MAX_STATES {
+                return Err(decline(format!(
+                    "the target can be left in more than {MAX_STATES} distinct states"
+                )));
+            }
             let order = self.unit.declare(s0, &pool.focus);
             let focus = pool.focus.iter().copied().find(|&g| alive(s0, g) > 0);
             // after_saves[e]: the states after the saves, weighted by P(e events).
@@ -1040,6 +1088,15 @@ impl Evaluator<'_> {
 /// failed saves in different counters when they depend on the target, more
 /// than three groups a side, or too many outcomes.
 pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
+    WORK.with(|w| w.set(0));
+    let result = evaluate_within_budget(program);
+    // Work past the budget empties the distributions; whatever went on, the
+    // evaluation declines then rather than answer from them.
+    over_budget()?;
+    result
+}
+
+fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
     let plan = &program.plan;
     if let Some(a) = &plan.attacker {
         if a.groups.len() > MAX_GROUPS
@@ -1124,6 +1181,14 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
         }
     }
     let carry_mortal = carry_mortal.flatten();
+    if carry_failed
+        && carry_mortal.is_some()
+        && save_counters.first().copied().flatten() == carry_mortal
+    {
+        return Err(decline(
+            "failed saves and mortal wounds both depend on the target and share a counter",
+        ));
+    }
     if tokens > u64::from((1u32 << HELD_BITS) - 1)
         || (carry_failed && tokens > u64::from(MAX_CARRIED))
     {

@@ -250,3 +250,30 @@ fn mortal_wounds_reduced_by_the_model_they_hit() {
         agree(&plan);
     }
 }
+
+#[test]
+fn stages_sharing_a_counter_in_one_pool_are_declined() {
+    // Attack dice and hits in one counter would be a correlated sum.
+    let mut plan = s1();
+    plan["sequences"][0]["steps"][0]["counter"] = json!("attacks");
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("counts two of its stages in one counter"), "{e}");
+}
+
+#[test]
+fn plans_too_big_to_evaluate_promptly_are_declined_not_run_for_minutes() {
+    let pool = |focus: usize| {
+        json!({"kind": "attack", "name": format!("P{focus}"), "attacks": [{"models": 40, "dice": "1"}],
+            "steps": [{"name": "hit", "target": 3, "natural_fail": 1, "critical": 6, "counter": "hits",
+                "effects": [{"on": "critical", "action": "mortal", "amount": "D3", "spill": true, "focus": true}]}],
+            "save": {"ap": -1, "counter": "failed_saves"}, "damage": {"dice": "D6"}, "mortal_counter": "mortal_wounds",
+            "focus": [focus]})
+    };
+    let group =
+        |name: &str| json!({"name": name, "models": 30, "wounds": 6, "save": 4, "feel_no_pain": 5});
+    let plan = json!({"version": 1, "counters": ["hits", "failed_saves", "mortal_wounds"],
+        "target": {"groups": [group("A"), group("B"), group("C")], "order": [0, 1, 2], "wounded_groups_first": true},
+        "sequences": [pool(0), pool(1), pool(2)]});
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("too many outcomes"), "{e}");
+}
