@@ -57,6 +57,9 @@ format:
 	cargo fmt --all
 	$(BIN)/ruff format python plugins tests benches
 
+.PHONY: all  ## format, build, lint and test
+all: install format lint test
+
 .PHONY: clean  ## remove build output and the virtual environment
 clean:
 	rm -rf target $(VENV) .pytest_cache .mypy_cache .hypothesis
