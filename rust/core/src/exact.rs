@@ -195,14 +195,6 @@ impl<'p> Unit<'p> {
         }
     }
 
-    fn mortal_fnp(&self, g: usize) -> Option<u32> {
-        let grp = &self.groups[g];
-        match (grp.feel_no_pain, grp.feel_no_pain_mortal) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
     fn damage(&self, s: u128) -> u32 {
         self.groups
             .iter()
@@ -298,6 +290,22 @@ fn powers(pmf: &[f64], most: usize) -> Vec<Vec<f64>> {
         out.push(next);
     }
     out
+}
+
+/// The distribution of the sum of a random number of draws from `one`, the
+/// number following `counts` (`counts[n]` = P(n draws)).
+fn compound(counts: &[f64], one: &[f64]) -> Vec<f64> {
+    let per = powers(one, counts.len().saturating_sub(1));
+    let mut total = vec![0.0];
+    for (n, &p) in counts.iter().enumerate() {
+        if total.len() < per[n].len() {
+            total.resize(per[n].len(), 0.0);
+        }
+        for (i, x) in per[n].iter().enumerate() {
+            total[i] += x * p;
+        }
+    }
+    total
 }
 
 /// Attack dice a pool gathers, as a pmf.
@@ -447,7 +455,7 @@ impl Evaluator<'_> {
                     None => add(&mut out, s, p),
                     Some(g) => {
                         for (lost, r) in
-                            Unit::lost(n, front(s, g), unit.mortal_fnp(g).filter(|_| fnp))
+                            Unit::lost(n, front(s, g), unit.groups[g].mortal_fnp().filter(|_| fnp))
                         {
                             let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
                             add(&mut out, next, p * r);
@@ -465,7 +473,7 @@ impl Evaluator<'_> {
                     None => add(&mut out, s, p),
                     Some(g) => {
                         for (lost, r) in
-                            Unit::lost(1, front(s, g), unit.mortal_fnp(g).filter(|_| fnp))
+                            Unit::lost(1, front(s, g), unit.groups[g].mortal_fnp().filter(|_| fnp))
                         {
                             let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
                             add(&mut out, next, p * r);
@@ -712,12 +720,7 @@ impl Evaluator<'_> {
                 }
             }
         }
-        let faces = |g: usize| {
-            (1..=pool.save_die)
-                .map(|f| pool.saves(g, &groups[g], f))
-                .collect::<Vec<_>>()
-        };
-        let same_faces = (1..groups.len()).all(|g| faces(g) == faces(0));
+        let same_faces = pool.saves_alike(groups);
         let m = pool.tests.len();
         // The pool's stages are counted as separate marginals; two of them
         // sharing a counter would be correlated sums.
@@ -808,23 +811,13 @@ impl Evaluator<'_> {
             ..
         }) = inflict.filter(|_| !carry_mortal)
         {
-            let amount = amount.unwrap_or(pool.damage).distribution();
-            let per = powers(&amount, most_events);
-            let mut total = vec![0.0];
-            for (e, &p) in events.iter().enumerate() {
-                if total.len() < per[e].len() {
-                    total.resize(per[e].len(), 0.0);
-                }
-                for (i, x) in per[e].iter().enumerate() {
-                    total[i] += x * p;
-                }
-            }
+            let total = compound(&events, &amount.unwrap_or(pool.damage).distribution());
             self.count(pool.mortal_counter, &total);
         }
         // Failed saves: with the same faces for every group they are binomial
         // in the tokens saved and do not depend on the state; otherwise (or
         // once any pool's do) they are carried in the state.
-        let q = faces(0).iter().filter(|x| !**x).count() as f64 / f64::from(pool.save_die);
+        let q = pool.fail_chance(0, groups);
         let mut failed_harm: HashMap<(u32, u32), f64, Fast> = HashMap::default();
         if same_faces {
             for (&(w, e), &p) in &save_harm {
@@ -1010,16 +1003,7 @@ impl Evaluator<'_> {
             }
         };
         let one = amount.distribution();
-        let per = powers(&one, times.len() - 1);
-        let mut total = vec![0.0];
-        for (t, &p) in times.iter().enumerate() {
-            if total.len() < per[t].len() {
-                total.resize(per[t].len(), 0.0);
-            }
-            for (i, x) in per[t].iter().enumerate() {
-                total[i] += x * p;
-            }
-        }
+        let total = compound(&times, &one);
         if self.carry_mortal.is_some() && self.carry_mortal == *counter {
             // The count is carried in the target's states: add it there
             // (jointly with the target's damage when it is the one hit).
@@ -1132,12 +1116,7 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
     for seq in &program.sequences {
         if let RunSequence::Pool(pool) = seq {
             let groups = &plan.target.groups;
-            let faces = |g: usize| {
-                (1..=pool.save_die)
-                    .map(|f| pool.saves(g, &groups[g], f))
-                    .collect::<Vec<_>>()
-            };
-            carry_failed |= !(1..groups.len()).all(|g| faces(g) == faces(0));
+            carry_failed |= !pool.saves_alike(groups);
             if !save_counters.contains(&pool.save_counter) {
                 save_counters.push(pool.save_counter);
             }

@@ -778,6 +778,26 @@ impl RunTest {
 }
 
 impl RunPool {
+    /// Do all `groups` save on exactly the same faces against this pool? Then
+    /// which group is current cannot change whether a roll saves, and the
+    /// failures are binomial in the rolls.
+    pub(crate) fn saves_alike(&self, groups: &[crate::plan::Group]) -> bool {
+        let faces = |g: usize| {
+            (1..=self.save_die)
+                .map(|f| self.saves(g, &groups[g], f))
+                .collect::<Vec<_>>()
+        };
+        (1..groups.len()).all(|g| faces(g) == faces(0))
+    }
+
+    /// The chance one save roll fails for a model of group `g`.
+    pub(crate) fn fail_chance(&self, g: usize, groups: &[crate::plan::Group]) -> f64 {
+        let fails = (1..=self.save_die)
+            .filter(|&f| !self.saves(g, &groups[g], f))
+            .count();
+        fails as f64 / f64::from(self.save_die)
+    }
+
     /// Does an unmodified save roll of `face` save against this pool for a
     /// model of group `g`? The invulnerable save ignores AP; the better applies.
     #[inline]
@@ -845,11 +865,11 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
             let Some(g) = pick(state) else {
                 return;
             };
-            let fnp = state.mortal_fnp(g).filter(|_| feel_no_pain);
+            let fnp = state.group(g).mortal_fnp().filter(|_| feel_no_pain);
             state.wound_model(g, 1, fnp, dice, obs);
         }
     } else if let Some(g) = pick(state) {
-        let fnp = state.mortal_fnp(g).filter(|_| feel_no_pain);
+        let fnp = state.group(g).mortal_fnp().filter(|_| feel_no_pain);
         state.wound_model(g, n, fnp, dice, obs);
     }
 }

@@ -198,6 +198,15 @@ pub struct Group {
 }
 
 impl Group {
+    /// Feel No Pain against mortal wounds: the better of the two the group has.
+    #[must_use]
+    pub fn mortal_fnp(&self) -> Option<u32> {
+        match (self.feel_no_pain, self.feel_no_pain_mortal) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// Damage `d` as these models take it: divided (rounded up), then
     /// reduced, never below 1. Unchanged when the group has no modifier.
     #[must_use]

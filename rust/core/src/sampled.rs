@@ -304,14 +304,8 @@ impl PoolTables {
             by_count.push((keys, AliasTable::new(&probs)));
         }
         // Binomial saves when no group saves on a different face from another.
-        let faces = |g: usize| {
-            (1..=pool.save_die)
-                .map(|f| pool.saves(g, &groups[g], f))
-                .collect::<Vec<_>>()
-        };
-        let same = (1..groups.len()).all(|g| faces(g) == faces(0));
-        let binomial = if same {
-            let q = faces(0).iter().filter(|s| !**s).count() as f64 / f64::from(pool.save_die);
+        let binomial = if pool.saves_alike(groups) {
+            let q = pool.fail_chance(0, groups);
             let need = (max_saves as usize + 1) * (max_saves as usize + 2) / 2;
             if need > *budget {
                 return None;

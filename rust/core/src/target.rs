@@ -202,16 +202,6 @@ impl<'p> TargetState<'p> {
         }
         attacks
     }
-
-    /// Feel No Pain against mortal wounds: the better of the two a group has.
-    #[must_use]
-    pub fn mortal_fnp(&self, g: usize) -> Option<u32> {
-        let grp = &self.groups[g];
-        match (grp.feel_no_pain, grp.feel_no_pain_mortal) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
 }
 
 #[cfg(test)]
