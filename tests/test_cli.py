@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import mathhammer_wh40k.plugin
 from mathhammer import cli
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -22,7 +23,15 @@ def test_simulate_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     args = ("simulate", str(EXAMPLES / "boltguns.toml"), "--trials", "20000", "--seed", "1", "--monte-carlo")
     code, out, _ = run(capsys, *args)
     assert code == 0
-    assert "Models destroyed" in out and "20,000 trials, seed 1" in out
+    assert "Models destroyed" in out and "Monte Carlo, 20,000 trials, seed 1" in out
+    assert "P(=k)" in out and "P(≥k)" in out and "█" in out  # the distributions, as bar charts
+    assert "\x1b[" not in out  # not a terminal: no colour codes
+
+
+def test_simulate_names_the_ruleset_and_its_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "simulate", str(EXAMPLES / "boltguns.toml"))
+    assert code == 0 and out.startswith(f"wh40k {mathhammer_wh40k.plugin.__version__} · exact · ")
+    assert "rules: attack_sequence = " in out
 
 
 def test_simulate_is_exact_when_it_can_be(capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,6 +63,7 @@ def test_simulate_json_has_every_stage(capsys: pytest.CaptureFixture[str]) -> No
     d = json.loads(out)
     assert code == 0
     assert (d["ruleset"], d["evaluator"], d["trials"], d["seed"]) == ("wh40k", "monte_carlo", 20000, 2)
+    assert d["ruleset_version"] == mathhammer_wh40k.plugin.__version__
     for stage in ("attacks", "hits", "wounds", "failed_saves", "mortal_wounds", "damage", "models_destroyed"):
         assert {"mean", "se"} <= set(d[stage])
     assert abs(sum(d["models_destroyed"]["pmf"]) - 1) < 1e-12
@@ -122,4 +132,5 @@ def test_ctrl_c_stops_a_long_run_promptly(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
-    assert "interrupted" in err and "Traceback" not in err
+    assert "interrupted after" in err and "of 10,000,000,000 trials; no result was reported" in err
+    assert "Traceback" not in err

@@ -1,4 +1,10 @@
-"""The ``mathhammer`` command line: ``simulate`` and ``plugins``."""
+"""The ``mathhammer`` command line: ``simulate`` and ``plugins``.
+
+Reports go to standard output through rich, which leaves out colour and
+styles when the output is not a terminal; warnings, errors and the progress
+bar go to standard error. Errors about the user's input print one message
+naming the file and field, never a traceback (``--debug`` shows it).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,11 @@ import json
 import sys
 from collections.abc import Sequence
 
+from rich.console import Console
+
+from mathhammer import report
 from mathhammer.exceptions import MathhammerError
+from mathhammer.progress import ProgressBar
 from mathhammer.registry import Registry, default_registry
 from mathhammer.scenario import load_scenario
 from mathhammer.simulate import DEFAULT_TRIALS, evaluate
@@ -90,6 +100,7 @@ def _plugins(registry: Registry) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
+    progress: ProgressBar | None = None
     try:
         registry = default_registry()
         for broken in registry.broken:
@@ -98,18 +109,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(_plugins(registry))
             return 0
         scenario = load_scenario(args.scenario, registry=registry)
-        result = evaluate(
-            scenario,
-            evaluator=args.evaluator,
-            trials=args.trials,
-            seed=args.seed,
-            threads=args.threads,
-            registry=registry,
-        )
-        print(json.dumps(result.to_dict(), indent=2) if args.json else result.to_text())
+        with ProgressBar(Console(stderr=True)) as bar:
+            progress = bar
+            result = evaluate(
+                scenario,
+                evaluator=args.evaluator,
+                trials=args.trials,
+                seed=args.seed,
+                threads=args.threads,
+                registry=registry,
+                progress=progress,
+            )
+        if args.json:
+            print(json.dumps(result.to_dict(), indent=2))
+        else:
+            Console(highlight=False).print(report.render(result))
         return 0
     except KeyboardInterrupt:
-        print("mathhammer: interrupted", file=sys.stderr)
+        done = f" after {progress.done:,} of {progress.total:,} trials" if progress and progress.total else ""
+        print(f"mathhammer: interrupted{done}; no result was reported", file=sys.stderr)
         return 130
     except (MathhammerError, ValueError) as exc:
         if args.debug:

@@ -71,6 +71,7 @@ class Result:
 
     Attributes:
         ruleset: Name of the ruleset that compiled the scenario.
+        ruleset_version: Version of the plugin that provides the ruleset ("" when unknown).
         evaluator: ``"monte_carlo"`` or ``"exact"``.
         trials: Number of trials simulated (0 for the exact evaluator).
         seed: Seed of the run; the same seed gives the same Result (``None`` when exact).
@@ -91,6 +92,7 @@ class Result:
     rule_versions: Mapping[str, str] = field(default_factory=dict)
     fast_path: bool = False
     seconds: float = 0.0
+    ruleset_version: str = ""
 
     @classmethod
     def from_histograms(
@@ -135,6 +137,7 @@ class Result:
         """Plain data for JSON: run facts, then one object per stage."""
         d: dict[str, Any] = {
             "ruleset": self.ruleset,
+            "ruleset_version": self.ruleset_version,
             "evaluator": self.evaluator,
             "trials": self.trials,
             "seed": self.seed,

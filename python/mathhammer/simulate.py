@@ -28,6 +28,11 @@ def compile_scenario(scenario: Any, *, registry: Registry | None = None) -> Comp
     return ruleset.compile(scenario, registry.keyword_table(name))
 
 
+def _ruleset_version(scenario: Any, registry: Registry | None) -> str:
+    """The version of the plugin providing the scenario's ruleset, for the Result."""
+    return str((registry or default_registry()).ruleset(scenario.ruleset).version)
+
+
 def simulate(
     scenario: Any,
     *,
@@ -79,6 +84,7 @@ def simulate(
         rule_versions=compiled.rule_versions,
         fast_path=core_plan.uses_fast_path(),
         seconds=seconds,
+        ruleset_version=_ruleset_version(scenario, registry),
     )
 
 
@@ -107,6 +113,7 @@ def evaluate_exact(scenario: Any, *, registry: Registry | None = None) -> Result
         target_models=core_plan.target_models,
         rule_versions=compiled.rule_versions,
         seconds=time.perf_counter() - start,
+        ruleset_version=_ruleset_version(scenario, registry),
     )
 
 

@@ -1,0 +1,100 @@
+"""A Result as a terminal report: per-stage means, then the distributions as bar charts.
+
+The command line prints these with rich, which drops colour and styles by
+itself when the output is not a terminal (a pipe, a file, CI), so the same
+code serves both. :meth:`mathhammer.Result.to_text` remains the plain-text
+report for code that wants a string with no dependency on rich.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from mathhammer.result import DISTRIBUTION_STAGES, Result, Stage
+
+BAR_WIDTH = 30
+"""Characters of the longest bar in a distribution chart."""
+
+SHOWN_TAIL = 5e-5
+"""Rows of a distribution are shown while P(>= k) is at least this (it prints as 0.0001 or more)."""
+
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(fraction: float, width: int = BAR_WIDTH) -> str:
+    """A horizontal bar ``fraction`` (0 to 1) of ``width`` characters, to an eighth of a character."""
+    eighths = round(max(0.0, min(1.0, fraction)) * width * 8)
+    full, part = divmod(eighths, 8)
+    return "█" * full + (_EIGHTHS[part] if part else "")
+
+
+def describe_run(result: Result) -> str:
+    """One line: ruleset and version, evaluator, trials and seed, time taken."""
+    ruleset = f"{result.ruleset} {result.ruleset_version}".strip()
+    if result.evaluator == "monte_carlo":
+        how = f"Monte Carlo, {result.trials:,} trials, seed {result.seed}"
+        if result.fast_path:
+            how += " (fast path)"
+    else:
+        how = "exact"
+    return f"{ruleset} · {how} · {result.seconds:.2f} s"
+
+
+def shown_rows(stage: Stage) -> range:
+    """The values ``k`` a distribution table shows: 0 up to the last with P(>= k) of at least :data:`SHOWN_TAIL`."""
+    at_least = stage.p_at_least()
+    last = 0
+    for k in range(len(at_least)):
+        if at_least[k] >= SHOWN_TAIL:
+            last = k
+    return range(last + 1)
+
+
+def stages_table(result: Result) -> Table:
+    """Per stage: mean ± standard error (none when exact), standard deviation, 5th-95th percentile."""
+    exact = result.evaluator == "exact"
+    table = Table(title="Per stage", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("stage")
+    table.add_column("mean", justify="right")
+    if not exact:
+        table.add_column("± se", justify="right")
+    table.add_column("sd", justify="right")
+    table.add_column("90% between", justify="right")
+    for stage in result.stages.values():
+        row = [stage.label, f"{stage.mean:.3f}"]
+        if not exact:
+            row.append(f"{stage.se:.4f}")
+        row += [f"{stage.sd:.3f}", f"{stage.percentile(5)}-{stage.percentile(95)}"]
+        table.add_row(*row)
+    return table
+
+
+def distribution_table(stage: Stage) -> Table:
+    """P(exactly k) and P(at least k) for each k shown, with a bar for P(exactly k)."""
+    table = Table(title=stage.label, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("k", justify="right")
+    table.add_column("P(=k)", justify="right")
+    table.add_column("P(≥k)", justify="right")
+    table.add_column("", no_wrap=True)
+    at_least = stage.p_at_least()
+    peak = float(stage.pmf.max()) if len(stage.pmf) else 0.0
+    for k in shown_rows(stage):
+        p = float(stage.pmf[k])
+        table.add_row(str(k), f"{p:.4f}", f"{at_least[k]:.4f}", Text(bar(p / peak if peak else 0.0), style="cyan"))
+    return table
+
+
+def render(result: Result) -> RenderableType:
+    """The whole report: the run, per-stage statistics, P(unit destroyed), distributions and rule versions."""
+    parts: list[RenderableType] = [Text(describe_run(result), style="bold"), Text(""), stages_table(result)]
+    parts.append(Text(f"\nP(unit destroyed) = {result.p_unit_destroyed:.4f}", style="bold"))
+    for name in DISTRIBUTION_STAGES:
+        if name in result.stages:
+            parts += [Text(""), distribution_table(result.stages[name])]
+    if result.rule_versions:
+        versions = ", ".join(f"{rule} = {version}" for rule, version in result.rule_versions.items())
+        parts += [Text(""), Text(f"rules: {versions}")]
+    return Group(*parts)
