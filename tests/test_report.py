@@ -34,8 +34,8 @@ def printed(result: Result, *, terminal: bool = False) -> str:
 
 
 def test_the_first_line_says_how_the_result_was_made() -> None:
-    assert report.describe_run(toy()) == "toy 1.2 · Monte Carlo, 1,000 trials, seed 7 · 0.25 s"
-    assert report.describe_run(toy("exact")) == "toy 1.2 · exact · 0.25 s"
+    assert toy().description == "toy 1.2 · Monte Carlo, 1,000 trials, seed 7 · 0.25 s"
+    assert toy("exact").description == "toy 1.2 · exact · 0.25 s"
 
 
 def test_the_report_shows_stages_distributions_and_rule_versions() -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
 
 import numpy as np
 import pytest
 
-from mathhammer import Result
+from mathhammer import MissingDependencyError, Result
 
 
 def make(trials: int = 4) -> Result:
@@ -53,3 +55,57 @@ def test_json_has_the_documented_keys() -> None:
 def test_text_report_shows_stages_and_distributions() -> None:
     text = make().to_text()
     assert "Attacks" in text and "P(unit destroyed)" in text and "Models destroyed:" in text
+
+
+def test_jupyter_shows_an_html_table_with_the_distributions() -> None:
+    page = make()._repr_html_()
+    assert page.startswith("<div class='mathhammer-result'>") and page.endswith("</div>")
+    assert "toy · Monte Carlo, 4 trials, seed 5" in page and "<th>± se</th>" in page
+    assert "P(unit destroyed) = 0.5000" in page
+    # Damage: P(=1) = 0.5 and P(>=1) = 0.75, with the widest bar.
+    assert (
+        "<tr><td>1</td><td>0.5000</td><td>0.7500</td><td><div style='background:#4c78a8; height:0.8em; width:160px'>"
+        in page
+    )
+
+
+def test_html_escapes_names() -> None:
+    hists = [np.array([1], dtype=np.uint64), np.array([1], dtype=np.uint64)]
+    r = Result.from_histograms(
+        hists, ["damage", "models_destroyed"], {"damage": "<script>"}, ruleset="toy", evaluator="exact",
+        trials=1, seed=None, target_models=1,
+    )  # fmt: skip
+    assert "<script>" not in r._repr_html_() and "&lt;script&gt;" in r._repr_html_()
+
+
+def test_to_pandas_gives_stage_statistics_and_distributions() -> None:
+    frame = make().to_pandas()
+    assert list(frame.index) == ["attacks", "damage", "models_destroyed"]
+    assert list(frame.columns) == ["label", "mean", "se", "sd"]
+    assert frame.loc["damage", "mean"] == 1.0 and frame.loc["attacks", "label"] == "Attacks"
+    damage = make()["damage"].to_pandas()
+    assert damage.index.name == "k"
+    assert damage["p"].tolist() == [0.25, 0.5, 0.25] and damage["p_at_least"].tolist() == [1.0, 0.75, 0.25]
+
+
+def test_plot_returns_a_figure_of_each_distribution_and_its_tail() -> None:
+    figure = make().plot()
+    titles = [ax.get_title() for ax in figure.axes]
+    assert titles == [
+        "Damage: P(exactly k)",
+        "Damage: P(at least k)",
+        "Models destroyed: P(exactly k)",
+        "Models destroyed: P(at least k)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("module", "call", "extra"), [("pandas", "to_pandas", "pandas"), ("matplotlib", "plot", "plot")]
+)
+def test_a_missing_extra_names_the_pip_install(
+    monkeypatch: pytest.MonkeyPatch, module: str, call: str, extra: str
+) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # makes "import module" raise ImportError
+    monkeypatch.delitem(sys.modules, "matplotlib.figure", raising=False)
+    with pytest.raises(MissingDependencyError, match=re.escape(f"pip install 'mathhammer[{extra}]'")):
+        getattr(make(), call)()

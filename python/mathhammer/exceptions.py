@@ -14,6 +14,7 @@ __all__ = [
     "DiceError",
     "HookError",
     "MathhammerError",
+    "MissingDependencyError",
     "PlanError",
     "PluginConflictError",
     "PluginError",
@@ -53,3 +54,7 @@ class PluginError(MathhammerError):
 
 class PluginConflictError(PluginError):
     """Two plugins claim the same ruleset, or the same keyword within one ruleset."""
+
+
+class MissingDependencyError(MathhammerError, ImportError):
+    """An optional feature needs a package that is not installed; the message names the ``pip install`` to run."""

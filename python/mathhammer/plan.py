@@ -69,12 +69,15 @@ class Effect:
     lets the model's damage modifiers change the amount.
     ``unsaved``: the token leaves the sequence and inflicts the pool's damage
     with no save allowed, as normal damage.
+    ``own_save``: the token leaves the sequence and, after the pool's saves,
+    takes ``save`` instead of the pool's save (its own AP, modifiers and
+    special saves); failing it, it inflicts the pool's damage.
     ``after_all`` (``mortal``, ``unsaved``) waits until every sequence of the
     Plan is resolved.
     """
 
     on: Outcome
-    action: Literal["extra", "skip", "mortal", "unsaved"]
+    action: Literal["extra", "skip", "mortal", "unsaved", "own_save"]
     amount: str | None = None
     steps: int | None = None
     spill: bool | None = None
@@ -83,9 +86,14 @@ class Effect:
     reduced: bool | None = None
     focus: bool | None = None
     """``mortal`` only: the pool's focus group (if alive) takes them first."""
+    save: Save | None = None
+    """``own_save`` only: the save the token takes."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        d = {k: v for k, v in asdict(self).items() if v is not None and k != "save"}
+        if self.save is not None:
+            d["save"] = self.save.to_dict()
+        return d
 
 
 @dataclass
@@ -135,6 +143,18 @@ class Attacks:
 
 
 @dataclass
+class SpecialSave:
+    """A save rolled only after a failed save: unmodified, ``target`` or more saves.
+
+    With ``reroll_successes`` a success is rolled again and the second roll
+    stands (rules that make the defender re-roll successful saves).
+    """
+
+    target: int
+    reroll_successes: bool = False
+
+
+@dataclass
 class Save:
     """The pool's wounds are rolled together and resolved lowest first.
 
@@ -142,7 +162,9 @@ class Save:
     current group's invulnerable save unmodified, or reaches its armour save
     after adding ``ap``, ``modifiers`` and the group's entry of
     ``group_modifiers`` (one per group, or none), the total capped at
-    ``modifier_max``.
+    ``modifier_max``. A roll that fails is followed by the group's entry of
+    ``special`` (one per group, or none), if it has one. ``counter`` counts
+    the attacks that fail both.
     """
 
     ap: int = 0
@@ -152,6 +174,16 @@ class Save:
     counter: str | None = None
     group_modifiers: list[int] = field(default_factory=list)
     modifier_max: int | None = None
+    special: list[SpecialSave | None] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in asdict(self).items() if v is not None and k != "special"}
+        if self.special:
+            d["special"] = [None if s is None else asdict(s) for s in self.special]
+        return d
+
+
+Excess = Literal["lost", "group", "unit"]
 
 
 @dataclass
@@ -162,6 +194,10 @@ class AttackPool:
     ``focus`` lists groups the attacker may make current, in preference: the
     first still alive when the saves are resolved stays current until
     destroyed, and takes the pool's mortal wounds first.
+    Damage beyond what the model has left is lost (``excess="lost"``, 40k),
+    carries to the group's next model (``"group"``, a health pool) or on
+    through the allocation order (``"unit"``). With ``cap_at_wounds`` one
+    attack's damage never exceeds the models' wounds characteristic.
     """
 
     name: str
@@ -174,6 +210,8 @@ class AttackPool:
     focus: list[int] = field(default_factory=list)
     batch_hook: int | None = None
     """Index into :attr:`Plan.hooks` of a batch hook run between the tests and the save."""
+    excess: Excess = "lost"
+    cap_at_wounds: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -182,8 +220,8 @@ class AttackPool:
             "attacks": [{k: v for k, v in asdict(a).items() if v is not None} for a in self.attacks],
             **({"attacks_counter": self.attacks_counter} if self.attacks_counter else {}),
             "steps": [t.to_dict() for t in self.steps],
-            "save": {k: v for k, v in asdict(self.save).items() if v is not None},
-            "damage": {"dice": self.damage},
+            "save": self.save.to_dict(),
+            "damage": {"dice": self.damage, "excess": self.excess, "cap_at_wounds": self.cap_at_wounds},
             **({"mortal_counter": self.mortal_counter} if self.mortal_counter else {}),
             **({"focus": list(self.focus)} if self.focus else {}),
             **({"batch_hook": self.batch_hook} if self.batch_hook is not None else {}),

@@ -18,9 +18,6 @@ from mathhammer.result import DISTRIBUTION_STAGES, Result, Stage
 BAR_WIDTH = 30
 """Characters of the longest bar in a distribution chart."""
 
-SHOWN_TAIL = 5e-5
-"""Rows of a distribution are shown while P(>= k) is at least this (it prints as 0.0001 or more)."""
-
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
 
@@ -31,26 +28,9 @@ def bar(fraction: float, width: int = BAR_WIDTH) -> str:
     return "█" * full + (_EIGHTHS[part] if part else "")
 
 
-def describe_run(result: Result) -> str:
-    """One line: ruleset and version, evaluator, trials and seed, time taken."""
-    ruleset = f"{result.ruleset} {result.ruleset_version}".strip()
-    if result.evaluator == "monte_carlo":
-        how = f"Monte Carlo, {result.trials:,} trials, seed {result.seed}"
-        if result.fast_path:
-            how += " (fast path)"
-    else:
-        how = "exact"
-    return f"{ruleset} · {how} · {result.seconds:.2f} s"
-
-
 def shown_rows(stage: Stage) -> range:
-    """The values ``k`` a distribution table shows: 0 up to the last with P(>= k) of at least :data:`SHOWN_TAIL`."""
-    at_least = stage.p_at_least()
-    last = 0
-    for k in range(len(at_least)):
-        if at_least[k] >= SHOWN_TAIL:
-            last = k
-    return range(last + 1)
+    """The values ``k`` a distribution table shows: 0 up to :meth:`Stage.last_shown`."""
+    return range(stage.last_shown() + 1)
 
 
 def stages_table(result: Result) -> Table:
@@ -89,7 +69,7 @@ def distribution_table(stage: Stage) -> Table:
 
 def render(result: Result) -> RenderableType:
     """The whole report: the run, per-stage statistics, P(unit destroyed), distributions and rule versions."""
-    parts: list[RenderableType] = [Text(describe_run(result), style="bold"), Text(""), stages_table(result)]
+    parts: list[RenderableType] = [Text(result.description, style="bold"), Text(""), stages_table(result)]
     parts.append(Text(f"\nP(unit destroyed) = {result.p_unit_destroyed:.4f}", style="bold"))
     for name in DISTRIBUTION_STAGES:
         if name in result.stages:

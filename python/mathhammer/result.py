@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
+from mathhammer.extras import require
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
 DISTRIBUTION_STAGES = ("damage", "models_destroyed")
 """Stages whose whole distribution the Result reports in tables and JSON."""
+
+SHOWN_TAIL = 5e-5
+"""Tables of a distribution stop where P(>= k) falls below this (it would print as 0.0000)."""
 
 
 @dataclass(frozen=True)
@@ -52,10 +62,28 @@ class Stage:
         """``p_at_least()[k]`` is P(number >= k)."""
         return np.cumsum(self.pmf[::-1])[::-1]
 
+    def last_shown(self, tail: float = SHOWN_TAIL) -> int:
+        """The largest ``k`` with P(number >= k) of at least ``tail``: where a table or chart may stop."""
+        above = np.nonzero(self.p_at_least() >= tail)[0]
+        return int(above[-1]) if len(above) else 0
+
     def percentile(self, q: float) -> int:
         """Smallest ``k`` with P(number <= k) >= ``q``/100."""
         cdf = np.cumsum(self.pmf)
         return int(np.searchsorted(cdf, q / 100.0 - 1e-12))
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The distribution as a DataFrame indexed by ``k``: columns ``p`` (exactly k) and ``p_at_least``.
+
+        Raises:
+            MissingDependencyError: when pandas is not installed (``pip install 'mathhammer[pandas]'``).
+        """
+        pandas = require("pandas", "pandas", feature="to_pandas()")
+        frame: pd.DataFrame = pandas.DataFrame(
+            {"p": self.pmf, "p_at_least": self.p_at_least()},
+            index=pandas.RangeIndex(len(self.pmf), name="k"),
+        )
+        return frame
 
     def to_dict(self, *, with_pmf: bool) -> dict[str, Any]:
         d: dict[str, Any] = {"mean": self.mean, "se": self.se, "sd": self.sd}
@@ -152,6 +180,69 @@ class Result:
             d[name] = stage.to_dict(with_pmf=name in DISTRIBUTION_STAGES)
         return d
 
+    @property
+    def description(self) -> str:
+        """One line saying how the Result was made: ruleset and version, evaluator, trials and seed, time."""
+        ruleset = f"{self.ruleset} {self.ruleset_version}".strip()
+        if self.evaluator == "monte_carlo":
+            how = f"Monte Carlo, {self.trials:,} trials, seed {self.seed}"
+            if self.fast_path:
+                how += " (fast path)"
+        else:
+            how = "exact"
+        return f"{ruleset} · {how} · {self.seconds:.2f} s"
+
+    def to_pandas(self) -> pd.DataFrame:
+        """Per-stage statistics as a DataFrame indexed by stage name: ``label``, ``mean``, ``se``, ``sd``.
+
+        Each stage's whole distribution is ``result[name].to_pandas()``.
+
+        Raises:
+            MissingDependencyError: when pandas is not installed (``pip install 'mathhammer[pandas]'``).
+        """
+        pandas = require("pandas", "pandas", feature="to_pandas()")
+        rows = [{"label": s.label, "mean": s.mean, "se": s.se, "sd": s.sd} for s in self.stages.values()]
+        frame: pd.DataFrame = pandas.DataFrame(rows, index=pandas.Index(list(self.stages), name="stage"))
+        return frame
+
+    def plot(self, stages: Sequence[str] = DISTRIBUTION_STAGES) -> Figure:
+        """A matplotlib Figure: for each of ``stages``, P(exactly k) and P(at least k).
+
+        Raises:
+            MissingDependencyError: when matplotlib is not installed (``pip install 'mathhammer[plot]'``).
+        """
+        from mathhammer.plotting import distribution_figure
+
+        return distribution_figure({self.ruleset: self}, stages)
+
+    def _repr_html_(self) -> str:
+        """An HTML report for Jupyter: per-stage statistics and the distributions with bars, self-contained."""
+        exact = self.evaluator == "exact"
+        head = "<tr><th>stage</th><th>mean</th>" + ("" if exact else "<th>± se</th>") + "<th>sd</th></tr>"
+        rows = []
+        for stage in self.stages.values():
+            se = "" if exact else f"<td>{stage.se:.4f}</td>"
+            rows.append(
+                f"<tr><td style='text-align:left'>{html.escape(stage.label)}</td>"
+                f"<td>{stage.mean:.3f}</td>{se}<td>{stage.sd:.3f}</td></tr>"
+            )
+        parts = [
+            "<div class='mathhammer-result'>",
+            f"<p><b>{html.escape(self.description)}</b></p>",
+            f"<table>{head}{''.join(rows)}</table>",
+            f"<p><b>P(unit destroyed) = {self.p_unit_destroyed:.4f}</b></p>",
+            "<div style='display:flex; gap:2em; align-items:flex-start'>",
+        ]
+        for name in DISTRIBUTION_STAGES:
+            if name in self.stages:
+                parts.append(_distribution_html(self.stages[name]))
+        parts.append("</div>")
+        if self.rule_versions:
+            versions = ", ".join(f"{k} = {v}" for k, v in self.rule_versions.items())
+            parts.append(f"<p>rules: {html.escape(versions)}</p>")
+        parts.append("</div>")
+        return "\n".join(parts)
+
     def to_text(self) -> str:
         """A plain-text report: per-stage means, then the distributions."""
         width = max(18, *(len(s.label) + 2 for s in self.stages.values()))
@@ -179,3 +270,19 @@ class Result:
         if self.rule_versions:
             lines += ["", "rules: " + ", ".join(f"{k} = {v}" for k, v in self.rule_versions.items())]
         return "\n".join(lines)
+
+
+def _distribution_html(stage: Stage, *, bar_px: int = 160) -> str:
+    at_least = stage.p_at_least()
+    last = stage.last_shown()
+    peak = float(stage.pmf.max()) if len(stage.pmf) else 0.0
+    rows = []
+    for k in range(last + 1):
+        p = float(stage.pmf[k])
+        width = round(bar_px * p / peak) if peak else 0
+        bar = f"<div style='background:#4c78a8; height:0.8em; width:{width}px'></div>"
+        rows.append(f"<tr><td>{k}</td><td>{p:.4f}</td><td>{at_least[k]:.4f}</td><td>{bar}</td></tr>")
+    return (
+        f"<table><caption style='text-align:left'><b>{html.escape(stage.label)}</b></caption>"
+        "<tr><th>k</th><th>P(=k)</th><th>P(≥k)</th><th></th></tr>" + "".join(rows) + "</table>"
+    )

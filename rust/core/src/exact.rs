@@ -14,7 +14,7 @@
 
 use crate::error::CoreError;
 use crate::executor::{Inflict, InflictKind, Program, RunPool, RunSequence};
-use crate::plan::{Group, Side, Target};
+use crate::plan::{Excess, Group, Side, Target};
 use crate::sampled::{binomial_pmf, one_token, slot, Builder};
 use std::collections::HashMap;
 
@@ -171,6 +171,33 @@ impl<'p> Unit<'p> {
             set(s, g, a - 1, self.groups[g].wounds)
         } else {
             set(s, g, a, f - lost)
+        }
+    }
+
+    /// `lost` wounds from the front model of `g` on: with `Excess::Lost` only
+    /// that model; otherwise through the rest of the group and, with
+    /// `Excess::Unit`, on through `order`.
+    fn take(
+        &self,
+        mut s: u128,
+        mut g: usize,
+        mut lost: u32,
+        order: &[usize],
+        excess: Excess,
+    ) -> u128 {
+        loop {
+            let f = front(s, g);
+            s = self.lose(s, g, lost.min(f));
+            if lost <= f || excess == Excess::Lost {
+                return s;
+            }
+            lost -= f;
+            if alive(s, g) == 0 {
+                match (excess, Unit::current(s, order)) {
+                    (Excess::Unit, Some(next)) => g = next,
+                    _ => return s,
+                }
+            }
         }
     }
 
@@ -402,8 +429,10 @@ impl Evaluator<'_> {
         Ok(())
     }
 
-    /// One unsaved attack of the pool's damage on the current group of `order`.
-    fn unsaved(&self, dist: &Dist, order: &[usize], damage: &[f64]) -> Dist {
+    /// One unsaved attack of the pool's damage on the current group of
+    /// `order`; what the front model cannot take is lost or carries on, as
+    /// the pool's `excess` says.
+    fn unsaved(&self, dist: &Dist, order: &[usize], pool: &RunPool, damage: &[f64]) -> Dist {
         let mut out = Dist::default();
         if spend(dist.len() * damage.len()) {
             return out;
@@ -418,16 +447,52 @@ impl Evaluator<'_> {
                 if q == 0.0 {
                     continue;
                 }
-                let amount = grp.modify_damage(d as u32);
-                for (lost, r) in Unit::lost(amount, front(s, g), grp.feel_no_pain) {
+                let amount = pool.damage_to(grp, d as u32);
+                let room = if pool.excess == Excess::Lost {
+                    front(s, g)
+                } else {
+                    u32::MAX
+                };
+                for (lost, r) in Unit::lost(amount, room, grp.feel_no_pain) {
                     let next = if lost == 0 {
                         s
                     } else {
-                        self.unit.lose(s, g, lost)
+                        self.unit.take(s, g, lost, order, pool.excess)
                     };
                     add(&mut out, next, p * q * r);
                 }
             }
+        }
+        out
+    }
+
+    /// One attack that takes the pool's own save `save` (if any) and, failing
+    /// it, inflicts the pool's damage.
+    fn own_save(
+        &self,
+        dist: &Dist,
+        order: &[usize],
+        pool: &RunPool,
+        save: Option<usize>,
+        damage: &[f64],
+    ) -> Dist {
+        let Some(own) = save.map(|i| &pool.own_saves[i]) else {
+            return self.unsaved(dist, order, pool, damage);
+        };
+        let mut out = Dist::default();
+        let mut failing = Dist::default();
+        for (&s, &p) in dist {
+            match Unit::current(s, order) {
+                None => add(&mut out, s, p),
+                Some(g) => {
+                    let q = own.fail_chance(g, self.unit.groups);
+                    add(&mut out, s, p * (1.0 - q));
+                    add(&mut failing, s, p * q);
+                }
+            }
+        }
+        for (s, p) in self.unsaved(&failing, order, pool, damage) {
+            add(&mut out, s, p);
         }
         out
     }
@@ -573,7 +638,7 @@ impl Evaluator<'_> {
         damage: &[f64],
         work: &mut u64,
     ) -> Result<HashMap<(u128, u32), f64, Fast>, CoreError> {
-        let sides = pool.save_die;
+        let sides = pool.save.die;
         let mut cur = start;
         for face in 1..=sides {
             let p_face = 1.0 / f64::from(sides - face + 1);
@@ -672,16 +737,22 @@ impl Evaluator<'_> {
         for (&s, &q) in dist {
             let current = Unit::current(s, order);
             let g = current.unwrap_or(last);
-            if pool.saves(g, &self.unit.groups[g], face) {
+            if pool.save.saves(g, &self.unit.groups[g], face) {
                 add(&mut out, s, q);
                 continue;
             }
+            // The special save, if any, after the failed roll.
+            let special = pool.save.special_pass(g);
+            if special > 0.0 {
+                add(&mut out, s, q * special);
+            }
+            let q = q * (1.0 - special);
             let counted = with_failed(s, failed(s) + 1);
             if current.is_none() {
                 add(&mut out, counted, q);
                 continue;
             }
-            for (s2, x) in self.unsaved(&Dist::from_iter([(counted, q)]), order, damage) {
+            for (s2, x) in self.unsaved(&Dist::from_iter([(counted, q)]), order, pool, damage) {
                 add(&mut out, s2, x);
             }
         }
@@ -720,14 +791,14 @@ impl Evaluator<'_> {
                 }
             }
         }
-        let same_faces = pool.saves_alike(groups);
+        let same_faces = pool.save.alike(groups);
         let m = pool.tests.len();
         // The pool's stages are counted as separate marginals; two of them
         // sharing a counter would be correlated sums.
         let mut seen = Vec::new();
         let stages = pool.tests.iter().map(|t| t.counter).chain([
             pool.attacks_counter,
-            pool.save_counter,
+            pool.save.counter,
             pool.mortal_counter,
         ]);
         for c in stages.flatten() {
@@ -817,7 +888,7 @@ impl Evaluator<'_> {
         // Failed saves: with the same faces for every group they are binomial
         // in the tokens saved and do not depend on the state; otherwise (or
         // once any pool's do) they are carried in the state.
-        let q = pool.fail_chance(0, groups);
+        let q = pool.save.fail_chance(0, groups);
         let mut failed_harm: HashMap<(u32, u32), f64, Fast> = HashMap::default();
         if same_faces {
             for (&(w, e), &p) in &save_harm {
@@ -831,7 +902,7 @@ impl Evaluator<'_> {
                 for (&(f, _), &p) in &failed_harm {
                     failed[f as usize] += p;
                 }
-                self.count(pool.save_counter, &failed);
+                self.count(pool.save.counter, &failed);
             }
         }
         let most_failed = failed_harm.keys().map(|k| k.0).max().unwrap_or(0) as usize;
@@ -853,7 +924,12 @@ impl Evaluator<'_> {
             if same_faces {
                 let mut after_f: Vec<Dist> = vec![Dist::from_iter([(s0, 1.0)])];
                 for _ in 0..most_failed {
-                    let d = self.unsaved(after_f.last().expect("starts with one"), &order, &damage);
+                    let d = self.unsaved(
+                        after_f.last().expect("starts with one"),
+                        &order,
+                        pool,
+                        &damage,
+                    );
                     after_f.push(d);
                 }
                 for (&(f, e), &p) in &failed_harm {
@@ -918,7 +994,9 @@ impl Evaluator<'_> {
                                 true,
                             )
                         }
-                        Some(InflictKind::Damage) => self.unsaved(&mixed, &order, &damage),
+                        Some(InflictKind::Damage { save }) => {
+                            self.own_save(&mixed, &order, pool, save, &damage)
+                        }
                         None => mixed,
                     };
                 }
@@ -959,14 +1037,19 @@ impl Evaluator<'_> {
                         self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter,
                         true,
                     ),
-                    InflictKind::Damage => {
+                    InflictKind::Damage { save } => {
                         // Each held attack meets the order declared afresh,
                         // its pool's focus group first while it stands.
                         let mut out = Dist::default();
                         for (&s, &q) in &d {
                             let order = self.unit.declare(s, focus.as_slice());
-                            for (s2, x) in self.unsaved(&Dist::from_iter([(s, q)]), &order, &damage)
-                            {
+                            for (s2, x) in self.own_save(
+                                &Dist::from_iter([(s, q)]),
+                                &order,
+                                &pool,
+                                save,
+                                &damage,
+                            ) {
                                 add(&mut out, s2, x);
                             }
                         }
@@ -1116,9 +1199,25 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
     for seq in &program.sequences {
         if let RunSequence::Pool(pool) = seq {
             let groups = &plan.target.groups;
-            carry_failed |= !pool.saves_alike(groups);
-            if !save_counters.contains(&pool.save_counter) {
-                save_counters.push(pool.save_counter);
+            carry_failed |= !pool.save.alike(groups);
+            if !save_counters.contains(&pool.save.counter) {
+                save_counters.push(pool.save.counter);
+            }
+            if pool.own_saves.iter().any(|o| o.counter.is_some()) {
+                return Err(decline(format!(
+                    "pool {:?} counts the failures of a save its tokens take apart, which depend on the target",
+                    pool.name
+                )));
+            }
+            if pool.excess == Excess::Unit
+                && groups
+                    .iter()
+                    .any(|g| g.feel_no_pain != groups[0].feel_no_pain)
+            {
+                return Err(decline(format!(
+                    "pool {:?} carries excess damage across groups with different Feel No Pain",
+                    pool.name
+                )));
             }
         }
     }

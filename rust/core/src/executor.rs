@@ -11,7 +11,10 @@
 
 use crate::dice::DiceExpr;
 use crate::error::CoreError;
-use crate::plan::{AttackPool, Effect, Outcome, Plan, Reroll, Rolls, Sequence, Side, Test};
+use crate::plan::{
+    AttackPool, Effect, Excess, Group, Outcome, Plan, Reroll, Rolls, Save, Sequence, Side,
+    SpecialSave, Test,
+};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
 use crate::trace::{Event, Observer};
@@ -39,7 +42,8 @@ pub(crate) enum RunAction {
 }
 
 /// Harm a token does outside the save: mortal wounds, or its damage with no
-/// save allowed. `ends` takes the token out of the sequence.
+/// save allowed or against a save of its own. `ends` takes the token out of
+/// the sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Inflict {
     pub(crate) kind: InflictKind,
@@ -55,7 +59,21 @@ pub(crate) enum InflictKind {
         reduced: bool,
         focus: bool,
     },
-    Damage,
+    /// The pool's damage, unsaved, or when `save` names one of the pool's
+    /// `own_saves`, only if that save fails.
+    Damage { save: Option<usize> },
+}
+
+/// A save with its modifiers summed per group.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RunSave {
+    pub(crate) die: u32,
+    pub(crate) natural_fail: u32,
+    /// Per group: AP plus save modifiers plus the group's own, capped.
+    pub(crate) modifier: Vec<i32>,
+    /// Per group: the save rolled after a failed one.
+    pub(crate) special: Vec<Option<SpecialSave>>,
+    pub(crate) counter: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -64,12 +82,12 @@ pub(crate) struct RunPool {
     pub(crate) attacks: Vec<crate::plan::Attacks>,
     pub(crate) attacks_counter: Option<usize>,
     pub(crate) tests: Vec<RunTest>,
-    pub(crate) save_die: u32,
-    pub(crate) save_natural_fail: u32,
-    /// Per group: AP plus save modifiers plus the group's own, capped.
-    pub(crate) save_modifier: Vec<i32>,
-    pub(crate) save_counter: Option<usize>,
+    pub(crate) save: RunSave,
+    /// Saves tokens take instead of the pool's (`Effect::OwnSave`), by index.
+    pub(crate) own_saves: Vec<RunSave>,
     pub(crate) damage: DiceExpr,
+    pub(crate) excess: Excess,
+    pub(crate) cap_at_wounds: bool,
     pub(crate) mortal_counter: Option<usize>,
     pub(crate) focus: Vec<usize>,
     pub(crate) batch_hook: Option<usize>,
@@ -165,12 +183,13 @@ impl Program {
 
     fn prepare_pool(plan: &Plan, base: &str, p: &AttackPool) -> Result<RunPool, CoreError> {
         let mut tests = Vec::with_capacity(p.steps.len());
+        let mut own_saves = Vec::new();
         for (ti, t) in p.steps.iter().enumerate() {
             let mut on = [Vec::new(), Vec::new(), Vec::new()];
-            for e in &t.effects {
-                let a = match *e {
-                    Effect::Extra { amount, .. } => RunAction::Extra(amount),
-                    Effect::Skip { steps, .. } => RunAction::Skip(steps as usize),
+            for (ei, e) in t.effects.iter().enumerate() {
+                let a = match e {
+                    Effect::Extra { amount, .. } => RunAction::Extra(*amount),
+                    Effect::Skip { steps, .. } => RunAction::Skip(*steps as usize),
                     Effect::Mortal {
                         amount,
                         spill,
@@ -181,19 +200,35 @@ impl Program {
                         ..
                     } => RunAction::Inflict(Inflict {
                         kind: InflictKind::Mortal {
-                            amount,
-                            spill,
-                            reduced,
-                            focus,
+                            amount: *amount,
+                            spill: *spill,
+                            reduced: *reduced,
+                            focus: *focus,
                         },
-                        after_all,
-                        ends: ends_attack,
+                        after_all: *after_all,
+                        ends: *ends_attack,
                     }),
                     Effect::Unsaved { after_all, .. } => RunAction::Inflict(Inflict {
-                        kind: InflictKind::Damage,
-                        after_all,
+                        kind: InflictKind::Damage { save: None },
+                        after_all: *after_all,
                         ends: true,
                     }),
+                    Effect::OwnSave { save, .. } => {
+                        let own = RunSave::new(
+                            plan,
+                            &format!("{base}.steps[{ti}].effects[{ei}].save"),
+                            save,
+                        )?;
+                        let index = own_saves.iter().position(|s| *s == own).unwrap_or_else(|| {
+                            own_saves.push(own);
+                            own_saves.len() - 1
+                        });
+                        RunAction::Inflict(Inflict {
+                            kind: InflictKind::Damage { save: Some(index) },
+                            after_all: false,
+                            ends: true,
+                        })
+                    }
                 };
                 on[e.on() as usize].push(a);
             }
@@ -231,21 +266,13 @@ impl Program {
                 p.attacks_counter.as_ref(),
             )?,
             tests,
-            save_die: p.save.die,
-            save_natural_fail: p.save.natural_fail,
-            save_modifier: (0..plan.target.groups.len())
-                .map(|g| {
-                    let m = p.save.ap
-                        + p.save.modifiers.iter().sum::<i32>()
-                        + p.save.group_modifiers.get(g).copied().unwrap_or(0);
-                    p.save.modifier_max.map_or(m, |cap| m.min(cap))
-                })
-                .collect(),
+            save: RunSave::new(plan, &format!("{base}.save"), &p.save)?,
+            own_saves,
             focus: p.focus.clone(),
             batch_hook: p.batch_hook,
-            save_counter: plan
-                .counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?,
             damage: p.damage.dice,
+            excess: p.damage.excess,
+            cap_at_wounds: p.damage.cap_at_wounds,
             mortal_counter: plan
                 .counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?,
         })
@@ -603,9 +630,9 @@ pub(crate) fn run_pool_saves<D: DiceSource, O: Observer>(
     // Saves: rolled together, resolved lowest first.
     let wounds = ws.entering[pool.tests.len()];
     ws.save_faces.clear();
-    ws.save_faces.resize(pool.save_die as usize + 1, 0);
+    ws.save_faces.resize(pool.save.die as usize + 1, 0);
     for _ in 0..wounds {
-        ws.save_faces[dice.roll(pool.save_die) as usize] += 1;
+        ws.save_faces[dice.roll(pool.save.die) as usize] += 1;
     }
     declare(pool, ws);
     if obs.enabled() && wounds > 0 {
@@ -651,7 +678,8 @@ fn order_with_focus(ws: &mut Workspace<'_>) {
 }
 
 /// Resolve the save dice counted in `ws.save_faces`, lowest first, through
-/// the allocation order in `ws.order`. Once the unit is destroyed the rolls
+/// the allocation order in `ws.order`; a failed roll is followed by the
+/// group's special save, if it has one. Once the unit is destroyed the rolls
 /// are still checked (against the last group) so the failed-save count keeps
 /// counting, but they inflict nothing.
 pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
@@ -661,18 +689,18 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     let mut last_group = ws.state.current(&ws.order).unwrap_or(ws.order[0]);
-    for face in 1..=pool.save_die {
+    for face in 1..=pool.save.die {
         for _ in 0..ws.save_faces[face as usize] {
             let current = ws.state.current(&ws.order);
             let g = current.unwrap_or(last_group);
             last_group = g;
-            let saved = pool.saves(g, ws.state.group(g), face);
+            let saved = pool.save.saves(g, ws.state.group(g), face);
             obs.event(Event::Save {
                 roll: face,
                 group: current,
                 saved,
             });
-            if !saved {
+            if !saved && !pool.save.special_saves(g, dice, obs) {
                 unsaved(pool, ws, current, dice, obs);
             }
         }
@@ -704,12 +732,13 @@ pub(crate) fn unsaved<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
-    bump(&mut ws.counters, pool.save_counter, 1);
+    bump(&mut ws.counters, pool.save.counter, 1);
     damage_model(pool, ws, current, dice, obs);
 }
 
 /// Roll the pool's damage and apply it, modified by the group, to the front
-/// model of `current` (nothing once the unit is destroyed).
+/// model of `current` (nothing once the unit is destroyed); what the model
+/// cannot take is lost or carries on, as the pool's `excess` says.
 fn damage_model<D: DiceSource, O: Observer>(
     pool: &RunPool,
     ws: &mut Workspace<'_>,
@@ -717,12 +746,34 @@ fn damage_model<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
-    if let Some(g) = current {
-        let group = ws.state.group(g);
-        let amount = group.modify_damage(pool.damage.roll(dice));
-        obs.event(Event::Damage { group: g, amount });
+    let Some(mut g) = current else {
+        return;
+    };
+    let group = ws.state.group(g);
+    let amount = pool.damage_to(group, pool.damage.roll(dice));
+    obs.event(Event::Damage { group: g, amount });
+    if pool.excess == Excess::Lost {
         ws.state
             .wound_model(g, amount, group.feel_no_pain, dice, obs);
+        return;
+    }
+    // Carried on, a point at a time where Feel No Pain rolls for each.
+    let mut left = amount;
+    while left > 0 {
+        let fnp = ws.state.group(g).feel_no_pain;
+        let take = if fnp.is_some() {
+            1
+        } else {
+            left.min(ws.state.front[g])
+        };
+        ws.state.wound_model(g, take, fnp, dice, obs);
+        left -= take;
+        if ws.state.alive[g] == 0 {
+            match (pool.excess, ws.state.current(&ws.order)) {
+                (Excess::Unit, Some(next)) => g = next,
+                _ => return,
+            }
+        }
     }
 }
 
@@ -757,8 +808,22 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
             });
             inflict_mortal(&mut ws.state, n, spill, first, true, dice, obs);
         }
-        InflictKind::Damage => {
+        InflictKind::Damage { save } => {
             let current = ws.state.current(&ws.order);
+            if let (Some(i), Some(g)) = (save, current) {
+                let own = &pool.own_saves[i];
+                let roll = dice.roll(own.die);
+                let saved = own.saves(g, ws.state.group(g), roll);
+                obs.event(Event::Save {
+                    roll,
+                    group: current,
+                    saved,
+                });
+                if saved || own.special_saves(g, dice, obs) {
+                    return;
+                }
+                bump(&mut ws.counters, own.counter, 1);
+            }
             damage_model(pool, ws, current, dice, obs);
         }
     }
@@ -777,36 +842,106 @@ impl RunTest {
     }
 }
 
-impl RunPool {
-    /// Do all `groups` save on exactly the same faces against this pool? Then
-    /// which group is current cannot change whether a roll saves, and the
-    /// failures are binomial in the rolls.
-    pub(crate) fn saves_alike(&self, groups: &[crate::plan::Group]) -> bool {
+impl RunSave {
+    pub(crate) fn new(plan: &Plan, field: &str, save: &Save) -> Result<RunSave, CoreError> {
+        Ok(RunSave {
+            die: save.die,
+            natural_fail: save.natural_fail,
+            modifier: (0..plan.target.groups.len())
+                .map(|g| {
+                    let m = save.ap
+                        + save.modifiers.iter().sum::<i32>()
+                        + save.group_modifiers.get(g).copied().unwrap_or(0);
+                    save.modifier_max.map_or(m, |cap| m.min(cap))
+                })
+                .collect(),
+            special: (0..plan.target.groups.len())
+                .map(|g| save.special.get(g).copied().flatten())
+                .collect(),
+            counter: plan.counter_index(&format!("{field}.counter"), save.counter.as_ref())?,
+        })
+    }
+
+    /// Do all `groups` save exactly alike against this save (the same faces,
+    /// the same special save)? Then which group is current cannot change
+    /// whether a roll saves, and the failures are binomial in the rolls.
+    pub(crate) fn alike(&self, groups: &[Group]) -> bool {
         let faces = |g: usize| {
-            (1..=self.save_die)
+            (1..=self.die)
                 .map(|f| self.saves(g, &groups[g], f))
                 .collect::<Vec<_>>()
         };
-        (1..groups.len()).all(|g| faces(g) == faces(0))
+        (1..groups.len())
+            .all(|g| faces(g) == faces(0) && self.special_pass(g) == self.special_pass(0))
     }
 
-    /// The chance one save roll fails for a model of group `g`.
-    pub(crate) fn fail_chance(&self, g: usize, groups: &[crate::plan::Group]) -> f64 {
-        let fails = (1..=self.save_die)
+    /// The chance one save roll (and the special save after it) fails for a
+    /// model of group `g`.
+    pub(crate) fn fail_chance(&self, g: usize, groups: &[Group]) -> f64 {
+        let fails = (1..=self.die)
             .filter(|&f| !self.saves(g, &groups[g], f))
             .count();
-        fails as f64 / f64::from(self.save_die)
+        fails as f64 / f64::from(self.die) * (1.0 - self.special_pass(g))
     }
 
-    /// Does an unmodified save roll of `face` save against this pool for a
-    /// model of group `g`? The invulnerable save ignores AP; the better applies.
+    /// The chance group `g`'s special save saves (0 without one).
+    pub(crate) fn special_pass(&self, g: usize) -> f64 {
+        self.special[g].map_or(0.0, |s| {
+            let p = f64::from((self.die + 1).saturating_sub(s.target.max(1))) / f64::from(self.die);
+            if s.reroll_successes {
+                p * p
+            } else {
+                p
+            }
+        })
+    }
+
+    /// Does an unmodified save roll of `face` save for a model of group `g`?
+    /// The invulnerable save ignores AP; the better applies.
     #[inline]
-    pub(crate) fn saves(&self, g: usize, group: &crate::plan::Group, face: u32) -> bool {
-        face > self.save_natural_fail
+    pub(crate) fn saves(&self, g: usize, group: &Group, face: u32) -> bool {
+        face > self.natural_fail
             && (group.invulnerable.is_some_and(|i| face >= i)
                 || group
                     .save
-                    .is_some_and(|s| face as i32 + self.save_modifier[g] >= s as i32))
+                    .is_some_and(|s| face as i32 + self.modifier[g] >= s as i32))
+    }
+
+    /// After a failed save: roll group `g`'s special save, if it has one.
+    pub(crate) fn special_saves<D: DiceSource, O: Observer>(
+        &self,
+        g: usize,
+        dice: &mut D,
+        obs: &mut O,
+    ) -> bool {
+        let Some(special) = self.special[g] else {
+            return false;
+        };
+        let first = dice.roll(self.die);
+        let again = first >= special.target && special.reroll_successes;
+        let roll = if again { dice.roll(self.die) } else { first };
+        let saved = roll >= special.target;
+        obs.event(Event::SpecialSave {
+            group: g,
+            roll,
+            rerolled_from: again.then_some(first),
+            saved,
+        });
+        saved
+    }
+}
+
+impl RunPool {
+    /// One attack's damage `rolled` as a model of `group` takes it: the
+    /// group's modifiers, then the pool's cap.
+    #[inline]
+    pub(crate) fn damage_to(&self, group: &Group, rolled: u32) -> u32 {
+        let d = group.modify_damage(rolled);
+        if self.cap_at_wounds {
+            d.min(group.wounds)
+        } else {
+            d
+        }
     }
 
     /// The most attack dice the pool can gather.

@@ -392,6 +392,11 @@ pub enum Effect {
         #[serde(default)]
         after_all: bool,
     },
+    /// The token leaves the sequence and, after the pool's saves, takes `save`
+    /// instead of the pool's: its own AP, modifiers and special saves (rules
+    /// where a critical changes how the attack is saved). On a failure it
+    /// inflicts the pool's damage as an unsaved attack of the pool would.
+    OwnSave { on: Outcome, save: Box<Save> },
 }
 
 impl Effect {
@@ -402,7 +407,8 @@ impl Effect {
             Effect::Extra { on, .. }
             | Effect::Skip { on, .. }
             | Effect::Mortal { on, .. }
-            | Effect::Unsaved { on, .. } => *on,
+            | Effect::Unsaved { on, .. }
+            | Effect::OwnSave { on, .. } => *on,
         }
     }
 }
@@ -437,17 +443,54 @@ pub struct Save {
     /// save roll, for rules such as "never improved by more than 1".
     #[serde(default)]
     pub modifier_max: Option<i32>,
+    /// Per group (by index), a second save rolled after a failed save and
+    /// before damage; empty means none.
+    #[serde(default)]
+    pub special: Vec<Option<SpecialSave>>,
+}
+
+/// A save rolled only when the first save failed (The Ninth Age's Aegis,
+/// Regeneration): one die of the save's size, unmodified, at or above
+/// `target` saves. With `reroll_successes` a success is rolled again and the
+/// second roll stands (rules that make the defender re-roll successful saves).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SpecialSave {
+    pub target: u32,
+    #[serde(default)]
+    pub reroll_successes: bool,
 }
 
 fn one() -> u32 {
     1
 }
 
-/// Damage of an unsaved attack; excess beyond the model's wounds is lost.
+/// Damage of an unsaved attack.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Damage {
     pub dice: DiceExpr,
+    /// What happens to damage beyond what the model it is allocated to has left.
+    #[serde(default)]
+    pub excess: Excess,
+    /// One attack's damage never exceeds the wounds characteristic of the
+    /// models it is allocated to (applied after the group's damage modifiers).
+    #[serde(default)]
+    pub cap_at_wounds: bool,
+}
+
+/// Where damage beyond a model's remaining wounds goes.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Excess {
+    /// It is lost (40k: each attack's damage stays on one model).
+    #[default]
+    Lost,
+    /// It carries to the next model of the same group, and is lost once the
+    /// group is destroyed (a health pool).
+    Group,
+    /// It carries to the next model in the allocation order, across groups.
+    Unit,
 }
 
 /// Mortal wounds from an ability: `amount` of them, applied one at a time and
@@ -610,6 +653,45 @@ impl Plan {
         Ok(())
     }
 
+    /// Check a save (a pool's, or a token's own) and resolve its counter.
+    fn check_save(&self, field: &str, save: &Save) -> Result<Option<usize>, CoreError> {
+        let counter = self.counter_index(&format!("{field}.counter"), save.counter.as_ref())?;
+        check_die(&format!("{field}.die"), save.die)?;
+        check_modifier(&format!("{field}.ap"), save.ap)?;
+        let groups = self.target.groups.len();
+        for (name, len) in [
+            ("group_modifiers", save.group_modifiers.len()),
+            ("special", save.special.len()),
+        ] {
+            if len != 0 && len != groups {
+                return Err(CoreError::plan(
+                    format!("{field}.{name}"),
+                    format!("has {len} entries; give one per group ({groups}) or none"),
+                ));
+            }
+        }
+        for (i, &m) in save.group_modifiers.iter().enumerate() {
+            check_modifier(&format!("{field}.group_modifiers[{i}]"), m)?;
+        }
+        if let Some(m) = save.modifier_max {
+            check_modifier(&format!("{field}.modifier_max"), m)?;
+        }
+        for (i, &m) in save.modifiers.iter().enumerate() {
+            check_modifier(&format!("{field}.modifiers[{i}]"), m)?;
+        }
+        for (i, s) in save.special.iter().enumerate() {
+            if let Some(s) = s {
+                if s.target == 0 {
+                    return Err(CoreError::plan(
+                        format!("{field}.special[{i}].target"),
+                        "must be at least 1",
+                    ));
+                }
+            }
+        }
+        Ok(counter)
+    }
+
     /// Check one pool and add the most it can count, and the most tokens it
     /// can create, to `bounds`.
     fn validate_pool(
@@ -636,19 +718,8 @@ impl Plan {
         bounds.add(c, attacks);
         let mortal =
             self.counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?;
-        let saves = self.counter_index(&format!("{base}.save.counter"), p.save.counter.as_ref())?;
-        check_die(&format!("{base}.save.die"), p.save.die)?;
-        check_modifier(&format!("{base}.save.ap"), p.save.ap)?;
+        let saves = self.check_save(&format!("{base}.save"), &p.save)?;
         let groups = self.target.groups.len();
-        if !p.save.group_modifiers.is_empty() && p.save.group_modifiers.len() != groups {
-            return Err(CoreError::plan(
-                format!("{base}.save.group_modifiers"),
-                format!(
-                    "has {} entries; give one per group ({groups}) or none",
-                    p.save.group_modifiers.len()
-                ),
-            ));
-        }
         for (i, &g) in p.focus.iter().enumerate() {
             if g >= groups {
                 return Err(CoreError::plan(
@@ -656,18 +727,6 @@ impl Plan {
                     format!("{g} is not a group index"),
                 ));
             }
-        }
-        for (i, &m) in p
-            .save
-            .group_modifiers
-            .iter()
-            .chain(p.save.modifier_max.iter())
-            .enumerate()
-        {
-            check_modifier(&format!("{base}.save.group_modifiers[{i}]"), m)?;
-        }
-        for (i, &m) in p.save.modifiers.iter().enumerate() {
-            check_modifier(&format!("{base}.save.modifiers[{i}]"), m)?;
         }
         // Most tokens entering each test (the last slot is the save).
         let n = p.steps.len();
@@ -715,6 +774,11 @@ impl Plan {
                             mortal_events.saturating_add(here.saturating_mul(u64::from(most)));
                     }
                     Effect::Unsaved { .. } => {}
+                    Effect::OwnSave { save, .. } => {
+                        let own = self
+                            .check_save(&format!("{base}.steps[{ti}].effects[{ei}].save"), save)?;
+                        bounds.add(own, here);
+                    }
                 }
             }
             let out = here.saturating_mul(1 + extra);

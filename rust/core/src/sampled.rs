@@ -20,7 +20,7 @@ use crate::executor::{
     bump, declare, gather_attacks, inflict, mortal_source, resolve_deferred, resolve_save_faces,
     unsaved, Inflict, InflictKind, Program, RunAction, RunPool, RunSequence, RunTest, Workspace,
 };
-use crate::plan::Outcome;
+use crate::plan::{Excess, Outcome};
 use crate::rng::{DiceSource, Stream};
 use crate::trace::NoTrace;
 use std::collections::HashMap;
@@ -304,8 +304,8 @@ impl PoolTables {
             by_count.push((keys, AliasTable::new(&probs)));
         }
         // Binomial saves when no group saves on a different face from another.
-        let binomial = if pool.saves_alike(groups) {
-            let q = pool.fail_chance(0, groups);
+        let binomial = if pool.save.alike(groups) {
+            let q = pool.save.fail_chance(0, groups);
             let need = (max_saves as usize + 1) * (max_saves as usize + 2) / 2;
             if need > *budget {
                 return None;
@@ -379,21 +379,25 @@ fn run_pool(
         // Every group saves on the same faces, so the failures are the lowest
         // rolls: resolve them in order, the passes change nothing.
         let failed = binomial[wounds as usize].sample(stream) as u32;
-        if pool.damage.is_random() || pool.damage.min() == 0 {
+        if pool.damage.is_random()
+            || pool.damage.min() == 0
+            || pool.excess != Excess::Lost
+            || pool.cap_at_wounds
+        {
             for _ in 0..failed {
                 let current = ws.state.current(&ws.order);
                 unsaved(pool, ws, current, stream, &mut NoTrace);
             }
         } else {
-            bump(&mut ws.counters, pool.save_counter, failed);
+            bump(&mut ws.counters, pool.save.counter, failed);
             ws.state
                 .apply_fixed(&ws.order, failed, pool.damage.min(), stream);
         }
     } else {
         ws.save_faces.clear();
-        ws.save_faces.resize(pool.save_die as usize + 1, 0);
+        ws.save_faces.resize(pool.save.die as usize + 1, 0);
         for _ in 0..wounds {
-            ws.save_faces[stream.roll(pool.save_die) as usize] += 1;
+            ws.save_faces[stream.roll(pool.save.die) as usize] += 1;
         }
         resolve_save_faces(pool, ws, stream, &mut NoTrace);
     }

@@ -30,6 +30,14 @@ pub enum Event {
         group: Option<usize>,
         saved: bool,
     },
+    /// A special save rolled after a failed save; `rerolled_from` holds the
+    /// first roll when a success had to be rolled again.
+    SpecialSave {
+        group: usize,
+        roll: u32,
+        rerolled_from: Option<u32>,
+        saved: bool,
+    },
     /// Damage rolled for an unsaved attack.
     Damage { group: usize, amount: u32 },
     /// Mortal wounds inflicted on `against`.

@@ -92,6 +92,10 @@ fn closed_forms_of_the_counters() {
 
 /// Exact and Monte Carlo agree: every mean within five standard errors.
 fn agree(plan: &Value) {
+    agree_on(plan, Path::DieByDie);
+}
+
+fn agree_on(plan: &Value, path: Path) {
     let p = program(plan);
     let exact = evaluate(&p).unwrap();
     let mc = simulate(
@@ -100,7 +104,7 @@ fn agree(plan: &Value) {
             trials: 200_000,
             seed: 5,
             threads: 2,
-            path: Path::DieByDie,
+            path,
         },
         |_, _| Ok(()),
     )
@@ -276,4 +280,124 @@ fn plans_too_big_to_evaluate_promptly_are_declined_not_run_for_minutes() {
         "sequences": [pool(0), pool(1), pool(2)]});
     let e = evaluate(&program(&plan)).unwrap_err().to_string();
     assert!(e.contains("too many outcomes"), "{e}");
+}
+
+/// A pool of `n` attack dice that reach the save without a test, into `target`.
+fn straight(n: u32, damage: &str, target: Value) -> Value {
+    json!({
+        "version": 1,
+        "counters": ["failed_saves"],
+        "target": target,
+        "sequences": [{
+            "kind": "attack", "name": "Pool", "attacks": [{"models": n, "dice": "1"}], "steps": [],
+            "save": {"counter": "failed_saves"}, "damage": {"dice": damage}
+        }]
+    })
+}
+
+fn means(plan: &Value) -> Vec<f64> {
+    evaluate(&program(plan))
+        .unwrap()
+        .pmfs
+        .iter()
+        .map(|p| mean(p))
+        .collect()
+}
+
+/// A special save is rolled after a failed save, unmodified; a success that
+/// must be re-rolled passes with the square of the chance.
+#[test]
+fn special_saves_after_a_failed_save() {
+    let target =
+        json!({"groups": [{"name": "Guard", "models": 100, "wounds": 1, "save": 4}], "order": [0]});
+    let mut plan = straight(12, "1", target);
+    plan["sequences"][0]["save"]["ap"] = json!(-1);
+    plan["sequences"][0]["save"]["special"] = json!([{"target": 5}]);
+    // Armour 4+ at -1 fails on 1-4; the 5+ special save then fails on 1-4.
+    let fail = 4.0 / 6.0 * (4.0 / 6.0);
+    let m = means(&plan);
+    assert!((m[0] - 12.0 * fail).abs() < 1e-12, "{m:?}");
+    assert!((m[2] - 12.0 * fail).abs() < 1e-12, "models destroyed {m:?}");
+    agree_on(&plan, Path::DieByDie);
+    agree_on(&plan, Path::Auto);
+    plan["sequences"][0]["save"]["special"] = json!([{"target": 5, "reroll_successes": true}]);
+    let fail = 4.0 / 6.0 * (1.0 - 1.0 / 9.0);
+    assert!((means(&plan)[0] - 12.0 * fail).abs() < 1e-12);
+    agree(&plan);
+    // Groups with different special saves resolve lowest first, exactly.
+    plan["target"] = json!({"groups": [
+        {"name": "Guard", "models": 3, "wounds": 1, "save": 4},
+        {"name": "Champion", "models": 1, "wounds": 2, "save": 4}], "order": [0, 1]});
+    plan["sequences"][0]["save"]["special"] = json!([null, {"target": 4}]);
+    agree_on(&plan, Path::DieByDie);
+    agree_on(&plan, Path::Auto);
+}
+
+/// Excess damage lost (40k), carried through a health pool, or on through
+/// the unit: 6 attacks of damage 2 into four 3-wound models.
+#[test]
+fn excess_damage_lost_carried_in_the_group_or_through_the_unit() {
+    let target = json!({"groups": [{"name": "Trolls", "models": 4, "wounds": 3}], "order": [0]});
+    let lost = straight(6, "2", target);
+    let mut pool = lost.clone();
+    pool["sequences"][0]["damage"]["excess"] = json!("group");
+    assert_eq!(means(&lost)[1..], [9.0, 3.0]);
+    assert_eq!(means(&pool)[1..], [12.0, 4.0]);
+    // Two attacks of 4 into two 3-wound models and a 3-wound champion.
+    let unit = json!({"groups": [
+        {"name": "Trolls", "models": 2, "wounds": 3},
+        {"name": "Champion", "models": 1, "wounds": 3, "tier": 1}], "order": [0, 1]});
+    let mut plan = straight(2, "4", unit);
+    plan["sequences"][0]["damage"]["excess"] = json!("group");
+    assert_eq!(means(&plan)[1..], [6.0, 2.0]);
+    plan["sequences"][0]["damage"]["excess"] = json!("unit");
+    assert_eq!(means(&plan)[1..], [8.0, 2.0]);
+    // Random damage, a save and Feel No Pain, on both Monte Carlo paths.
+    plan["target"]["groups"][0]["save"] = json!(4);
+    plan["target"]["groups"][1]["save"] = json!(4);
+    plan["sequences"][0]["attacks"] = json!([{"models": 3, "dice": "D3"}]);
+    plan["sequences"][0]["damage"]["dice"] = json!("D3");
+    agree_on(&plan, Path::DieByDie);
+    agree_on(&plan, Path::Auto);
+    plan["target"]["groups"][0]["feel_no_pain"] = json!(5);
+    plan["target"]["groups"][1]["feel_no_pain"] = json!(5);
+    agree_on(&plan, Path::DieByDie);
+    plan["sequences"][0]["damage"]["excess"] = json!("group");
+    agree_on(&plan, Path::Auto);
+}
+
+/// Damage capped at the wounds characteristic: D6 into 3-wound models
+/// sharing a health pool averages E[min(D6, 3)] = 2.5 a wound.
+#[test]
+fn damage_capped_at_the_wounds_characteristic() {
+    let target = json!({"groups": [{"name": "Trolls", "models": 10, "wounds": 3}], "order": [0]});
+    let mut plan = straight(2, "D6", target);
+    plan["sequences"][0]["damage"]["excess"] = json!("group");
+    assert!((means(&plan)[1] - 2.0 * 3.5).abs() < 1e-12);
+    plan["sequences"][0]["damage"]["cap_at_wounds"] = json!(true);
+    assert!((means(&plan)[1] - 2.0 * 2.5).abs() < 1e-12);
+    agree_on(&plan, Path::DieByDie);
+    agree_on(&plan, Path::Auto);
+}
+
+/// A critical wound that takes its own save: here AP -3 instead of none.
+#[test]
+fn tokens_with_a_save_of_their_own() {
+    let target =
+        json!({"groups": [{"name": "Guard", "models": 100, "wounds": 1, "save": 3}], "order": [0]});
+    let mut plan = straight(12, "1", target);
+    plan["sequences"][0]["steps"] = json!([{"name": "wound", "target": 4, "natural_fail": 1, "critical": 6,
+        "effects": [{"on": "critical", "action": "own_save", "save": {"ap": -3}}]}]);
+    // Wounds on 4-5 fail a 3+ save on 1-2; critical wounds fail 6+ on 1-5.
+    let expected = 12.0 * (2.0 / 6.0 * 2.0 / 6.0 + 1.0 / 6.0 * 5.0 / 6.0);
+    let m = means(&plan);
+    assert!((m[2] - expected).abs() < 1e-12, "{m:?}");
+    // Their failures are not the pool's failed saves.
+    assert!((m[0] - 12.0 * 2.0 / 6.0 * 2.0 / 6.0).abs() < 1e-12);
+    agree_on(&plan, Path::DieByDie);
+    agree_on(&plan, Path::Auto);
+    // Counting them too depends on the target: declined, by name.
+    plan["sequences"][0]["steps"][0]["effects"][0]["save"]["counter"] = json!("failed_saves");
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("save its tokens take apart"), "{e}");
 }

@@ -302,6 +302,18 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("group", group.map(name))?;
             d.set_item("saved", saved)?;
         }
+        Event::SpecialSave {
+            group,
+            roll,
+            rerolled_from,
+            saved,
+        } => {
+            d.set_item("event", "special_save")?;
+            d.set_item("group", name(*group))?;
+            d.set_item("roll", roll)?;
+            d.set_item("rerolled_from", rerolled_from)?;
+            d.set_item("saved", saved)?;
+        }
         Event::Damage { group, amount } => {
             d.set_item("event", "damage")?;
             d.set_item("group", name(*group))?;

@@ -1,0 +1,144 @@
+"""Charts of Results with matplotlib: distributions, cumulative P(>= k), comparison heatmaps.
+
+Figures are built with :class:`matplotlib.figure.Figure` directly, never
+through ``pyplot``, so nothing depends on a display or a global backend
+(plots work the same on a headless CI machine) and no figure outlives its
+caller. Jupyter shows a returned Figure inline.
+
+matplotlib is an optional dependency: ``pip install 'mathhammer[plot]'``.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from mathhammer.exceptions import MathhammerError
+from mathhammer.extras import require
+from mathhammer.result import DISTRIBUTION_STAGES, Result
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+FORMATS = (".png", ".svg", ".html")
+"""File types :func:`save` writes, chosen by the file's suffix."""
+
+TAIL = 5e-4
+"""Values ``k`` are plotted while P(>= k) is at least this in some Result: long thin tails would squash the chart."""
+
+
+def _figure_class() -> type[Figure]:
+    require("matplotlib", "plot", feature="plotting")
+    from matplotlib.figure import Figure
+
+    return Figure
+
+
+def _last_shown(results: Sequence[Result], stage: str) -> int:
+    return max((result[stage].last_shown(TAIL) for result in results), default=0)
+
+
+def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = DISTRIBUTION_STAGES) -> Figure:
+    """One row per stage: P(exactly k) as bars on the left, P(at least k) on the right.
+
+    Args:
+        results: Results by the name the legend gives them; one name is a
+            single scenario, several are a comparison (bars side by side).
+        stages: Stage names to chart, each a row.
+
+    Raises:
+        MissingDependencyError: when matplotlib is not installed.
+    """
+    Figure = _figure_class()
+    named = list(results.items())
+    figure = Figure(figsize=(11, 3.6 * len(stages)), layout="constrained")
+    axes = figure.subplots(len(stages), 2, squeeze=False)
+    width = 0.8 / max(1, len(named))
+    for row, stage_name in enumerate(stages):
+        last = _last_shown([r for _, r in named], stage_name)
+        k = np.arange(last + 1)
+        exactly, at_least = axes[row]
+        label = named[0][1][stage_name].label if named else stage_name
+        for i, (name, result) in enumerate(named):
+            stage = result[stage_name]
+            pmf = _padded(stage.pmf, last + 1)
+            tail = _padded(stage.p_at_least(), last + 1)
+            offset = (i - (len(named) - 1) / 2) * width
+            exactly.bar(k + offset, pmf, width=width, label=name)
+            at_least.plot(k, tail, marker="o", markersize=3, label=name)
+        exactly.set_title(f"{label}: P(exactly k)")
+        at_least.set_title(f"{label}: P(at least k)")
+        for ax in (exactly, at_least):
+            ax.set_xlabel(label.lower())
+            ax.set_xticks(k if last <= 30 else np.linspace(0, last, 11).round())
+            ax.grid(axis="y", alpha=0.3)
+        at_least.set_ylim(0, 1.02)
+        if len(named) > 1:
+            exactly.legend(fontsize="small")
+    return figure
+
+
+def _padded(values: npt.NDArray[np.float64], size: int) -> npt.NDArray[np.float64]:
+    out = np.zeros(size)
+    n = min(size, len(values))
+    out[:n] = values[:n]
+    return out
+
+
+def heatmap_figure(
+    values: npt.NDArray[np.float64], rows: Sequence[str], columns: Sequence[str], *, title: str, fmt: str = "{:.2f}"
+) -> Figure:
+    """A matrix of numbers (attackers down, targets across) as a labelled heatmap.
+
+    Raises:
+        MissingDependencyError: when matplotlib is not installed.
+    """
+    Figure = _figure_class()
+    height = 1.5 + 0.45 * len(rows)
+    figure = Figure(figsize=(2.5 + 1.4 * len(columns), height), layout="constrained")
+    ax = figure.subplots()
+    image = ax.imshow(values, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(columns)), labels=list(columns), rotation=30, ha="right")
+    ax.set_yticks(range(len(rows)), labels=list(rows))
+    ax.set_title(title)
+    middle = (float(np.nanmax(values)) + float(np.nanmin(values))) / 2 if values.size else 0.0
+    for (i, j), v in np.ndenumerate(values):
+        ax.text(j, i, fmt.format(v), ha="center", va="center", color="black" if v > middle else "white", fontsize=9)
+    figure.colorbar(image, ax=ax)
+    return figure
+
+
+def save(figure: Figure, path: str | Path, *, title: str = "mathhammer", extra_html: str = "") -> Path:
+    """Write ``figure`` to ``path``: PNG, SVG, or a self-contained HTML page.
+
+    The HTML page holds the chart as inline SVG and ``extra_html`` (such as
+    :meth:`Result._repr_html_` tables) and loads nothing from the network.
+
+    Raises:
+        MathhammerError: for a suffix other than those in :data:`FORMATS`.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise MathhammerError(f"{path}: cannot write a {suffix or 'suffix-less'} file; name it .png, .svg or .html")
+    if suffix == ".html":
+        svg = io.StringIO()
+        figure.savefig(svg, format="svg")
+        body = svg.getvalue()
+        body = body[body.index("<svg") :]  # drop the XML prologue and doctype: invalid inside HTML
+        path.write_text(
+            "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
+            f"<title>{html.escape(title)}</title></head>\n"
+            f"<body style='font-family: sans-serif'>\n<h1>{html.escape(title)}</h1>\n"
+            f"{body}\n{extra_html}\n</body></html>\n",
+            encoding="utf-8",
+        )
+    else:
+        figure.savefig(path, format=suffix[1:], dpi=120 if suffix == ".png" else None)
+    return path
