@@ -134,3 +134,34 @@ def test_ctrl_c_stops_a_long_run_promptly(tmp_path: Path) -> None:
     assert proc.returncode == 130
     assert "interrupted after" in err and "of 10,000,000,000 trials; no result was reported" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".html"])
+def test_plot_writes_an_image(capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str) -> None:
+    out = tmp_path / f"boltguns{suffix}"
+    code, printed, _ = run(capsys, "plot", str(EXAMPLES / "boltguns.toml"), "-o", str(out))
+    assert code == 0 and printed == f"wrote {out}\n"
+    assert out.stat().st_size > 1000
+
+
+def test_plot_of_several_files_compares_them_in_one_page(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "both.html"
+    files = [str(EXAMPLES / "boltguns.toml"), str(EXAMPLES / "attack-sequence-example.toml")]
+    code, _, _ = run(capsys, "plot", *files, "-o", str(out))
+    page = out.read_text()
+    assert code == 0 and "<h1>boltguns vs attack-sequence-example</h1>" in page
+    assert "<h2>boltguns</h2>" in page and "<h2>attack-sequence-example</h2>" in page
+
+
+def test_plot_refuses_an_unknown_image_type_before_evaluating(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = run(capsys, "plot", str(tmp_path / "missing.toml"), "-o", str(tmp_path / "out.gif"))
+    assert code == 2 and "out.gif: cannot write a .gif file; name it .png, .svg or .html" in err
+
+
+def test_debug_shows_the_traceback_wherever_it_is_given(tmp_path: Path) -> None:
+    from mathhammer import ScenarioError
+
+    with pytest.raises(ScenarioError, match="cannot be read"):
+        cli.main(["simulate", str(tmp_path / "nope.toml"), "--debug"])

@@ -9,9 +9,11 @@ naming the file and field, never a traceback (``--debug`` shows it).
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from rich.console import Console
 
@@ -19,6 +21,7 @@ from mathhammer import report
 from mathhammer.exceptions import MathhammerError
 from mathhammer.progress import ProgressBar
 from mathhammer.registry import Registry, default_registry
+from mathhammer.result import Result
 from mathhammer.scenario import load_scenario
 from mathhammer.simulate import DEFAULT_TRIALS, evaluate
 
@@ -43,19 +46,16 @@ def _seed(text: str) -> int:
     return value
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mathhammer", description="What happens when one unit attacks another.")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sim = sub.add_parser(
-        "simulate", help="evaluate a scenario file (exactly when possible, else 1,000,000 trials of Monte Carlo)"
+def _evaluation_options() -> argparse.ArgumentParser:
+    """Options shared by every command that evaluates scenarios."""
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks for errors")
+    options.add_argument(
+        "--trials", type=_positive, default=DEFAULT_TRIALS, help="Monte Carlo trials (default 1,000,000)"
     )
-    sim.add_argument("scenario", help="scenario TOML file")
-    sim.add_argument("--trials", type=_positive, default=DEFAULT_TRIALS, help="number of trials (default 1,000,000)")
-    sim.add_argument("--seed", type=_seed, default=None, help="seed for reproducible results (default: random)")
-    sim.add_argument("--threads", type=int, default=0, help="worker threads (default: every core)")
-    sim.add_argument("--json", action="store_true", help="print the Result as JSON")
-    how = sim.add_mutually_exclusive_group()
+    options.add_argument("--seed", type=_seed, default=None, help="seed for reproducible results (default: random)")
+    options.add_argument("--threads", type=int, default=0, help="worker threads (default: every core)")
+    how = options.add_mutually_exclusive_group()
     how.add_argument(
         "--exact",
         action="store_const",
@@ -70,9 +70,77 @@ def _parser() -> argparse.ArgumentParser:
         dest="evaluator",
         help="simulate even when the exact evaluator could be used",
     )
-    sim.set_defaults(evaluator="auto")
+    options.set_defaults(evaluator="auto")
+    return options
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mathhammer", description="What happens when one unit attacks another.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    sub = parser.add_subparsers(dest="command", required=True)
+    evaluation = _evaluation_options()
+    sim = sub.add_parser(
+        "simulate",
+        parents=[evaluation],
+        help="evaluate a scenario file (exactly when possible, else 1,000,000 trials of Monte Carlo)",
+    )
+    sim.add_argument("scenario", help="scenario TOML file")
+    sim.add_argument("--json", action="store_true", help="print the Result as JSON")
+    plot = sub.add_parser(
+        "plot",
+        parents=[evaluation],
+        help="chart the distributions of models destroyed and damage (several files: side by side)",
+    )
+    plot.add_argument("scenarios", nargs="+", metavar="scenario", help="scenario TOML file(s)")
+    plot.add_argument("-o", "--output", required=True, help="image to write: .png, .svg or .html")
     sub.add_parser("plugins", help="list installed rulesets, keywords and plugins")
     return parser
+
+
+class _Run:
+    """The state of one command: its registry, and the progress of the evaluation under way."""
+
+    def __init__(self, args: argparse.Namespace, registry: Registry) -> None:
+        self.args = args
+        self.registry = registry
+        self.progress: ProgressBar | None = None
+
+    def evaluate(self, path: str, *, description: str = "simulating") -> Result:
+        """Load and evaluate one scenario file as the command's options say, with a progress bar."""
+        scenario = load_scenario(path, registry=self.registry)
+        with ProgressBar(Console(stderr=True), description=description) as self.progress:
+            return evaluate(
+                scenario,
+                evaluator=self.args.evaluator,
+                trials=self.args.trials,
+                seed=self.args.seed,
+                threads=self.args.threads,
+                registry=self.registry,
+                progress=self.progress,
+            )
+
+
+def _simulate(run: _Run) -> int:
+    result = run.evaluate(run.args.scenario)
+    if run.args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        Console(highlight=False).print(report.render(result))
+    return 0
+
+
+def _plot(run: _Run) -> int:
+    from mathhammer import plotting
+
+    plotting.check_output(run.args.output)
+    results = {
+        Path(path).stem: run.evaluate(path, description=f"simulating {Path(path).name}") for path in run.args.scenarios
+    }
+    extra = "".join(f"<h2>{html.escape(name)}</h2>{result._repr_html_()}" for name, result in results.items())
+    title = " vs ".join(results)
+    written = plotting.save(plotting.distribution_figure(results), run.args.output, title=title, extra_html=extra)
+    print(f"wrote {written}")
+    return 0
 
 
 def _plugins(registry: Registry) -> str:
@@ -100,7 +168,7 @@ def _plugins(registry: Registry) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
-    progress: ProgressBar | None = None
+    run: _Run | None = None
     try:
         registry = default_registry()
         for broken in registry.broken:
@@ -108,24 +176,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "plugins":
             print(_plugins(registry))
             return 0
-        scenario = load_scenario(args.scenario, registry=registry)
-        with ProgressBar(Console(stderr=True)) as bar:
-            progress = bar
-            result = evaluate(
-                scenario,
-                evaluator=args.evaluator,
-                trials=args.trials,
-                seed=args.seed,
-                threads=args.threads,
-                registry=registry,
-                progress=progress,
-            )
-        if args.json:
-            print(json.dumps(result.to_dict(), indent=2))
-        else:
-            Console(highlight=False).print(report.render(result))
-        return 0
+        run = _Run(args, registry)
+        return _COMMANDS[args.command](run)
     except KeyboardInterrupt:
+        progress = run.progress if run else None
         done = f" after {progress.done:,} of {progress.total:,} trials" if progress and progress.total else ""
         print(f"mathhammer: interrupted{done}; no result was reported", file=sys.stderr)
         return 130
@@ -134,6 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"mathhammer: error: {exc}", file=sys.stderr)
         return 2
+
+
+_COMMANDS: dict[str, Callable[[_Run], int]] = {"simulate": _simulate, "plot": _plot}
 
 
 if __name__ == "__main__":

@@ -114,6 +114,20 @@ def heatmap_figure(
     return figure
 
 
+def check_output(path: str | Path) -> Path:
+    """``path`` as a Path, if :func:`save` can write its type (check before a long evaluation).
+
+    Raises:
+        MathhammerError: for a suffix other than those in :data:`FORMATS`.
+    """
+    path = Path(path)
+    if path.suffix.lower() not in FORMATS:
+        raise MathhammerError(
+            f"{path}: cannot write a {path.suffix or 'suffix-less'} file; name it .png, .svg or .html"
+        )
+    return path
+
+
 def save(figure: Figure, path: str | Path, *, title: str = "mathhammer", extra_html: str = "") -> Path:
     """Write ``figure`` to ``path``: PNG, SVG, or a self-contained HTML page.
 
@@ -123,10 +137,8 @@ def save(figure: Figure, path: str | Path, *, title: str = "mathhammer", extra_h
     Raises:
         MathhammerError: for a suffix other than those in :data:`FORMATS`.
     """
-    path = Path(path)
+    path = check_output(path)
     suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise MathhammerError(f"{path}: cannot write a {suffix or 'suffix-less'} file; name it .png, .svg or .html")
     if suffix == ".html":
         svg = io.StringIO()
         figure.savefig(svg, format="svg")
