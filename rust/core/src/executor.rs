@@ -872,7 +872,7 @@ impl RunSave {
                 .collect::<Vec<_>>()
         };
         (1..groups.len())
-            .all(|g| faces(g) == faces(0) && self.special_pass(g) == self.special_pass(0))
+            .all(|g| faces(g) == faces(0) && self.special_faces(g) == self.special_faces(0))
     }
 
     /// The chance one save roll (and the special save after it) fails for a
@@ -884,16 +884,25 @@ impl RunSave {
         fails as f64 / f64::from(self.die) * (1.0 - self.special_pass(g))
     }
 
+    /// Group `g`'s special save as (faces that save, re-rolled successes).
+    fn special_faces(&self, g: usize) -> (u32, bool) {
+        self.special[g].map_or((0, false), |s| {
+            (
+                (self.die + 1).saturating_sub(s.target.max(1)),
+                s.reroll_successes,
+            )
+        })
+    }
+
     /// The chance group `g`'s special save saves (0 without one).
     pub(crate) fn special_pass(&self, g: usize) -> f64 {
-        self.special[g].map_or(0.0, |s| {
-            let p = f64::from((self.die + 1).saturating_sub(s.target.max(1))) / f64::from(self.die);
-            if s.reroll_successes {
-                p * p
-            } else {
-                p
-            }
-        })
+        let (faces, again) = self.special_faces(g);
+        let p = f64::from(faces) / f64::from(self.die);
+        if again {
+            p * p
+        } else {
+            p
+        }
     }
 
     /// Does an unmodified save roll of `face` save for a model of group `g`?

@@ -225,7 +225,7 @@ impl Group {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Sequence {
     /// A pool of identical attack dice taken through tests, saves and damage.
-    Attack(AttackPool),
+    Attack(Box<AttackPool>),
     /// Mortal wounds from an ability, outside any attack.
     MortalWounds(MortalSource),
 }

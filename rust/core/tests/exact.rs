@@ -283,7 +283,7 @@ fn plans_too_big_to_evaluate_promptly_are_declined_not_run_for_minutes() {
 }
 
 /// A pool of `n` attack dice that reach the save without a test, into `target`.
-fn straight(n: u32, damage: &str, target: Value) -> Value {
+fn straight(n: u32, damage: &str, target: &Value) -> Value {
     json!({
         "version": 1,
         "counters": ["failed_saves"],
@@ -310,7 +310,7 @@ fn means(plan: &Value) -> Vec<f64> {
 fn special_saves_after_a_failed_save() {
     let target =
         json!({"groups": [{"name": "Guard", "models": 100, "wounds": 1, "save": 4}], "order": [0]});
-    let mut plan = straight(12, "1", target);
+    let mut plan = straight(12, "1", &target);
     plan["sequences"][0]["save"]["ap"] = json!(-1);
     plan["sequences"][0]["save"]["special"] = json!([{"target": 5}]);
     // Armour 4+ at -1 fails on 1-4; the 5+ special save then fails on 1-4.
@@ -338,7 +338,7 @@ fn special_saves_after_a_failed_save() {
 #[test]
 fn excess_damage_lost_carried_in_the_group_or_through_the_unit() {
     let target = json!({"groups": [{"name": "Trolls", "models": 4, "wounds": 3}], "order": [0]});
-    let lost = straight(6, "2", target);
+    let lost = straight(6, "2", &target);
     let mut pool = lost.clone();
     pool["sequences"][0]["damage"]["excess"] = json!("group");
     assert_eq!(means(&lost)[1..], [9.0, 3.0]);
@@ -347,7 +347,7 @@ fn excess_damage_lost_carried_in_the_group_or_through_the_unit() {
     let unit = json!({"groups": [
         {"name": "Trolls", "models": 2, "wounds": 3},
         {"name": "Champion", "models": 1, "wounds": 3, "tier": 1}], "order": [0, 1]});
-    let mut plan = straight(2, "4", unit);
+    let mut plan = straight(2, "4", &unit);
     plan["sequences"][0]["damage"]["excess"] = json!("group");
     assert_eq!(means(&plan)[1..], [6.0, 2.0]);
     plan["sequences"][0]["damage"]["excess"] = json!("unit");
@@ -371,7 +371,7 @@ fn excess_damage_lost_carried_in_the_group_or_through_the_unit() {
 #[test]
 fn damage_capped_at_the_wounds_characteristic() {
     let target = json!({"groups": [{"name": "Trolls", "models": 10, "wounds": 3}], "order": [0]});
-    let mut plan = straight(2, "D6", target);
+    let mut plan = straight(2, "D6", &target);
     plan["sequences"][0]["damage"]["excess"] = json!("group");
     assert!((means(&plan)[1] - 2.0 * 3.5).abs() < 1e-12);
     plan["sequences"][0]["damage"]["cap_at_wounds"] = json!(true);
@@ -385,7 +385,7 @@ fn damage_capped_at_the_wounds_characteristic() {
 fn tokens_with_a_save_of_their_own() {
     let target =
         json!({"groups": [{"name": "Guard", "models": 100, "wounds": 1, "save": 3}], "order": [0]});
-    let mut plan = straight(12, "1", target);
+    let mut plan = straight(12, "1", &target);
     plan["sequences"][0]["steps"] = json!([{"name": "wound", "target": 4, "natural_fail": 1, "critical": 6,
         "effects": [{"on": "critical", "action": "own_save", "save": {"ap": -3}}]}]);
     // Wounds on 4-5 fail a 3+ save on 1-2; critical wounds fail 6+ on 1-5.
