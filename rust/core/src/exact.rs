@@ -897,10 +897,30 @@ impl Evaluator<'_> {
                 }
             }
             if !self.carry_failed {
-                let most = failed_harm.keys().map(|k| k.0).max().unwrap_or(0) as usize;
-                let mut failed = vec![0.0; most + 1];
-                for (&(f, _), &p) in &failed_harm {
-                    failed[f as usize] += p;
+                // Tokens taking an own save counted with the pool's failed
+                // saves (checked alike for every group): binomial too.
+                let own = match inflict.map(|i| i.kind) {
+                    Some(InflictKind::Damage { save: Some(i) })
+                        if pool.own_saves[i].counter.is_some() =>
+                    {
+                        Some(pool.own_saves[i].fail_chance(0, groups))
+                    }
+                    _ => None,
+                };
+                let mut failed = Vec::new();
+                for (&(f, e), &p) in &failed_harm {
+                    // f failed saves, plus the own saves' binomial failures.
+                    let mut total = vec![0.0; f as usize];
+                    match own {
+                        Some(q) => total.extend(binomial_pmf(e, q)),
+                        None => total.push(1.0),
+                    }
+                    if failed.len() < total.len() {
+                        failed.resize(total.len(), 0.0);
+                    }
+                    for (v, x) in total.into_iter().enumerate() {
+                        failed[v] += p * x;
+                    }
                 }
                 self.count(pool.save.counter, &failed);
             }
@@ -1203,7 +1223,15 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
             if !save_counters.contains(&pool.save.counter) {
                 save_counters.push(pool.save.counter);
             }
-            if pool.own_saves.iter().any(|o| o.counter.is_some()) {
+            // Failures of a save tokens take apart count exactly when they
+            // cannot depend on the target: every group saves alike against
+            // it and the pool's own save, and both count in one counter.
+            if pool.own_saves.iter().any(|o| {
+                o.counter.is_some()
+                    && (o.counter != pool.save.counter
+                        || !o.alike(groups)
+                        || !pool.save.alike(groups))
+            }) {
                 return Err(decline(format!(
                     "pool {:?} counts the failures of a save its tokens take apart, which depend on the target",
                     pool.name
@@ -1311,6 +1339,14 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
                 "too many mortal wounds to count exactly while they depend on the target",
             ));
         }
+    }
+    let own_counted = program.sequences.iter().any(|seq| {
+        matches!(seq, RunSequence::Pool(p) if p.own_saves.iter().any(|o| o.counter.is_some()))
+    });
+    if carry_failed && own_counted {
+        return Err(decline(
+            "failed saves depend on the target and a pool counts its tokens' own saves with them",
+        ));
     }
     if carry_failed && save_counters.len() > 1 {
         return Err(decline(

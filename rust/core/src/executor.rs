@@ -810,8 +810,11 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
         }
         InflictKind::Damage { save } => {
             let current = ws.state.current(&ws.order);
-            if let (Some(i), Some(g)) = (save, current) {
+            if let Some(i) = save {
+                // Rolled even once the unit is destroyed (against the first
+                // group of the order), so its counter keeps counting.
                 let own = &pool.own_saves[i];
+                let g = current.unwrap_or(ws.order[0]);
                 let roll = dice.roll(own.die);
                 let saved = own.saves(g, ws.state.group(g), roll);
                 obs.event(Event::Save {

@@ -396,8 +396,15 @@ fn tokens_with_a_save_of_their_own() {
     assert!((m[0] - 12.0 * 2.0 / 6.0 * 2.0 / 6.0).abs() < 1e-12);
     agree_on(&plan, Path::DieByDie);
     agree_on(&plan, Path::Auto);
-    // Counting them too depends on the target: declined, by name.
+    // Counted with the pool's failed saves, they are exact while every group
+    // saves alike; once groups differ they depend on the target: declined.
     plan["sequences"][0]["steps"][0]["effects"][0]["save"]["counter"] = json!("failed_saves");
+    let m = means(&plan);
+    assert!((m[0] - expected).abs() < 1e-12, "{m:?}");
+    agree_on(&plan, Path::DieByDie);
+    plan["target"] = json!({"groups": [
+        {"name": "Guard", "models": 3, "wounds": 1, "save": 3},
+        {"name": "Champion", "models": 1, "wounds": 1, "save": 4}], "order": [0, 1]});
     let e = evaluate(&program(&plan)).unwrap_err().to_string();
     assert!(e.contains("save its tokens take apart"), "{e}");
 }
