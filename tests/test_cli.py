@@ -165,3 +165,38 @@ def test_debug_shows_the_traceback_wherever_it_is_given(tmp_path: Path) -> None:
 
     with pytest.raises(ScenarioError, match="cannot be read"):
         cli.main(["simulate", str(tmp_path / "nope.toml"), "--debug"])
+
+
+def test_compare_prints_a_matrix_per_metric(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "compare", str(EXAMPLES / "profiles.toml"), "-a", "lascannons", "-t", "rhino")
+    assert code == 0
+    for title in ("Expected models destroyed", "Expected damage", "P(unit destroyed)"):
+        assert title in out
+    assert "1 pairing: 1 exact · " in out
+
+
+def test_compare_mixes_scenario_files_and_libraries_and_plots_a_heatmap(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    image = tmp_path / "matrix.svg"
+    args = [str(EXAMPLES / "profiles.toml"), str(EXAMPLES / "boltguns.toml"), "-a", "boltguns", "-a", "bolt-rifles"]
+    args += ["-t", "Intercessor Squad", "-t", "guardsmen", "--metric", "models_destroyed", "--plot", str(image)]
+    code, out, _ = run(capsys, "compare", *args)
+    assert code == 0 and f"wrote {image}" in out
+    assert "Expected damage" not in out
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.startswith(("boltguns", "bolt-"))}
+    assert rows["boltguns"][0] == "1.42"  # the exact mean of examples/boltguns.toml
+    assert image.read_text().count("<svg") == 1
+
+
+def test_compare_json_holds_every_cell(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["compare", str(EXAMPLES / "profiles.toml"), "-a", "plasma", "-t", "rhino", "-t", "terminators", "--json"]
+    code, out, _ = run(capsys, *args, "--monte-carlo", "--trials", "5000", "--seed", "3")
+    d = json.loads(out)
+    assert code == 0 and d["attackers"] == ["plasma"] and d["targets"] == ["rhino", "terminators"]
+    assert [c["result"]["seed"] for c in d["cells"]] == [3, 4]
+
+
+def test_compare_names_unknown_profiles(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "compare", str(EXAMPLES / "profiles.toml"), "-a", "titan")
+    assert code == 2 and "no attacker named 'titan'; the attackers read are: bolt-rifles," in err

@@ -39,10 +39,16 @@ def test_long_thin_tails_are_cut_from_the_chart() -> None:
 
 
 def test_a_heatmap_labels_rows_columns_and_cells() -> None:
-    figure = heatmap_figure(np.array([[1.0, 2.5]]), ["Lascannon"], ["Rhino", "Knight"], title="Expected damage")
-    ax = figure.axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["Rhino", "Knight"]
-    assert [t.get_text() for t in ax.texts] == ["1.00", "2.50"]
+    panels = [
+        ("Expected damage", np.array([[1.0, 2.5]]), "{:.2f}"),
+        ("P(unit destroyed)", np.array([[0, 0.5]]), "{:.0%}"),
+    ]
+    figure = heatmap_figure(panels, ["Lascannon"], ["Rhino", "Knight"])
+    damage, wiped = figure.axes[:2]  # then the colour bars
+    assert damage.get_title() == "Expected damage" and wiped.get_title() == "P(unit destroyed)"
+    assert [t.get_text() for t in damage.get_xticklabels()] == ["Rhino", "Knight"]
+    assert [t.get_text() for t in damage.texts] == ["1.00", "2.50"]
+    assert [t.get_text() for t in wiped.texts] == ["0%", "50%"]
 
 
 @pytest.mark.parametrize(("name", "start"), [("out.png", b"\x89PNG"), ("out.svg", b"<?xml")])

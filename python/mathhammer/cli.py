@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,7 +19,8 @@ from pathlib import Path
 from rich.console import Console
 
 from mathhammer import report
-from mathhammer.exceptions import MathhammerError
+from mathhammer.compare import METRICS
+from mathhammer.exceptions import MathhammerError, ScenarioError
 from mathhammer.progress import ProgressBar
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import Result
@@ -93,8 +95,35 @@ def _parser() -> argparse.ArgumentParser:
     )
     plot.add_argument("scenarios", nargs="+", metavar="scenario", help="scenario TOML file(s)")
     plot.add_argument("-o", "--output", required=True, help="image to write: .png, .svg or .html")
+    comp = sub.add_parser(
+        "compare",
+        parents=[evaluation],
+        help="every attacker against every target: expected models destroyed, damage, P(unit destroyed)",
+    )
+    comp.add_argument(
+        "files", nargs="+", metavar="file", help="profile libraries and/or scenario files giving attackers and targets"
+    )
+    comp.add_argument("-a", "--attacker", action="append", help="an attacker to compare, by name (repeat; default all)")
+    comp.add_argument("-t", "--target", action="append", help="a target to compare, by name (repeat; default all)")
+    comp.add_argument(
+        "--metric", action="append", choices=list(METRICS), help="what to show (repeat; default all three)"
+    )
+    comp.add_argument("--plot", metavar="IMAGE", help="also draw the matrices as heatmaps: .png, .svg or .html")
+    comp.add_argument("--json", action="store_true", help="print every cell's Result as JSON")
     sub.add_parser("plugins", help="list installed rulesets, keywords and plugins")
     return parser
+
+
+PIPE_WIDTH = 200
+"""Columns of a report written to a pipe or file, where nothing would wrap it: wide tables stay whole."""
+
+
+def _stdout() -> Console:
+    """The console reports go to: the terminal's width on a terminal, else :data:`PIPE_WIDTH` (or ``$COLUMNS``)."""
+    console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = PIPE_WIDTH
+    return console
 
 
 class _Run:
@@ -125,7 +154,7 @@ def _simulate(run: _Run) -> int:
     if run.args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        Console(highlight=False).print(report.render(result))
+        _stdout().print(report.render(result))
     return 0
 
 
@@ -140,6 +169,52 @@ def _plot(run: _Run) -> int:
     title = " vs ".join(results)
     written = plotting.save(plotting.distribution_figure(results), run.args.output, title=title, extra_html=extra)
     print(f"wrote {written}")
+    return 0
+
+
+def _compare(run: _Run) -> int:
+    from mathhammer.compare import compare, read_profiles
+
+    args = run.args
+    if args.plot:
+        from mathhammer.plotting import check_output
+
+        check_output(args.plot)
+    profiles = read_profiles(args.files)
+    attackers = profiles.select("attacker", args.attacker)
+    targets = profiles.select("target", args.target)
+    if not attackers or not targets:
+        missing = "attackers" if not attackers else "targets"
+        raise ScenarioError(f"the files give no {missing}; name a profile library or scenario files that hold some")
+
+    def progress(attacker: str, target: str) -> ProgressBar:
+        run.progress = ProgressBar(Console(stderr=True), description=f"{attacker} vs {target}")
+        return run.progress
+
+    try:
+        comparison = compare(
+            attackers,
+            targets,
+            evaluator=args.evaluator,
+            trials=args.trials,
+            seed=args.seed,
+            threads=args.threads,
+            registry=run.registry,
+            progress=progress,
+        )
+    finally:
+        if run.progress is not None:
+            run.progress.close()
+    metrics = args.metric or list(METRICS)
+    if args.json:
+        print(json.dumps(comparison.to_dict(), indent=2))
+    else:
+        _stdout().print(report.render_comparison(comparison, metrics))
+    if args.plot:
+        from mathhammer import plotting
+
+        written = plotting.save(comparison.plot(metrics), args.plot, title="mathhammer compare")
+        print(f"wrote {written}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -190,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-_COMMANDS: dict[str, Callable[[_Run], int]] = {"simulate": _simulate, "plot": _plot}
+_COMMANDS: dict[str, Callable[[_Run], int]] = {"simulate": _simulate, "plot": _plot, "compare": _compare}
 
 
 if __name__ == "__main__":

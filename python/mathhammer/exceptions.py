@@ -29,11 +29,13 @@ class ScenarioError(MathhammerError, ValueError):
     """A scenario (a TOML file or Python objects) that cannot be simulated.
 
     Attributes:
+        message: What was wrong and what would be right, without the file and field.
         source: The file the scenario came from, or ``None`` for Python objects.
         field: Dotted path of the offending field, such as ``attacker.weapons[0].skill``.
     """
 
     def __init__(self, message: str, *, source: str | None = None, field: str | None = None) -> None:
+        self.message = message
         self.source = source
         self.field = field
         where = ", ".join(p for p in (source, f"field {field}" if field else None) if p)

@@ -91,26 +91,30 @@ def _padded(values: npt.NDArray[np.float64], size: int) -> npt.NDArray[np.float6
     return out
 
 
-def heatmap_figure(
-    values: npt.NDArray[np.float64], rows: Sequence[str], columns: Sequence[str], *, title: str, fmt: str = "{:.2f}"
-) -> Figure:
-    """A matrix of numbers (attackers down, targets across) as a labelled heatmap.
+Panel = tuple[str, "npt.NDArray[np.float64]", str]
+"""One heatmap: its title, the matrix, and a format for each cell (``"{:.2f}"``)."""
+
+
+def heatmap_figure(panels: Sequence[Panel], rows: Sequence[str], columns: Sequence[str]) -> Figure:
+    """Matrices of numbers (attackers down, targets across) as labelled heatmaps, one under another.
 
     Raises:
         MissingDependencyError: when matplotlib is not installed.
     """
     Figure = _figure_class()
-    height = 1.5 + 0.45 * len(rows)
-    figure = Figure(figsize=(2.5 + 1.4 * len(columns), height), layout="constrained")
-    ax = figure.subplots()
-    image = ax.imshow(values, cmap="viridis", aspect="auto")
-    ax.set_xticks(range(len(columns)), labels=list(columns), rotation=30, ha="right")
-    ax.set_yticks(range(len(rows)), labels=list(rows))
-    ax.set_title(title)
-    middle = (float(np.nanmax(values)) + float(np.nanmin(values))) / 2 if values.size else 0.0
-    for (i, j), v in np.ndenumerate(values):
-        ax.text(j, i, fmt.format(v), ha="center", va="center", color="black" if v > middle else "white", fontsize=9)
-    figure.colorbar(image, ax=ax)
+    height = 1.2 + 0.4 * len(rows)
+    figure = Figure(figsize=(3 + 1.3 * len(columns), height * len(panels)), layout="constrained")
+    axes = figure.subplots(len(panels), 1, squeeze=False)[:, 0]
+    for ax, (title, values, fmt) in zip(axes, panels, strict=True):
+        image = ax.imshow(values, cmap="viridis", aspect="auto")
+        ax.set_xticks(range(len(columns)), labels=list(columns), rotation=30, ha="right")
+        ax.set_yticks(range(len(rows)), labels=list(rows))
+        ax.set_title(title)
+        middle = (float(np.nanmax(values)) + float(np.nanmin(values))) / 2 if values.size else 0.0
+        for (i, j), v in np.ndenumerate(values):
+            colour = "black" if v > middle else "white"
+            ax.text(j, i, fmt.format(v), ha="center", va="center", color=colour, fontsize=8)
+        figure.colorbar(image, ax=ax)
     return figure
 
 

@@ -13,6 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from mathhammer.compare import METRICS, Comparison, Metric
 from mathhammer.result import DISTRIBUTION_STAGES, Result, Stage
 
 BAR_WIDTH = 30
@@ -77,4 +78,41 @@ def render(result: Result) -> RenderableType:
     if result.rule_versions:
         versions = ", ".join(f"{rule} = {version}" for rule, version in result.rule_versions.items())
         parts += [Text(""), Text(f"rules: {versions}")]
+    return Group(*parts)
+
+
+def comparison_table(comparison: Comparison, metric: Metric) -> Table:
+    """One metric for every attacker (rows) against every target (columns); Monte Carlo cells get a ``±`` se."""
+    fmt = METRICS[metric][1]
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("", no_wrap=True)
+    for target in comparison.targets:
+        table.add_column(target, justify="right")
+    values = comparison.matrix(metric)
+    for i, attacker in enumerate(comparison.attackers):
+        cells = []
+        for j, target in enumerate(comparison.targets):
+            result = comparison.results[attacker, target]
+            cell = fmt.format(values[i, j])
+            if result.evaluator == "monte_carlo" and metric != "p_unit_destroyed":
+                cell += f" ±{result[metric].se:.2f}"
+            cells.append(cell)
+        table.add_row(attacker, *cells)
+    return table
+
+
+def render_comparison(comparison: Comparison, metrics: list[Metric]) -> RenderableType:
+    """A table per metric, then how the cells were evaluated."""
+    parts: list[RenderableType] = []
+    for metric in metrics:
+        title = Text(f"{METRICS[metric][0]} (attackers down, targets across)", style="bold")
+        parts += [title, comparison_table(comparison, metric), Text("")]
+    results = list(comparison.results.values())
+    exact = sum(r.evaluator == "exact" for r in results)
+    simulated = [r for r in results if r.evaluator == "monte_carlo"]
+    how = f"{len(results)} pairing{'s' if len(results) != 1 else ''}: {exact} exact"
+    if simulated:
+        seeds = sorted({r.seed for r in simulated if r.seed is not None})
+        how += f", {len(simulated)} by Monte Carlo ({simulated[0].trials:,} trials each, seeds from {seeds[0]})"
+    parts.append(Text(f"{how} · {comparison.seconds:.2f} s"))
     return Group(*parts)

@@ -1,0 +1,358 @@
+"""Several attackers against several targets: a matrix of Results.
+
+Attackers and targets are *profiles*: the ``attacker`` or ``target`` table of
+a scenario, with a name. They come from scenario files (each gives one of
+each, named after the file and the target) or from a profile library, a TOML
+file of many named ones::
+
+    ruleset = "wh40k"
+    [context]                      # optional: scenario keys every pairing shares
+    half_range = true
+
+    [attackers.lascannons]         # the attacker table of a scenario
+    [[attackers.lascannons.weapons]]
+    ...
+    [attackers.lascannons.scenario]  # optional: scenario keys for this attacker's pairings
+    context = { stationary = true }
+
+    [targets.rhino]                # the target table of a scenario
+    ...
+
+Each pairing becomes an ordinary scenario, loaded and checked by its ruleset,
+so a library holds exactly the fields a scenario file does.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from mathhammer.exceptions import DeclinedError, ScenarioError
+from mathhammer.extras import require
+from mathhammer.registry import Registry, default_registry
+from mathhammer.result import Result
+from mathhammer.scenario import read_toml, scenario_from_data
+from mathhammer.simulate import DEFAULT_TRIALS, Evaluator, evaluate_exact, simulate
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+Metric = Literal["models_destroyed", "damage", "p_unit_destroyed"]
+METRICS: dict[Metric, tuple[str, str]] = {
+    "models_destroyed": ("Expected models destroyed", "{:.2f}"),
+    "damage": ("Expected damage", "{:.2f}"),
+    "p_unit_destroyed": ("P(unit destroyed)", "{:.1%}"),
+}
+"""Each number a comparison reports: its title and how a cell prints it."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named attacker or target table, and where it came from.
+
+    Attributes:
+        name: The name rows and columns show.
+        ruleset: The ruleset its file names.
+        table: The ``attacker`` or ``target`` table itself.
+        scenario: Other scenario keys that go with it (``rules``, ``context``, ...).
+        source: The file it came from.
+        field: Its dotted path in that file (``attackers.lascannons``, or ``attacker``).
+    """
+
+    name: str
+    ruleset: str
+    table: Mapping[str, Any]
+    scenario: Mapping[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    field: str = ""
+
+
+@dataclass
+class Profiles:
+    """Attackers and targets gathered from scenario files and libraries, by name, in the order read."""
+
+    attackers: dict[str, Profile] = field(default_factory=dict)
+    targets: dict[str, Profile] = field(default_factory=dict)
+
+    def add(self, kind: Literal["attacker", "target"], profile: Profile) -> None:
+        """Add a profile; two with one name is an error naming both files."""
+        into = self.attackers if kind == "attacker" else self.targets
+        if profile.name in into:
+            first = into[profile.name]
+            raise ScenarioError(
+                f"is a second {kind} named {profile.name!r} (the first is in {first.source}, at {first.field});"
+                " rename one",
+                source=profile.source,
+                field=profile.field,
+            )
+        into[profile.name] = profile
+
+    def select(self, kind: Literal["attacker", "target"], names: Sequence[str] | None) -> list[Profile]:
+        """The named profiles, in the order given; all of them when ``names`` is empty or ``None``."""
+        have = self.attackers if kind == "attacker" else self.targets
+        if not names:
+            return list(have.values())
+        unknown = [n for n in names if n not in have]
+        if unknown:
+            known = ", ".join(have) or "none"
+            raise ScenarioError(f"no {kind} named {', '.join(map(repr, unknown))}; the {kind}s read are: {known}")
+        return [have[n] for n in names]
+
+
+def read_profiles(paths: Sequence[str | Path], into: Profiles | None = None) -> Profiles:
+    """Read attackers and targets from scenario files and profile libraries.
+
+    Raises:
+        ScenarioError: naming the file (and field) for a file that is neither,
+            or a name used twice.
+    """
+    profiles = into if into is not None else Profiles()
+    for path in paths:
+        source = str(path)
+        data = read_toml(path)
+        ruleset = data.get("ruleset")
+        if not isinstance(ruleset, str):
+            raise ScenarioError(
+                'is required: name the ruleset, for example ruleset = "wh40k"', source=source, field="ruleset"
+            )
+        if "attackers" in data or "targets" in data:
+            _read_library(data, ruleset, source, profiles)
+        elif "attacker" in data or "target" in data:
+            shared = {k: v for k, v in data.items() if k not in ("attacker", "target")}
+            stem = Path(path).stem
+            if "attacker" in data:
+                profiles.add("attacker", Profile(stem, ruleset, data["attacker"], shared, source, "attacker"))
+            if "target" in data:
+                target = data["target"]
+                name = target.get("name", stem) if isinstance(target, Mapping) else stem
+                profiles.add("target", Profile(str(name), ruleset, target, {}, source, "target"))
+        else:
+            raise ScenarioError(
+                "holds no [attacker] or [target] (a scenario file) and no [attackers.NAME] or [targets.NAME]"
+                " (a profile library); see examples/profiles.toml",
+                source=source,
+            )
+    return profiles
+
+
+def _read_library(data: Mapping[str, Any], ruleset: str, source: str, profiles: Profiles) -> None:
+    shared = {k: v for k, v in data.items() if k not in ("attackers", "targets")}
+    kinds: tuple[tuple[str, Literal["attacker", "target"]], ...] = (("attackers", "attacker"), ("targets", "target"))
+    for plural, kind in kinds:
+        entries = data.get(plural, {})
+        if not isinstance(entries, Mapping):
+            raise ScenarioError(f"must be tables named after each {kind}: [{plural}.NAME]", source=source, field=plural)
+        for name, table in entries.items():
+            where = f"{plural}.{name}"
+            if not isinstance(table, Mapping):
+                raise ScenarioError(f"must be a table ([{where}]), not {table!r}", source=source, field=where)
+            own = dict(table)
+            extra = own.pop("scenario", {}) if kind == "attacker" else {}
+            if not isinstance(extra, Mapping):
+                raise ScenarioError("must be a table of scenario keys", source=source, field=f"{where}.scenario")
+            merged = {**shared, **{k: _merge(shared.get(k), v) for k, v in extra.items()}}
+            profiles.add(kind, Profile(str(name), ruleset, own, merged, source, where))
+
+
+def _merge(base: Any, over: Any) -> Any:
+    """``over`` on top of ``base``, key by key when both are tables."""
+    if isinstance(base, Mapping) and isinstance(over, Mapping):
+        return {**base, **over}
+    return over
+
+
+def pairing(attacker: Profile, target: Profile, *, registry: Registry | None = None) -> Any:
+    """The scenario of ``attacker`` attacking ``target``, loaded by their ruleset.
+
+    Raises:
+        ScenarioError: naming the file and field of the profile at fault.
+    """
+    if attacker.ruleset != target.ruleset:
+        raise ScenarioError(
+            f"attacker {attacker.name!r} is {attacker.ruleset} but target {target.name!r} is {target.ruleset};"
+            " compare profiles of one ruleset",
+            source=attacker.source,
+        )
+    data = {**attacker.scenario, "ruleset": attacker.ruleset, "attacker": attacker.table, "target": target.table}
+    try:
+        return scenario_from_data(data, source=attacker.source, registry=registry)
+    except ScenarioError as exc:
+        raise _relocated(exc, attacker, target) from None
+
+
+def _relocated(exc: ScenarioError, attacker: Profile, target: Profile) -> ScenarioError:
+    """The error pointed at the profile's own file and field, not at the pairing's."""
+    field_ = exc.field or ""
+    for profile, key in ((attacker, "attacker"), (target, "target")):
+        if field_ == key or field_.startswith((f"{key}.", f"{key}[")):
+            return type(exc)(exc.message, source=profile.source, field=profile.field + field_[len(key) :])
+    where = f"{attacker.name} against {target.name}: "
+    return type(exc)(where + exc.message, source=exc.source, field=exc.field)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Results of every attacker against every target.
+
+    Attributes:
+        attackers: Row names, in order.
+        targets: Column names, in order.
+        results: The Result of each (attacker, target).
+        seconds: Wall time of the whole comparison.
+    """
+
+    attackers: list[str]
+    targets: list[str]
+    results: dict[tuple[str, str], Result]
+    seconds: float = 0.0
+
+    def matrix(self, metric: Metric) -> npt.NDArray[np.float64]:
+        """One number per cell: ``matrix[i, j]`` is attacker ``i`` against target ``j``."""
+        out = np.zeros((len(self.attackers), len(self.targets)))
+        for i, a in enumerate(self.attackers):
+            for j, t in enumerate(self.targets):
+                r = self.results[a, t]
+                out[i, j] = r.p_unit_destroyed if metric == "p_unit_destroyed" else r[metric].mean
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for JSON: the names, then one entry per cell with its whole Result."""
+        return {
+            "attackers": list(self.attackers),
+            "targets": list(self.targets),
+            "seconds": self.seconds,
+            "cells": [
+                {"attacker": a, "target": t, "result": self.results[a, t].to_dict()}
+                for a in self.attackers
+                for t in self.targets
+            ],
+        }
+
+    def to_pandas(self) -> pd.DataFrame:
+        """One row per (attacker, target): every metric, the evaluator and the standard errors.
+
+        Raises:
+            MissingDependencyError: when pandas is not installed.
+        """
+        pandas = require("pandas", "pandas", feature="to_pandas()")
+        rows = []
+        for (a, t), r in self.results.items():
+            rows.append(
+                {
+                    "attacker": a,
+                    "target": t,
+                    "models_destroyed": r["models_destroyed"].mean,
+                    "models_destroyed_se": r["models_destroyed"].se,
+                    "damage": r["damage"].mean,
+                    "damage_se": r["damage"].se,
+                    "p_unit_destroyed": r.p_unit_destroyed,
+                    "evaluator": r.evaluator,
+                }
+            )
+        frame: pd.DataFrame = pandas.DataFrame(rows).set_index(["attacker", "target"])
+        return frame
+
+    def plot(self, metrics: Sequence[Metric] = tuple(METRICS)) -> Figure:
+        """Heatmaps of ``metrics``, attackers down and targets across.
+
+        Raises:
+            MissingDependencyError: when matplotlib is not installed.
+        """
+        from mathhammer.plotting import heatmap_figure
+
+        panels = [(METRICS[m][0], self.matrix(m), METRICS[m][1]) for m in metrics]
+        return heatmap_figure(panels, self.attackers, self.targets)
+
+
+ProgressFactory = Callable[[str, str], Callable[[int, int], object] | None]
+"""Called with (attacker, target) before a Monte Carlo cell; returns its progress callback or ``None``."""
+
+
+def compare(
+    attackers: Sequence[Profile],
+    targets: Sequence[Profile],
+    *,
+    evaluator: Evaluator = "auto",
+    trials: int = DEFAULT_TRIALS,
+    seed: int | None = None,
+    threads: int = 0,
+    registry: Registry | None = None,
+    progress: ProgressFactory | None = None,
+) -> Comparison:
+    """Evaluate every attacker against every target, on every core.
+
+    Exact evaluations (one core each) run side by side on a thread pool of
+    ``threads`` workers (every core when 0); cells the exact evaluator
+    declines (or all, with ``evaluator="monte_carlo"``) are then simulated one
+    after another, each on every core. With a ``seed``, Monte Carlo cell ``n``
+    (row by row) uses ``seed + n``, so a comparison is reproducible.
+
+    Raises:
+        ScenarioError: naming the profile's file and field, for a pairing its ruleset rejects.
+        DeclinedError: with ``evaluator="exact"``, for a cell that cannot be evaluated exactly.
+    """
+    registry = registry or default_registry()
+    start = time.perf_counter()
+    names_a = [a.name for a in attackers]
+    names_t = [t.name for t in targets]
+    profiles = {(a.name, t.name): (a, t) for a in attackers for t in targets}
+    scenarios = {key: pairing(a, t, registry=registry) for key, (a, t) in profiles.items()}
+    results: dict[tuple[str, str], Result] = {}
+    if evaluator != "monte_carlo":
+        exact = _exact_cells(scenarios, registry, workers=threads or os.cpu_count() or 1)
+        for key, outcome in exact.items():
+            if isinstance(outcome, ScenarioError):
+                raise _relocated(outcome, *profiles[key]) from None
+            if isinstance(outcome, Result):
+                results[key] = outcome
+            elif evaluator == "exact":
+                raise DeclinedError(f"{key[0]} against {key[1]}: {outcome}")
+    for n, key in enumerate(scenarios):
+        if key in results:
+            continue
+        cell_seed = None if seed is None else (seed + n) % 2**64
+        callback = progress(*key) if progress else None
+        try:
+            results[key] = simulate(
+                scenarios[key], trials=trials, seed=cell_seed, threads=threads, registry=registry, progress=callback
+            )
+        except ScenarioError as exc:
+            raise _relocated(exc, *profiles[key]) from None
+    ordered = {(a, t): results[a, t] for a in names_a for t in names_t}
+    return Comparison(names_a, names_t, ordered, time.perf_counter() - start)
+
+
+def _exact_cells(
+    scenarios: Mapping[tuple[str, str], Any], registry: Registry, *, workers: int
+) -> dict[tuple[str, str], Result | DeclinedError | ScenarioError]:
+    """Exact Results by cell, or the DeclinedError saying why not (or the ScenarioError compiling it raised).
+
+    The core releases the GIL while it evaluates, so the threads run in parallel.
+    """
+    out: dict[tuple[str, str], Result | DeclinedError | ScenarioError] = {}
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        futures: dict[Future[Result], tuple[str, str]] = {
+            pool.submit(evaluate_exact, scenario, registry=registry): key for key, scenario in scenarios.items()
+        }
+        pending = set(futures)
+        while pending:
+            # A short timeout keeps the main thread responsive to Ctrl-C.
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            for future in done:
+                try:
+                    out[futures[future]] = future.result()
+                except (DeclinedError, ScenarioError) as exc:
+                    out[futures[future]] = exc
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    return out

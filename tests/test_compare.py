@@ -1,0 +1,121 @@
+"""Comparing attackers against targets: profile libraries, scenario files, the matrix, and its errors."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+import mathhammer
+from mathhammer import DeclinedError, Registry, ScenarioError
+from mathhammer.compare import compare, read_profiles
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+LIBRARY = EXAMPLES / "profiles.toml"
+
+
+def test_the_library_holds_a_dozen_classic_profiles() -> None:
+    profiles = read_profiles([LIBRARY])
+    assert len(profiles.attackers) + len(profiles.targets) >= 12
+    assert "lascannons" in profiles.attackers and "terminators" in profiles.targets
+
+
+def test_a_library_cell_is_the_scenario_file_of_that_pairing(registry: Registry) -> None:
+    # examples/boltguns.toml is 10 boltguns into 10 Intercessors; the same pairing
+    # from the library must give the same exact distribution.
+    profiles = read_profiles([LIBRARY, EXAMPLES / "boltguns.toml"])
+    comparison = compare(
+        profiles.select("attacker", ["boltguns"]), profiles.select("target", ["intercessors"]), registry=registry
+    )
+    direct = mathhammer.evaluate_exact(mathhammer.load_scenario(EXAMPLES / "boltguns.toml", registry=registry))
+    cell = comparison.results["boltguns", "intercessors"]
+    assert cell.evaluator == "exact"
+    assert cell["models_destroyed"].mean == pytest.approx(direct["models_destroyed"].mean, abs=1e-12)
+
+
+def test_every_pairing_of_the_library_is_evaluated_in_order() -> None:
+    profiles = read_profiles([LIBRARY])
+    comparison = compare(list(profiles.attackers.values()), list(profiles.targets.values()))
+    assert comparison.attackers == list(profiles.attackers) and comparison.targets == list(profiles.targets)
+    matrix = comparison.matrix("models_destroyed")
+    assert matrix.shape == (len(profiles.attackers), len(profiles.targets))
+    # Lascannons kill Rhinos more often than bolt rifles do; nothing kills Guardsmen like Custodians.
+    lascannons, bolt_rifles = comparison.attackers.index("lascannons"), comparison.attackers.index("bolt-rifles")
+    rhino = comparison.targets.index("rhino")
+    wipes = comparison.matrix("p_unit_destroyed")
+    assert wipes[lascannons, rhino] > 0.3 > wipes[bolt_rifles, rhino]
+
+
+def test_an_attackers_own_scenario_keys_apply_to_its_pairings() -> None:
+    # The meltaguns fire at half range (Melta 2: D6+2 damage); the library's [context] says not.
+    profiles = read_profiles([LIBRARY])
+    assert profiles.attackers["meltaguns"].scenario["context"] == {"half_range": True}
+    assert profiles.attackers["bolt-rifles"].scenario["context"] == {"half_range": False}
+    far = dataclasses.replace(profiles.attackers["meltaguns"], name="far", scenario={"context": {"half_range": False}})
+    comparison = compare([profiles.attackers["meltaguns"], far], profiles.select("target", ["rhino"]))
+    near, away = comparison.results["meltaguns", "rhino"], comparison.results["far", "rhino"]
+    # Each of 5 shots: hits on 3+, wounds on 4+ (S9 against T9), and Sv 3+ at AP-4 always fails.
+    assert near["failed_saves"].mean == pytest.approx(5 * 2 / 3 * 1 / 2) == away["failed_saves"].mean
+    assert near["damage"].mean > away["damage"].mean + 1  # D6+2 against D6, less what the Rhino's 10 W absorb
+
+
+def test_monte_carlo_cells_are_seeded_one_by_one() -> None:
+    profiles = read_profiles([LIBRARY])
+    pick = profiles.select("attacker", ["bolt-rifles", "lascannons"]), profiles.select("target", ["rhino"])
+    first = compare(*pick, evaluator="monte_carlo", trials=2000, seed=9)
+    again = compare(*pick, evaluator="monte_carlo", trials=2000, seed=9)
+    assert [r.seed for r in first.results.values()] == [9, 10]
+    assert (first.matrix("damage") == again.matrix("damage")).all()
+
+
+def test_exact_declines_name_the_pairing(registry: Registry, tmp_path: Path) -> None:
+    text = LIBRARY.read_text()
+    for i in range(3):  # four allocation groups: beyond the exact evaluator
+        text += f'\n[[targets.rhino.models]]\nname = "Extra {i}"\nwounds = {i + 2}\nsave = "{i + 3}+"\n'
+    library = tmp_path / "library.toml"
+    library.write_text(text)
+    profiles = read_profiles([library])
+    with pytest.raises(DeclinedError, match=r"lascannons against rhino: .*more than 3 allocation groups"):
+        compare(profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino"]), evaluator="exact")
+
+
+def test_a_bad_field_in_a_library_names_its_place_in_the_library(registry: Registry, tmp_path: Path) -> None:
+    library = tmp_path / "library.toml"
+    library.write_text(LIBRARY.read_text().replace('name = "Lascannon"\ncount = 4', 'name = "Lascannon"\ncount = 0'))
+    profiles = read_profiles([library])
+    with pytest.raises(ScenarioError) as info:
+        compare(profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino"]), registry=registry)
+    assert info.value.source == str(library)
+    assert info.value.field == "attackers.lascannons.weapons[0].count"
+
+
+def test_unknown_names_list_the_known_ones() -> None:
+    profiles = read_profiles([LIBRARY])
+    with pytest.raises(ScenarioError, match="no target named 'titan'; the targets read are: guardsmen, intercessors"):
+        profiles.select("target", ["titan"])
+
+
+def test_one_name_twice_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match=r"second attacker named 'bolt-rifles'.*rename one"):
+        read_profiles([LIBRARY, LIBRARY])
+
+
+def test_a_file_with_neither_profiles_nor_a_scenario(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.toml"
+    empty.write_text('ruleset = "wh40k"\n')
+    with pytest.raises(ScenarioError, match=r"empty\.toml: holds no \[attacker\] or \[target\]"):
+        read_profiles([empty])
+
+
+def test_a_comparison_as_data_frame_and_json() -> None:
+    profiles = read_profiles([LIBRARY])
+    comparison = compare(
+        profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino", "leman-russ"])
+    )
+    frame = comparison.to_pandas()
+    assert list(frame.index) == [("lascannons", "rhino"), ("lascannons", "leman-russ")]
+    assert frame.loc[("lascannons", "rhino"), "evaluator"] == "exact"
+    d = comparison.to_dict()
+    assert [(c["attacker"], c["target"]) for c in d["cells"]] == [("lascannons", "rhino"), ("lascannons", "leman-russ")]
+    assert d["cells"][0]["result"]["evaluator"] == "exact"
