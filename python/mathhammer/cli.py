@@ -48,6 +48,13 @@ def _seed(text: str) -> int:
     return value
 
 
+def _dice(text: str) -> list[int]:
+    try:
+        return [int(v) for v in text.replace(",", " ").split()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of die results such as 3,5,6") from None
+
+
 def _evaluation_options() -> argparse.ArgumentParser:
     """Options shared by every command that evaluates scenarios."""
     options = argparse.ArgumentParser(add_help=False)
@@ -110,6 +117,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     comp.add_argument("--plot", metavar="IMAGE", help="also draw the matrices as heatmaps: .png, .svg or .html")
     comp.add_argument("--json", action="store_true", help="print every cell's Result as JSON")
+    expl = sub.add_parser("explain", help="resolve one attack die by die and tell it step by step")
+    expl.add_argument("scenario", help="scenario TOML file")
+    expl.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks for errors")
+    dice = expl.add_mutually_exclusive_group()
+    dice.add_argument("--seed", type=_seed, default=None, help="seed for the dice (default: random, and printed)")
+    dice.add_argument("--dice", type=_dice, help='the dice to use, in order, such as "3,5,6,2,4" (a worked example)')
+    expl.add_argument("--json", action="store_true", help="print the dice, the events and the narration as JSON")
     sub.add_parser("plugins", help="list installed rulesets, keywords and plugins")
     return parser
 
@@ -218,6 +232,21 @@ def _compare(run: _Run) -> int:
     return 0
 
 
+def _explain(run: _Run) -> int:
+    from mathhammer.explain import explain
+
+    args = run.args
+    scenario = load_scenario(args.scenario, registry=run.registry)
+    told = explain(scenario, seed=args.seed, dice=args.dice, registry=run.registry)
+    if args.json:
+        print(json.dumps(told.to_dict(), indent=2))
+        return 0
+    print(told.to_text())
+    if told.seed is not None:
+        print(f"\nseed {told.seed} ({len(told.dice)} dice); the same --seed tells the same attack")
+    return 0
+
+
 def _plugins(registry: Registry) -> str:
     lines = ["rulesets:"]
     for name, ruleset in sorted(registry.rulesets.items()):
@@ -265,7 +294,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
-_COMMANDS: dict[str, Callable[[_Run], int]] = {"simulate": _simulate, "plot": _plot, "compare": _compare}
+_COMMANDS: dict[str, Callable[[_Run], int]] = {
+    "simulate": _simulate,
+    "plot": _plot,
+    "compare": _compare,
+    "explain": _explain,
+}
 
 
 if __name__ == "__main__":

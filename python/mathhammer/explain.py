@@ -1,0 +1,294 @@
+"""One attack told step by step, the way the rulebook's worked examples tell it.
+
+:func:`explain` resolves a single trial die by die, with dice from a seed or
+given in advance (a worked example's), and narrates the core's trace: the
+dice gathered, each test's rolls and how many passed, the allocation order,
+each save roll lowest first and the group it went to, the damage, Feel No Pain
+rolls, what was destroyed, and where a critical result set off an effect (the
+rules that keywords such as Sustained Hits or Lethal Hits put in the Plan).
+
+The core replays scripted dice only (``mathhammer.replay``); a seeded
+explanation draws each die from Python's ``random`` as the core asks for it,
+learning its size from the core's "ran out" message. That is the same
+distribution as a Monte Carlo trial, but not the stream ``simulate`` draws
+for the same seed.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mathhammer import _core
+from mathhammer.exceptions import ScriptError
+from mathhammer.plan import AttackPool, Effect, Plan, Save, Test
+from mathhammer.registry import Registry
+from mathhammer.simulate import compile_scenario
+
+MAX_DICE = 100_000
+"""The most dice one explained trial may roll (the core's own limit on attack dice)."""
+
+_RAN_OUT = re.compile(r"ran out after \d+ values; roll \d+ \(a d(\d+)\)")
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One trial, resolved and told.
+
+    Attributes:
+        dice: Every die rolled, in the order the core used them (replaying them gives the same trial).
+        seed: The seed the dice came from, or ``None`` when they were given.
+        replay: What ``mathhammer.replay`` returned: counters, damage, models destroyed, events.
+        lines: The narration, one step a line.
+    """
+
+    dice: list[int]
+    seed: int | None
+    replay: Mapping[str, Any]
+    lines: list[str] = field(default_factory=list)
+
+    def to_text(self) -> str:
+        return "\n".join(self.lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for JSON: the dice, the seed, the replay and the narration."""
+        return {"seed": self.seed, "dice": list(self.dice), **dict(self.replay), "narration": list(self.lines)}
+
+
+def explain(
+    scenario: Any, *, seed: int | None = None, dice: Sequence[int] | None = None, registry: Registry | None = None
+) -> Explanation:
+    """Resolve one trial of ``scenario`` and tell it step by step.
+
+    Args:
+        scenario: A ruleset's scenario object.
+        seed: Seed for the dice (a random one when neither ``seed`` nor ``dice`` is given).
+        dice: Dice to use instead, in the order ``docs/architecture.md`` gives.
+
+    Raises:
+        ScriptError: when given ``dice`` run out or do not fit a die.
+    """
+    compiled = compile_scenario(scenario, registry=registry)
+    core_plan = compiled.plan.compile()
+    if dice is not None:
+        used = list(dice)
+        try:
+            replay = _core.replay(core_plan, list(used))
+        except ScriptError as exc:
+            hint = "give more dice, or a seed to roll them" if _RAN_OUT.search(str(exc)) else "fix that value"
+            raise ScriptError(f"{exc}; {hint}") from None
+    else:
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**63)
+        used, replay = _seeded(core_plan, seed)
+    lines = narrate(compiled.plan, replay, compiled.stage_labels)
+    return Explanation(used, seed if dice is None else None, replay, lines)
+
+
+def _seeded(core_plan: _core.CompiledPlan, seed: int) -> tuple[list[int], dict[str, object]]:
+    # Each replay runs the whole trial; when the dice run out, the core's message
+    # names the size of the next die, which is drawn and the trial run again.
+    # Quadratic in the dice, but a trial rolls at most a few hundred in practice.
+    rng = random.Random(seed)
+    dice: list[int] = []
+    while len(dice) <= MAX_DICE:
+        try:
+            return dice, _core.replay(core_plan, list(dice))
+        except ScriptError as exc:
+            match = _RAN_OUT.search(str(exc))
+            if match is None:
+                raise
+            dice.append(rng.randint(1, int(match.group(1))))
+    raise ScriptError(f"one trial rolled more than {MAX_DICE:,} dice; explain cannot tell it")
+
+
+def narrate(plan: Plan, replay: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> list[str]:
+    """The narration of a replay of ``plan``, one line per step."""
+    return _Narrator(plan, labels or {}).tell(replay)
+
+
+def _need(test: Test) -> str:
+    if test.automatic:
+        return "automatic"
+    need = f"{test.target}+"
+    modifier = sum(test.modifiers)
+    if test.modifier_min is not None:
+        modifier = max(modifier, test.modifier_min)
+    if test.modifier_max is not None:
+        modifier = min(modifier, test.modifier_max)
+    return f"needs {need}" + (f", {modifier:+d} to the roll" if modifier else "")
+
+
+def _effect(effect: Effect) -> str:
+    if effect.action == "extra":
+        return f"{effect.amount or 1} more success{'es' if (effect.amount or '1') != '1' else ''} each"
+    if effect.action == "skip":
+        steps = effect.steps or 1
+        return "passes the next test automatically" if steps == 1 else f"passes the next {steps} tests automatically"
+    if effect.action == "mortal":
+        amount = effect.amount or "the weapon's damage in"
+        ends = ", and the attack ends" if effect.ends_attack else ""
+        return f"{amount} mortal wounds{ends}"
+    if effect.action == "unsaved":
+        return "inflicts its damage with no save"
+    if effect.action == "own_save":
+        return "takes its own save"
+    return effect.action
+
+
+def _ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third"}.get(n, f"{n}th")
+
+
+class _Narrator:
+    def __init__(self, plan: Plan, labels: Mapping[str, str]) -> None:
+        self.plan = plan
+        self.labels = labels
+        self.groups = {g.name: g for g in plan.target.groups}
+        self.lines: list[str] = []
+        self.pool: AttackPool | None = None
+        self.rolls: list[dict[str, Any]] = []
+        self.saves_started = False
+
+    def say(self, text: str, depth: int = 1) -> None:
+        self.lines.append("  " * depth + text)
+
+    def tell(self, replay: Mapping[str, Any]) -> list[str]:
+        for event in replay["events"]:
+            kind = event["event"]
+            if kind != "test":
+                self.flush_tests()
+            handler = getattr(self, f"on_{kind}", None)
+            if handler is None:
+                self.say(f"{kind}: {', '.join(f'{k}={v}' for k, v in event.items() if k != 'event')}", 2)
+            else:
+                handler(event)
+        self.flush_tests()
+        self.summary(replay)
+        return self.lines
+
+    # -- sequences --------------------------------------------------------
+
+    def on_sequence(self, e: dict[str, Any]) -> None:
+        sequence = self.plan.sequences[e["index"]] if e["index"] < len(self.plan.sequences) else None
+        self.pool = sequence if isinstance(sequence, AttackPool) else None
+        self.saves_started = False
+        if self.lines:
+            self.lines.append("")
+        kind = "attacks" if self.pool else "mortal wounds"
+        self.lines.append(f"{e['index'] + 1}. {e['name']} ({kind})")
+
+    def on_attacks(self, e: dict[str, Any]) -> None:
+        n = e["count"]
+        self.say(f"{n} attack {'die is' if n == 1 else 'dice are'} gathered.")
+
+    # -- tests ------------------------------------------------------------
+
+    def on_test(self, e: dict[str, Any]) -> None:
+        if self.rolls and self.rolls[-1]["step"] != e["step"]:
+            self.flush_tests()
+        self.rolls.append(e)
+
+    def flush_tests(self) -> None:
+        if not self.rolls:
+            return
+        rolls, self.rolls = self.rolls, []
+        step = rolls[0]["step"]
+        test = self.pool.steps[step] if self.pool and step < len(self.pool.steps) else None
+        name = f"{test.name} rolls" if test else f"test {step + 1}"
+        shown = []
+        for r in rolls:
+            text = f"{r['rerolled_from']}→{r['roll']}" if r.get("rerolled_from") is not None else str(r["roll"])
+            shown.append(text + ("*" if r["outcome"] == "critical" else ""))
+        passed = sum(r["outcome"] != "fail" for r in rolls)
+        critical = sum(r["outcome"] == "critical" for r in rolls)
+        need = f" ({_need(test)})" if test else ""
+        n = len(rolls)
+        noun = name if n != 1 else name.removesuffix("s")
+        line = f"{n} {noun}{need}: {', '.join(shown)}. {passed} of {n} succeed"
+        if critical:
+            line += f", {critical} critical (*)"
+        self.say(line + ".")
+        for effect in test.effects if test else []:
+            count = {"critical": critical, "success": passed, "fail": n - passed}[effect.on]
+            if count:
+                what = "critical" if effect.on == "critical" else effect.on
+                self.say(
+                    f"{count} {what} {test.name if test else ''} roll{'s' if count > 1 else ''}: {_effect(effect)}.", 2
+                )
+
+    # -- allocation and saves ---------------------------------------------
+
+    def on_order(self, e: dict[str, Any]) -> None:
+        groups = e["groups"]
+        if len(groups) == 1:
+            self.say(f"Allocation group: {groups[0]}.")
+        else:
+            order = ", ".join(f"{g} ({_ordinal(i + 1)})" for i, g in enumerate(groups))
+            self.say(f"Allocation order: {order}.")
+
+    def on_save(self, e: dict[str, Any]) -> None:
+        if not self.saves_started:
+            self.saves_started = True
+            self.say("Save rolls, resolved from lowest to highest:")
+        group = e["group"]
+        where = f" → {group}" if group else ""
+        profile = self.save_profile(group)
+        outcome = "the attack fails (saved)" if e["saved"] else "inflicts damage"
+        self.say(f"▪ {self.modified(e['roll'], group)}{where}{profile}: {outcome}.", 2)
+
+    def on_special_save(self, e: dict[str, Any]) -> None:
+        roll = f"{e['rerolled_from']}→{e['roll']}" if e.get("rerolled_from") is not None else str(e["roll"])
+        self.say(f"special save {roll}: {'saved' if e['saved'] else 'fails'}.", 3)
+
+    def modified(self, roll: int, group: str | None) -> str:
+        save: Save | None = self.pool.save if self.pool else None
+        if save is None:
+            return str(roll)
+        modifier = save.ap + sum(save.modifiers)
+        names = list(self.groups)
+        if group in self.groups and save.group_modifiers:
+            modifier += save.group_modifiers[names.index(group)]
+        if save.modifier_max is not None:
+            modifier = min(modifier, save.modifier_max)
+        return f"{roll} (modified to {roll + modifier})" if modifier else str(roll)
+
+    def save_profile(self, group: str | None) -> str:
+        g = self.groups.get(group or "")
+        if g is None:
+            return ""
+        parts = [f"Sv {g.save}+" if g.save else "no Sv"]
+        if g.invulnerable:
+            parts.append(f"InSv {g.invulnerable}+")
+        return f" ({', '.join(parts)})"
+
+    # -- damage -----------------------------------------------------------
+
+    def on_damage(self, e: dict[str, Any]) -> None:
+        self.say(f"{e['amount']} damage to one {e['group']} model.", 3)
+
+    def on_feel_no_pain(self, e: dict[str, Any]) -> None:
+        self.say(f"Feel No Pain {e['roll']}: the wound is {'ignored' if e['ignored'] else 'lost'}.", 3)
+
+    def on_model_destroyed(self, e: dict[str, Any]) -> None:
+        whose = "One attacking" if e.get("side") == "attacker" else "One"
+        self.say(f"{whose} {e['group']} model is destroyed ({e['left_in_group']} left in its group).", 3)
+
+    def on_mortal_wounds(self, e: dict[str, Any]) -> None:
+        side = "the attacking unit" if e.get("side") == "attacker" else "the target"
+        spill = "spilling over" if e.get("spill") else "not spilling over"
+        n = e["amount"]
+        self.say(f"{n} mortal wound{'s' if n != 1 else ''} on {side}, one at a time, {spill}.")
+
+    def on_roll(self, e: dict[str, Any]) -> None:
+        self.say(f"Roll {e['roll']}: {'fails' if e['failed'] else 'passes'}.")
+
+    def summary(self, replay: Mapping[str, Any]) -> None:
+        counters = replay.get("counters", {})
+        parts = [f"{self.labels.get(k, k.replace('_', ' '))} {v}" for k, v in counters.items()]
+        parts.append(f"{self.labels.get('damage', 'damage')} {replay.get('damage', 0)}")
+        parts.append(f"{self.labels.get('models_destroyed', 'models destroyed')} {replay.get('models_destroyed', 0)}")
+        self.lines += ["", "In all: " + ", ".join(parts) + "."]

@@ -1,0 +1,100 @@
+"""Explaining one attack step by step: the rulebook's worked examples, seeded dice, and errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import mathhammer
+from mathhammer import ScriptError
+from mathhammer.explain import explain
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+# The dice of the specification's first worked example (Attack Sequence Examples).
+FIRST_EXAMPLE = [3, 5, 6, 2, 4, 1, 3, 5, 6, 4, 2, 6, 4, 1, 5, 3, 6, 5, 3]
+# The second (Attacking Attached Units): the heavy bolters' dice, then misses for the rest.
+SECOND_EXAMPLE = [4, 5, 6, 4, 5, 2, 3, 4, 5, 6, 3, 1, 3, 1, 6, 4, *[1] * 15]
+
+
+def told(example: str, dice: list[int]) -> list[str]:
+    scenario = mathhammer.load_scenario(EXAMPLES / example)
+    return [line.strip() for line in explain(scenario, dice=dice).lines]
+
+
+def test_the_first_worked_example_is_told_as_the_rulebook_tells_it() -> None:
+    lines = told("attack-sequence-example.toml", FIRST_EXAMPLE)
+    assert lines[:11] == [
+        "1. Boltgun + Bolt pistol (attacks)",
+        "5 attack dice are gathered.",  # five attack dice for the boltguns and bolt pistol
+        "5 hit rolls (needs 3+): 3, 5, 6*, 2, 4. 4 of 5 succeed, 1 critical (*).",  # four of the attacks hit
+        "4 wound rolls (needs 3+): 1, 3, 5, 6*. 3 of 4 succeed, 1 critical (*).",  # three wound
+        "Allocation group: BLUE trooper.",
+        "Save rolls, resolved from lowest to highest:",
+        "▪ 2 → BLUE trooper (Sv 3+, InSv 5+): inflicts damage.",  # less than both InSv and Sv
+        "1 damage to one BLUE trooper model.",
+        "One BLUE trooper model is destroyed (4 left in its group).",
+        "▪ 4 → BLUE trooper (Sv 3+, InSv 5+): the attack fails (saved).",  # below InSv, reaches Sv 3+
+        "▪ 6 → BLUE trooper (Sv 3+, InSv 5+): the attack fails (saved).",  # reaches InSv 5+
+    ]
+    heavy = lines[lines.index("2. Heavy bolter (attacks)") :]
+    assert "3 hit rolls (needs 4+): 4, 1, 5. 2 of 3 succeed." in heavy  # two of the attacks hit
+    assert "2 wound rolls (needs 3+): 3, 6*. 2 of 2 succeed, 1 critical (*)." in heavy  # both wound
+    # "The lowest result, when modified by the AP of -1, is less than Sv 3+"; "the other equals InSv 5+".
+    assert "▪ 3 (modified to 2) → BLUE trooper (Sv 3+, InSv 5+): inflicts damage." in heavy
+    assert "▪ 5 (modified to 4) → BLUE trooper (Sv 3+, InSv 5+): the attack fails (saved)." in heavy
+    assert lines[-1].endswith("Damage dealt 2, Models destroyed 2.")
+
+
+def test_the_second_worked_example_tells_groups_order_and_where_each_save_went() -> None:
+    lines = told("attached-unit-example.toml", SECOND_EXAMPLE)
+    assert "Allocation order: Geminae Superia (first), Seraphim (second), Saint Celestine (third)." in lines
+    saves = [line for line in lines if line.startswith("▪")]
+    assert saves == [
+        "▪ 1 (modified to 0) → Geminae Superia (Sv 2+, InSv 4+): inflicts damage.",  # the two 1s go to the
+        "▪ 1 (modified to 0) → Geminae Superia (Sv 2+, InSv 4+): inflicts damage.",  # Geminae Superia
+        "▪ 3 (modified to 2) → Seraphim (Sv 3+, InSv 6+): inflicts damage.",  # the 3 to the Seraphim, AP-1
+        "▪ 4 (modified to 3) → Seraphim (Sv 3+, InSv 6+): the attack fails (saved).",  # the rest fail
+        "▪ 6 (modified to 5) → Seraphim (Sv 3+, InSv 6+): the attack fails (saved).",
+    ]
+    destroyed = [line for line in lines if "is destroyed" in line]
+    assert destroyed == [
+        "One Geminae Superia model is destroyed (1 left in its group).",
+        "One Geminae Superia model is destroyed (0 left in its group).",
+        "One Seraphim model is destroyed (4 left in its group).",
+    ]
+
+
+def test_keyword_effects_are_told_where_they_fire() -> None:
+    scenario = mathhammer.load_scenario(EXAMPLES / "keywords.toml")
+    text = explain(scenario, seed=3).to_text()
+    # Sustained Hits 1 and Lethal Hits on critical hits, Devastating Wounds on critical wounds.
+    assert "critical hit rolls: 1 more success each." in text
+    assert "critical hit rolls: passes the next test automatically." in text
+    assert "critical wound rolls: the weapon's damage in mortal wounds, and the attack ends." in text
+
+
+def test_a_seed_tells_the_same_attack_every_time_and_its_dice_replay_it() -> None:
+    scenario = mathhammer.load_scenario(EXAMPLES / "attached-unit-example.toml")
+    first, again = explain(scenario, seed=11), explain(scenario, seed=11)
+    assert first.dice == again.dice and first.lines == again.lines and first.seed == 11
+    replayed = explain(scenario, dice=first.dice)
+    assert replayed.lines == first.lines and replayed.seed is None
+
+
+def test_seeded_dice_are_fair() -> None:
+    # Ten boltguns, two attacks each, hitting on 3+: 40/3 hits on average, sd sqrt(20 * 2/9).
+    scenario = mathhammer.load_scenario(EXAMPLES / "boltguns.toml")
+    n = 300
+    hits = [explain(scenario, seed=s).replay["counters"]["hits"] for s in range(n)]
+    mean, se = sum(hits) / n, (20 * 2 / 9) ** 0.5 / n**0.5
+    assert abs(mean - 40 / 3) < 5 * se
+
+
+def test_dice_that_run_out_say_what_to_do() -> None:
+    scenario = mathhammer.load_scenario(EXAMPLES / "boltguns.toml")
+    with pytest.raises(ScriptError, match=r"ran out after 3 values; roll 4 \(a d6\) has no value; give more dice"):
+        explain(scenario, dice=[1, 2, 3])
+    with pytest.raises(ScriptError, match="value 7 at position 0 does not fit a d6; fix that value"):
+        explain(scenario, dice=[7, *[1] * 40])
