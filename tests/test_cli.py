@@ -80,6 +80,7 @@ def test_errors_name_the_file_and_field_without_a_traceback(capsys: pytest.Captu
     code, out, err = run(capsys, "simulate", str(bad), "--trials", "10")
     assert code == 2 and out == ""
     assert f"{bad}, field attacker.weapons[0].skill: is 9; BS must be a roll from 2+ to 6+" in err
+    assert f'\n  {bad}, line 10: skill = "9+"\n' in err  # the line, quoted under the message
     assert "Traceback" not in err
 
 

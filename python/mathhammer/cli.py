@@ -21,6 +21,7 @@ from rich.console import Console
 from mathhammer import report
 from mathhammer.compare import METRICS
 from mathhammer.exceptions import MathhammerError, ScenarioError
+from mathhammer.locate import field_line
 from mathhammer.progress import ProgressBar
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import Result
@@ -291,7 +292,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"mathhammer: error: {exc}", file=sys.stderr)
+        quoted = _quote(exc)
+        if quoted:
+            print(quoted, file=sys.stderr)
         return 2
+
+
+def _quote(exc: BaseException) -> str | None:
+    """For an error about a field of a file: the line of the file it is on, to show under the message."""
+    if not isinstance(exc, ScenarioError) or not exc.source or not exc.field:
+        return None
+    found = field_line(exc.source, exc.field)
+    return f"  {exc.source}, line {found[0]}: {found[1]}" if found else None
 
 
 _COMMANDS: dict[str, Callable[[_Run], int]] = {
