@@ -1,0 +1,66 @@
+"""The to-hit, to-wound and armour tables, cell by cell.
+
+The to-wound grid is the specification's (``t9a-to-wound.txt``: To-Wound
+Rolls), copied row by row: Res 1 to 10 down, Str 1 to 10 across.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mathhammer_t9a.rules import armour, melee_to_hit, to_wound
+
+TO_WOUND = """
+Res 1  | 4+ | 3+ | 2+ | 2+ | 2+ | 2+ | 2+ | 2+ | 2+ | 2+
+Res 2  | 5+ | 4+ | 3+ | 2+ | 2+ | 2+ | 2+ | 2+ | 2+ | 2+
+Res 3  | 6+ | 5+ | 4+ | 3+ | 2+ | 2+ | 2+ | 2+ | 2+ | 2+
+Res 4  | 6+ | 6+ | 5+ | 4+ | 3+ | 2+ | 2+ | 2+ | 2+ | 2+
+Res 5  | 6+ | 6+ | 6+ | 5+ | 4+ | 3+ | 2+ | 2+ | 2+ | 2+
+Res 6  | 6+ | 6+ | 6+ | 6+ | 5+ | 4+ | 3+ | 2+ | 2+ | 2+
+Res 7  | 6+ | 6+ | 6+ | 6+ | 6+ | 5+ | 4+ | 3+ | 2+ | 2+
+Res 8  | 6+ | 6+ | 6+ | 6+ | 6+ | 6+ | 5+ | 4+ | 3+ | 2+
+Res 9  | 6+ | 6+ | 6+ | 6+ | 6+ | 6+ | 6+ | 5+ | 4+ | 3+
+Res 10 | 6+ | 6+ | 6+ | 6+ | 6+ | 6+ | 6+ | 6+ | 5+ | 4+
+"""
+CELLS = [
+    (strength, resilience, int(cell.strip().rstrip("+")))
+    for resilience, row in enumerate(TO_WOUND.strip().splitlines(), start=1)
+    for strength, cell in enumerate(row.split("|")[1:], start=1)
+]
+
+
+def test_the_grid_has_every_cell() -> None:
+    assert len(CELLS) == 100
+
+
+@pytest.mark.parametrize(("strength", "resilience", "needed"), CELLS)
+def test_to_wound_cell_by_cell(strength: int, resilience: int, needed: int) -> None:
+    assert to_wound(strength, resilience) == needed
+
+
+@pytest.mark.parametrize(
+    ("difference", "text_a", "text_b"),
+    [
+        (6, 2, 2),
+        (4, 2, 2),
+        (3, 3, 3),
+        (1, 3, 3),
+        (0, 4, 4),
+        (-3, 4, 4),
+        (-4, 5, 5),
+        (-7, 5, 5),
+        (-8, 6, 5),
+        (-10, 6, 5),
+    ],
+)
+def test_melee_to_hit_bands_of_each_text(difference: int, text_a: int, text_b: int) -> None:
+    """Off - Def: text A has a 6+ band at -8 or less, text B stops at 5+ (notes, section 1)."""
+    offensive, defensive = max(difference, 0), max(-difference, 0)
+    assert melee_to_hit(offensive, defensive, "A") == text_a
+    assert melee_to_hit(offensive, defensive, "B") == text_b
+
+
+def test_text_b_caps_armour_at_6_and_text_a_adds_it_up() -> None:
+    assert armour(8, "A") == 8
+    assert armour(8, "B") == 6
+    assert armour(4, "B") == 4
