@@ -119,3 +119,20 @@ def test_a_comparison_as_data_frame_and_json() -> None:
     d = comparison.to_dict()
     assert [(c["attacker"], c["target"]) for c in d["cells"]] == [("lascannons", "rhino"), ("lascannons", "leman-russ")]
     assert d["cells"][0]["result"]["evaluator"] == "exact"
+
+
+def test_jupyter_shows_a_table_per_metric() -> None:
+    profiles = read_profiles([LIBRARY])
+    comparison = compare(
+        profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino", "leman-russ"])
+    )
+    page = comparison._repr_html_()
+    assert page.count("<table>") == 3 and "<th>rhino</th><th>leman-russ</th>" in page
+    assert "<p><b>P(unit destroyed)</b></p>" in page and "<th style='text-align:left'>lascannons</th>" in page
+
+
+def test_plot_draws_one_heatmap_per_metric() -> None:
+    profiles = read_profiles([LIBRARY])
+    comparison = compare(profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino"]))
+    figure = comparison.plot(["damage"])
+    assert [ax.get_title() for ax in figure.axes if ax.get_title()] == ["Expected damage"]

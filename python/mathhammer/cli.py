@@ -1,4 +1,6 @@
-"""The ``mathhammer`` command line: ``simulate`` and ``plugins``.
+"""The ``mathhammer`` command line: ``simulate``, ``plot``, ``compare``, ``explain`` and ``plugins``.
+
+``docs/cli.md`` documents every command and option.
 
 Reports go to standard output through rich, which leaves out colour and
 styles when the output is not a terminal; warnings, errors and the progress

@@ -24,6 +24,7 @@ so a library holds exactly the fields a scenario file does.
 
 from __future__ import annotations
 
+import html
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -260,6 +261,22 @@ class Comparison:
             )
         frame: pd.DataFrame = pandas.DataFrame(rows).set_index(["attacker", "target"])
         return frame
+
+    def _repr_html_(self) -> str:
+        """HTML tables for Jupyter: one per metric, attackers down and targets across."""
+        parts = ["<div class='mathhammer-comparison'>"]
+        head = "<tr><th></th>" + "".join(f"<th>{html.escape(t)}</th>" for t in self.targets) + "</tr>"
+        for metric, (title, fmt) in METRICS.items():
+            values = self.matrix(metric)
+            rows = [
+                f"<tr><th style='text-align:left'>{html.escape(a)}</th>"
+                + "".join(f"<td>{fmt.format(v)}</td>" for v in values[i])
+                + "</tr>"
+                for i, a in enumerate(self.attackers)
+            ]
+            parts.append(f"<p><b>{html.escape(title)}</b></p><table>{head}{''.join(rows)}</table>")
+        parts.append("</div>")
+        return "\n".join(parts)
 
     def plot(self, metrics: Sequence[Metric] = tuple(METRICS)) -> Figure:
         """Heatmaps of ``metrics``, attackers down and targets across.
