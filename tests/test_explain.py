@@ -98,3 +98,49 @@ def test_dice_that_run_out_say_what_to_do() -> None:
         explain(scenario, dice=[1, 2, 3])
     with pytest.raises(ScriptError, match="value 7 at position 0 does not fit a d6; fix that value"):
         explain(scenario, dice=[7, *[1] * 40])
+
+
+def test_narration_follows_the_plan_not_the_ruleset() -> None:
+    # A hand-made Plan and trace: the wound roll's critical takes its own save (AP-10),
+    # resolved after the pool's saves.
+    from mathhammer.explain import narrate
+    from mathhammer.plan import AttackPool, Attacks, Effect, Group, Plan, Save, Target, Test
+
+    own = Effect(on="critical", action="own_save", save=Save(ap=-10))
+    plan = Plan(
+        counters=["wounds"],
+        target=Target(groups=[Group(name="Trolls", models=4, wounds=3, save=4)], order=[0]),
+        sequences=[
+            AttackPool(
+                name="Greatswords",
+                attacks=[Attacks(models=2, dice="1")],
+                steps=[Test(name="wound", target=3, counter="wounds", effects=[own])],
+                save=Save(ap=-1),
+                damage="1",
+            )
+        ],
+    )
+    events = [
+        {"event": "sequence", "index": 0, "name": "Greatswords"},
+        {"event": "attacks", "count": 2},
+        {"event": "test", "step": 0, "roll": 4, "rerolled_from": None, "outcome": "success"},
+        {"event": "test", "step": 0, "roll": 6, "rerolled_from": None, "outcome": "critical"},
+        {"event": "order", "groups": ["Trolls"]},
+        {"event": "save", "roll": 5, "group": "Trolls", "saved": True},
+        {"event": "save", "roll": 5, "group": "Trolls", "saved": False},
+        {"event": "damage", "group": "Trolls", "amount": 1},
+        {"event": "new_kind", "detail": 1},
+    ]
+    lines = [line.strip() for line in narrate(plan, {"events": events, "counters": {"wounds": 2}}, {})]
+    assert lines[2:] == [
+        "2 wound rolls (needs 3+): 4, 6*. 2 of 2 succeed, 1 critical (*).",
+        "1 critical wound roll: takes its own save.",
+        "Allocation group: Trolls.",
+        "Save rolls, resolved from lowest to highest:",
+        "▪ 5 (modified to 4) → Trolls (Sv 4+): the attack fails (saved).",
+        "▪ 5 (modified to -5) → Trolls (Sv 4+) with its own save: inflicts damage.",
+        "1 damage to one Trolls model.",
+        "new_kind: detail=1",  # an event this narrator does not know yet is still shown
+        "",
+        "In all: wounds 2, damage 0, models destroyed 0.",
+    ]

@@ -139,6 +139,13 @@ def _effect(effect: Effect) -> str:
     return effect.action
 
 
+def _until_next_sequence(events: Sequence[dict[str, Any]], start: int) -> Sequence[dict[str, Any]]:
+    for end in range(start, len(events)):
+        if events[end]["event"] == "sequence":
+            return events[start:end]
+    return events[start:]
+
+
 def _ordinal(n: int) -> str:
     return {1: "first", 2: "second", 3: "third"}.get(n, f"{n}th")
 
@@ -152,13 +159,20 @@ class _Narrator:
         self.pool: AttackPool | None = None
         self.rolls: list[dict[str, Any]] = []
         self.saves_started = False
+        self.saves_left = 0
+        """Save events still to come in this sequence."""
+        self.own_saves: list[Save] = []
+        """Saves of tokens that take their own (``own_save`` effects), resolved after the pool's, in order."""
 
     def say(self, text: str, depth: int = 1) -> None:
         self.lines.append("  " * depth + text)
 
     def tell(self, replay: Mapping[str, Any]) -> list[str]:
-        for event in replay["events"]:
+        events = list(replay["events"])
+        for i, event in enumerate(events):
             kind = event["event"]
+            if kind == "sequence":
+                self.saves_left = sum(1 for e in _until_next_sequence(events, i + 1) if e["event"] == "save")
             if kind != "test":
                 self.flush_tests()
             handler = getattr(self, f"on_{kind}", None)
@@ -176,6 +190,7 @@ class _Narrator:
         sequence = self.plan.sequences[e["index"]] if e["index"] < len(self.plan.sequences) else None
         self.pool = sequence if isinstance(sequence, AttackPool) else None
         self.saves_started = False
+        self.own_saves = []
         if self.lines:
             self.lines.append("")
         kind = "attacks" if self.pool else "mortal wounds"
@@ -214,6 +229,8 @@ class _Narrator:
         self.say(line + ".")
         for effect in test.effects if test else []:
             count = {"critical": critical, "success": passed, "fail": n - passed}[effect.on]
+            if effect.action == "own_save" and effect.save is not None:
+                self.own_saves += [effect.save] * count
             if count:
                 what = "critical" if effect.on == "critical" else effect.on
                 self.say(
@@ -234,18 +251,22 @@ class _Narrator:
         if not self.saves_started:
             self.saves_started = True
             self.say("Save rolls, resolved from lowest to highest:")
+        # Tokens with their own save resolve after the pool's: the last saves of the sequence.
+        own = self.saves_left <= len(self.own_saves)
+        save = self.own_saves[len(self.own_saves) - self.saves_left] if own else None
+        self.saves_left -= 1
         group = e["group"]
         where = f" → {group}" if group else ""
-        profile = self.save_profile(group)
+        profile = self.save_profile(group) + (" with its own save" if own else "")
         outcome = "the attack fails (saved)" if e["saved"] else "inflicts damage"
-        self.say(f"▪ {self.modified(e['roll'], group)}{where}{profile}: {outcome}.", 2)
+        self.say(f"▪ {self.modified(e['roll'], group, save)}{where}{profile}: {outcome}.", 2)
 
     def on_special_save(self, e: dict[str, Any]) -> None:
         roll = f"{e['rerolled_from']}→{e['roll']}" if e.get("rerolled_from") is not None else str(e["roll"])
         self.say(f"special save {roll}: {'saved' if e['saved'] else 'fails'}.", 3)
 
-    def modified(self, roll: int, group: str | None) -> str:
-        save: Save | None = self.pool.save if self.pool else None
+    def modified(self, roll: int, group: str | None, save: Save | None = None) -> str:
+        save = save or (self.pool.save if self.pool else None)
         if save is None:
             return str(roll)
         modifier = save.ap + sum(save.modifiers)
