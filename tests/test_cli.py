@@ -222,3 +222,32 @@ def test_explain_with_a_seed_says_how_to_tell_it_again(capsys: pytest.CaptureFix
 def test_explain_with_too_few_dice_is_an_error_not_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "explain", str(EXAMPLES / "boltguns.toml"), "--dice", "1,2,3")
     assert code == 2 and out == "" and "ran out after 3 values" in err and "Traceback" not in err
+
+
+def test_an_image_that_cannot_be_written_is_an_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "no-such-directory" / "out.png"
+    code, _, err = run(capsys, "plot", str(EXAMPLES / "boltguns.toml"), "-o", str(out))
+    assert code == 2 and f"mathhammer: error: {out}: No such file or directory" in err and "Traceback" not in err
+
+
+def test_a_missing_extra_names_the_pip_install(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.delitem(sys.modules, "matplotlib.figure", raising=False)
+    code, _, err = run(capsys, "plot", str(EXAMPLES / "boltguns.toml"), "-o", str(tmp_path / "out.png"))
+    assert code == 2
+    assert "plotting needs matplotlib, which is not installed; install it with: pip install 'mathhammer[plot]'" in err
+
+
+def test_a_bug_is_reported_briefly_with_the_way_to_see_more(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("oops")
+
+    monkeypatch.setattr(cli, "load_scenario", broken)
+    code, _, err = run(capsys, "simulate", str(EXAMPLES / "boltguns.toml"))
+    assert code == 1 and "internal error: KeyError: 'oops'" in err and "--debug" in err and "Traceback" not in err

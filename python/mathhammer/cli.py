@@ -298,6 +298,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         if quoted:
             print(quoted, file=sys.stderr)
         return 2
+    except OSError as exc:  # writing an image or reading a file the scenario loader did not open
+        if args.debug:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"mathhammer: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug: say so briefly, and how to see more
+        if args.debug:
+            raise
+        print(
+            f"mathhammer: internal error: {type(exc).__name__}: {exc}\n"
+            "  This is a bug in mathhammer or a plugin; run again with --debug for the traceback and report it.",
+            file=sys.stderr,
+        )
+        return 1
 
 
 def _quote(exc: BaseException) -> str | None:
