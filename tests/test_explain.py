@@ -73,6 +73,10 @@ def test_keyword_effects_are_told_where_they_fire() -> None:
     assert "critical hit rolls: 1 more success each." in text
     assert "critical hit rolls: passes the next test automatically." in text
     assert "critical wound rolls: the weapon's damage in mortal wounds, and the attack ends." in text
+    # This version of Devastating Wounds holds its mortal wounds until every attack is resolved;
+    # the Hazardous roll of the plasma gun comes first.
+    hazardous = text.index("Roll 3 (fails on a 1): passes.")
+    assert text.index("After every attack: the harm held until now is resolved.") > hazardous
 
 
 def test_a_seed_tells_the_same_attack_every_time_and_its_dice_replay_it() -> None:

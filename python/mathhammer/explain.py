@@ -24,7 +24,7 @@ from typing import Any
 
 from mathhammer import _core
 from mathhammer.exceptions import ScriptError
-from mathhammer.plan import AttackPool, Effect, Plan, Save, Test
+from mathhammer.plan import AttackPool, Effect, MortalWounds, Plan, Save, Test
 from mathhammer.registry import Registry
 from mathhammer.simulate import compile_scenario
 
@@ -157,6 +157,12 @@ class _Narrator:
         self.groups = {g.name: g for g in plan.target.groups}
         self.lines: list[str] = []
         self.pool: AttackPool | None = None
+        self.source: MortalWounds | None = None
+        self.own_mortal = 0
+        """Mortal-wound events the current sequence will itself produce."""
+        self.held = 0
+        """Harm held until every sequence is resolved (``after_all`` effects), in triggers."""
+        self.held_told = False
         self.rolls: list[dict[str, Any]] = []
         self.saves_started = False
         self.saves_left = 0
@@ -189,6 +195,8 @@ class _Narrator:
     def on_sequence(self, e: dict[str, Any]) -> None:
         sequence = self.plan.sequences[e["index"]] if e["index"] < len(self.plan.sequences) else None
         self.pool = sequence if isinstance(sequence, AttackPool) else None
+        self.source = sequence if isinstance(sequence, MortalWounds) else None
+        self.own_mortal = 1 if self.source is not None and self.source.rolls is None else 0
         self.saves_started = False
         self.own_saves = []
         if self.lines:
@@ -228,9 +236,14 @@ class _Narrator:
             line += f", {critical} critical (*)"
         self.say(line + ".")
         for effect in test.effects if test else []:
-            count = {"critical": critical, "success": passed, "fail": n - passed}[effect.on]
+            # A critical is not also a success: each outcome runs only its own effects.
+            count = {"critical": critical, "success": passed - critical, "fail": n - passed}[effect.on]
             if effect.action == "own_save" and effect.save is not None:
                 self.own_saves += [effect.save] * count
+            if effect.action in ("mortal", "unsaved") and effect.after_all:
+                self.held += count
+            elif effect.action == "mortal":
+                self.own_mortal += count
             if count:
                 what = "critical" if effect.on == "critical" else effect.on
                 self.say(
@@ -299,13 +312,26 @@ class _Narrator:
         self.say(f"{whose} {e['group']} model is destroyed ({e['left_in_group']} left in its group).", 3)
 
     def on_mortal_wounds(self, e: dict[str, Any]) -> None:
+        # The trace does not mark where held harm starts; it is what comes after
+        # the last sequence's own mortal wounds, so count those.
+        if self.own_mortal > 0:
+            self.own_mortal -= 1
+        elif self.held and not self.held_told:
+            self.held_told = True
+            self.lines += ["", "After every attack: the harm held until now is resolved."]
         side = "the attacking unit" if e.get("side") == "attacker" else "the target"
         spill = "spilling over" if e.get("spill") else "not spilling over"
         n = e["amount"]
         self.say(f"{n} mortal wound{'s' if n != 1 else ''} on {side}, one at a time, {spill}.")
 
     def on_roll(self, e: dict[str, Any]) -> None:
-        self.say(f"Roll {e['roll']}: {'fails' if e['failed'] else 'passes'}.")
+        rolls = self.source.rolls if self.source else None
+        fails_on = ""
+        if rolls:
+            fails_on = " (fails on a 1)" if rolls.fail_at_most == 1 else f" (fails on 1-{rolls.fail_at_most})"
+        if e["failed"]:
+            self.own_mortal += 1
+        self.say(f"Roll {e['roll']}{fails_on}: {'fails' if e['failed'] else 'passes'}.")
 
     def summary(self, replay: Mapping[str, Any]) -> None:
         counters = replay.get("counters", {})
