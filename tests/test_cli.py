@@ -251,3 +251,12 @@ def test_a_bug_is_reported_briefly_with_the_way_to_see_more(
     monkeypatch.setattr(cli, "load_scenario", broken)
     code, _, err = run(capsys, "simulate", str(EXAMPLES / "boltguns.toml"))
     assert code == 1 and "internal error: KeyError: 'oops'" in err and "--debug" in err and "Traceback" not in err
+
+
+def test_plot_of_library_pairings(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "anti-tank.html"
+    args = [str(EXAMPLES / "profiles.toml"), "-a", "lascannons", "-a", "meltaguns", "-t", "rhino", "-o", str(out)]
+    code, _, _ = run(capsys, "plot", *args)
+    page = out.read_text()
+    assert code == 0 and "<h1>lascannons vs meltaguns against rhino</h1>" in page
+    assert "<h2>lascannons</h2>" in page and "<h2>meltaguns</h2>" in page

@@ -21,7 +21,7 @@ from pathlib import Path
 from rich.console import Console
 
 from mathhammer import report
-from mathhammer.compare import METRICS
+from mathhammer.compare import METRICS, Comparison
 from mathhammer.exceptions import MathhammerError, ScenarioError
 from mathhammer.locate import field_line
 from mathhammer.progress import ProgressBar
@@ -103,8 +103,12 @@ def _parser() -> argparse.ArgumentParser:
         parents=[evaluation],
         help="chart the distributions of models destroyed and damage (several files: side by side)",
     )
-    plot.add_argument("scenarios", nargs="+", metavar="scenario", help="scenario TOML file(s)")
+    plot.add_argument(
+        "scenarios", nargs="+", metavar="file", help="scenario files, or profile libraries with -a/-t (every pairing)"
+    )
     plot.add_argument("-o", "--output", required=True, help="image to write: .png, .svg or .html")
+    plot.add_argument("-a", "--attacker", action="append", help="from libraries: an attacker, by name (repeat)")
+    plot.add_argument("-t", "--target", action="append", help="from libraries: a target, by name (repeat)")
     comp = sub.add_parser(
         "compare",
         parents=[evaluation],
@@ -165,6 +169,36 @@ class _Run:
                 progress=self.progress,
             )
 
+    def compare(self, files: Sequence[str]) -> Comparison:
+        """Every attacker against every target the files give (or those ``-a``/``-t`` pick), with progress bars."""
+        from mathhammer.compare import compare, read_profiles
+
+        profiles = read_profiles(files)
+        attackers = profiles.select("attacker", self.args.attacker)
+        targets = profiles.select("target", self.args.target)
+        if not attackers or not targets:
+            missing = "attackers" if not attackers else "targets"
+            raise ScenarioError(f"the files give no {missing}; name a profile library or scenario files that hold some")
+
+        def progress(attacker: str, target: str) -> ProgressBar:
+            self.progress = ProgressBar(Console(stderr=True), description=f"{attacker} vs {target}")
+            return self.progress
+
+        try:
+            return compare(
+                attackers,
+                targets,
+                evaluator=self.args.evaluator,
+                trials=self.args.trials,
+                seed=self.args.seed,
+                threads=self.args.threads,
+                registry=self.registry,
+                progress=progress,
+            )
+        finally:
+            if self.progress is not None:
+                self.progress.close()
+
 
 def _simulate(run: _Run) -> int:
     result = run.evaluate(run.args.scenario)
@@ -177,51 +211,36 @@ def _simulate(run: _Run) -> int:
 
 def _plot(run: _Run) -> int:
     from mathhammer import plotting
+    from mathhammer.compare import is_library
 
-    plotting.check_output(run.args.output)
-    results = {
-        Path(path).stem: run.evaluate(path, description=f"simulating {Path(path).name}") for path in run.args.scenarios
-    }
+    args = run.args
+    plotting.check_output(args.output)
+    if args.attacker or args.target or any(is_library(path) for path in args.scenarios):
+        comparison = run.compare(args.scenarios)
+        one_target = len(comparison.targets) == 1
+        results = {
+            (attacker if one_target else f"{attacker} vs {target}"): result
+            for (attacker, target), result in comparison.results.items()
+        }
+        title = " vs ".join(comparison.attackers) + (f" against {comparison.targets[0]}" if one_target else "")
+    else:
+        results = {
+            Path(path).stem: run.evaluate(path, description=f"simulating {Path(path).name}") for path in args.scenarios
+        }
+        title = " vs ".join(results)
     extra = "".join(f"<h2>{html.escape(name)}</h2>{result._repr_html_()}" for name, result in results.items())
-    title = " vs ".join(results)
-    written = plotting.save(plotting.distribution_figure(results), run.args.output, title=title, extra_html=extra)
+    written = plotting.save(plotting.distribution_figure(results), args.output, title=title, extra_html=extra)
     print(f"wrote {written}")
     return 0
 
 
 def _compare(run: _Run) -> int:
-    from mathhammer.compare import compare, read_profiles
-
     args = run.args
     if args.plot:
         from mathhammer.plotting import check_output
 
         check_output(args.plot)
-    profiles = read_profiles(args.files)
-    attackers = profiles.select("attacker", args.attacker)
-    targets = profiles.select("target", args.target)
-    if not attackers or not targets:
-        missing = "attackers" if not attackers else "targets"
-        raise ScenarioError(f"the files give no {missing}; name a profile library or scenario files that hold some")
-
-    def progress(attacker: str, target: str) -> ProgressBar:
-        run.progress = ProgressBar(Console(stderr=True), description=f"{attacker} vs {target}")
-        return run.progress
-
-    try:
-        comparison = compare(
-            attackers,
-            targets,
-            evaluator=args.evaluator,
-            trials=args.trials,
-            seed=args.seed,
-            threads=args.threads,
-            registry=run.registry,
-            progress=progress,
-        )
-    finally:
-        if run.progress is not None:
-            run.progress.close()
+    comparison = run.compare(args.files)
     metrics = args.metric or list(METRICS)
     if args.json:
         print(json.dumps(comparison.to_dict(), indent=2))

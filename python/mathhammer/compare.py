@@ -109,6 +109,16 @@ class Profiles:
         return [have[n] for n in names]
 
 
+def is_library(path: str | Path) -> bool:
+    """Whether the TOML file at ``path`` is a profile library (``[attackers.NAME]`` or ``[targets.NAME]`` tables).
+
+    Raises:
+        ScenarioError: naming the file, when it cannot be read or is not TOML.
+    """
+    data = read_toml(path)
+    return "attackers" in data or "targets" in data
+
+
 def read_profiles(paths: Sequence[str | Path], into: Profiles | None = None) -> Profiles:
     """Read attackers and targets from scenario files and profile libraries.
 
