@@ -1,4 +1,4 @@
-"""A Result as a terminal report: per-stage means, then the distributions as bar charts.
+"""Results and comparisons as terminal reports: per-stage means, distributions as bar charts, matrices.
 
 The command line prints these with rich, which drops colour and styles by
 itself when the output is not a terminal (a pipe, a file, CI), so the same
@@ -35,7 +35,7 @@ def shown_rows(stage: Stage) -> range:
 
 
 def stages_table(result: Result) -> Table:
-    """Per stage: mean ± standard error (none when exact), standard deviation, 5th-95th percentile."""
+    """Per stage: mean ± standard error (none when exact), standard deviation, the middle 90% (5th-95th percentile)."""
     exact = result.evaluator == "exact"
     table = Table(title="Per stage", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("stage")
@@ -43,7 +43,7 @@ def stages_table(result: Result) -> Table:
     if not exact:
         table.add_column("± se", justify="right")
     table.add_column("sd", justify="right")
-    table.add_column("90% between", justify="right")
+    table.add_column("middle 90%", justify="right")
     for stage in result.stages.values():
         row = [stage.label, f"{stage.mean:.3f}"]
         if not exact:
