@@ -148,3 +148,12 @@ def test_narration_follows_the_plan_not_the_ruleset() -> None:
         "",
         "In all: wounds 2, damage 0, models destroyed 0.",
     ]
+
+
+def test_an_automatic_test_is_told_though_it_rolls_nothing(tmp_path: Path) -> None:
+    flamer = (EXAMPLES / "boltguns.toml").read_text().replace('damage = "1"', 'damage = "1"\nkeywords = ["Torrent"]')
+    path = tmp_path / "flamers.toml"
+    path.write_text(flamer)
+    lines = [line.strip() for line in explain(mathhammer.load_scenario(path), seed=1).lines]
+    assert lines[1:3] == ["20 attack dice are gathered.", "No hit rolls: every attack succeeds automatically."]
+    assert lines[3].startswith("20 wound rolls (needs 4+): ")

@@ -207,6 +207,11 @@ class _Narrator:
     def on_attacks(self, e: dict[str, Any]) -> None:
         n = e["count"]
         self.say(f"{n} attack {'die is' if n == 1 else 'dice are'} gathered.")
+        # An automatic test rolls nothing, so the trace has no events for it.
+        for test in self.pool.steps if self.pool else []:
+            if not test.automatic:
+                break
+            self.say(f"No {test.name} rolls: every attack succeeds automatically.")
 
     # -- tests ------------------------------------------------------------
 
