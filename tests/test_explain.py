@@ -157,3 +157,30 @@ def test_an_automatic_test_is_told_though_it_rolls_nothing(tmp_path: Path) -> No
     lines = [line.strip() for line in explain(mathhammer.load_scenario(path), seed=1).lines]
     assert lines[1:3] == ["20 attack dice are gathered.", "No hit rolls: every attack succeeds automatically."]
     assert lines[3].startswith("20 wound rolls (needs 4+): ")
+
+
+def test_seeded_dice_are_fair_on_every_size_of_die(tmp_path: Path) -> None:
+    # D3 attacks (scripted as d6 values, redrawn when they do not fit) and D12 damage.
+    text = (EXAMPLES / "boltguns.toml").read_text().replace('attacks = "2"', 'attacks = "D3"')
+    path = tmp_path / "d3.toml"
+    path.write_text(text.replace('damage = "1"', 'damage = "D12"').replace("count = 10\nattacks", "count = 1\nattacks"))
+    scenario = mathhammer.load_scenario(path)
+    n = 600
+    replays = [explain(scenario, seed=s).replay for s in range(n)]
+    attacks = [r["counters"]["attacks"] for r in replays]
+    mean, se = sum(attacks) / n, (2 / 3) ** 0.5 / n**0.5  # D3: mean 2, variance 2/3
+    assert abs(mean - 2) < 5 * se
+    assert {1, 2, 3} == set(attacks)
+    damage = [e["amount"] for r in replays for e in r["events"] if e["event"] == "damage"]
+    mean, se = sum(damage) / len(damage), (143 / 12) ** 0.5 / len(damage) ** 0.5  # D12: 6.5, variance 143/12
+    assert abs(mean - 6.5) < 5 * se and max(damage) > 6
+
+
+def test_a_seeded_horde_is_explained_quickly() -> None:
+    # 20 Ork Boyz, three attacks each, and more: hundreds of dice, a handful of replays.
+    from mathhammer.compare import pairing, read_profiles
+
+    profiles = read_profiles([EXAMPLES / "profiles.toml"])
+    scenario = pairing(profiles.attackers["boyz"], profiles.targets["guardsmen"])
+    told = explain(scenario, seed=1)
+    assert len(told.dice) > 100 and told.lines[-1].startswith("In all: Attacks 60")
