@@ -174,6 +174,7 @@ def test_compare_prints_a_matrix_per_metric(capsys: pytest.CaptureFixture[str]) 
     for title in ("Expected models destroyed", "Expected damage", "P(unit destroyed)"):
         assert title in out
     assert "1 pairing: 1 exact · " in out
+    assert "\x1b[" not in out  # not a terminal: no colour codes
 
 
 def test_compare_mixes_scenario_files_and_libraries_and_plots_a_heatmap(
