@@ -261,3 +261,10 @@ def test_plot_of_library_pairings(capsys: pytest.CaptureFixture[str], tmp_path: 
     page = out.read_text()
     assert code == 0 and "<h1>lascannons vs meltaguns against rhino</h1>" in page
     assert "<h2>lascannons</h2>" in page and "<h2>meltaguns</h2>" in page
+
+
+def test_compare_says_where_attackers_come_from(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    targets_only = tmp_path / "targets.toml"
+    targets_only.write_text('ruleset = "wh40k"\n[targets.rhino]\ntoughness = 9\n')
+    code, _, err = run(capsys, "compare", str(targets_only))
+    assert code == 2 and "the files give no attackers: a scenario file gives one through its [attacker] table" in err

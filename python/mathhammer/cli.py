@@ -177,8 +177,11 @@ class _Run:
         attackers = profiles.select("attacker", self.args.attacker)
         targets = profiles.select("target", self.args.target)
         if not attackers or not targets:
-            missing = "attackers" if not attackers else "targets"
-            raise ScenarioError(f"the files give no {missing}; name a profile library or scenario files that hold some")
+            kind = "attacker" if not attackers else "target"
+            raise ScenarioError(
+                f"the files give no {kind}s: a scenario file gives one through its [{kind}] table,"
+                f" a profile library through [{kind}s.NAME] tables"
+            )
 
         def progress(attacker: str, target: str) -> ProgressBar:
             self.progress = ProgressBar(Console(stderr=True), description=f"{attacker} vs {target}")
