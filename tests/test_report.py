@@ -74,3 +74,9 @@ def test_negligible_tails_are_left_out() -> None:
         target_models=1,
     )
     assert list(report.shown_rows(result["damage"])) == [0, 1]
+
+
+def test_probabilities_never_round_a_possibility_away() -> None:
+    assert report.probability(0.0) == "0.0000" and report.probability(1.0) == "1.0000"
+    assert report.probability(3e-7) == "<0.0001" and report.probability(1 - 3e-7) == ">0.9999"
+    assert report.probability(0.123456) == "0.1235"

@@ -29,6 +29,15 @@ def bar(fraction: float, width: int = BAR_WIDTH) -> str:
     return "█" * full + (_EIGHTHS[part] if part else "")
 
 
+def probability(p: float) -> str:
+    """``p`` to four places, but never a possible outcome shown as 0.0000 or a possible failure as 1.0000."""
+    if 0 < p < 5e-5:
+        return "<0.0001"
+    if 1 - 5e-5 < p < 1:
+        return ">0.9999"
+    return f"{p:.4f}"
+
+
 def shown_rows(stage: Stage) -> range:
     """The values ``k`` a distribution table shows: 0 up to :meth:`Stage.last_shown`."""
     return range(stage.last_shown() + 1)
@@ -71,7 +80,7 @@ def distribution_table(stage: Stage) -> Table:
 def render(result: Result) -> RenderableType:
     """The whole report: the run, per-stage statistics, P(unit destroyed), distributions and rule versions."""
     parts: list[RenderableType] = [Text(result.description, style="bold"), Text(""), stages_table(result)]
-    parts.append(Text(f"\nP(unit destroyed) = {result.p_unit_destroyed:.4f}", style="bold"))
+    parts.append(Text(f"\nP(unit destroyed) = {probability(result.p_unit_destroyed)}", style="bold"))
     for name in DISTRIBUTION_STAGES:
         if name in result.stages:
             parts += [Text(""), distribution_table(result.stages[name])]
