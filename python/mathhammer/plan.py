@@ -20,6 +20,8 @@ import numpy as np
 from mathhammer import _core
 
 Outcome = Literal["fail", "success", "critical"]
+Class = Literal["first_higher", "equal", "second_higher"]
+"""Which of two compared dice of a roll is higher (see :class:`Compare`)."""
 BatchHook = Callable[[dict[str, Any]], Mapping[str, Any]]
 """A batch hook: arrays for a chunk of trials in, changed arrays out (see :meth:`Plan.add_hook`)."""
 Reroll = Literal["none", "ones", "failures", "non_critical"]
@@ -46,6 +48,9 @@ class Group:
     feel_no_pain_mortal: int | None = None
     damage_divisor: int = 1
     damage_reduction: int = 0
+    thresholds: list[int] = field(default_factory=list)
+    """Normal damage converts to the number of these it meets, ascending (damage
+    thresholds); empty: damage is wounds lost. Mortal wounds are never converted."""
 
 
 @dataclass
@@ -69,15 +74,22 @@ class Effect:
     lets the model's damage modifiers change the amount.
     ``unsaved``: the token leaves the sequence and inflicts the pool's damage
     with no save allowed, as normal damage.
+    ``unsaved`` with ``maximize`` takes the damage's largest value instead of
+    rolling; ``bonus`` is added to it.
     ``own_save``: the token leaves the sequence and, after the pool's saves,
     takes ``save`` instead of the pool's save (its own AP, modifiers and
     special saves); failing it, it inflicts the pool's damage.
+    ``count``: the token is counted in ``counter`` (a status whose chance the
+    Result reports) and goes on.
     ``after_all`` (``mortal``, ``unsaved``) waits until every sequence of the
-    Plan is resolved.
+    Plan is resolved. ``mortal`` with ``against="attacker"`` hurts the
+    attacking unit instead (a hazard of the attack).
+    With ``class``, the effect also needs the roll's class (tests that compare
+    two dice: :class:`Compare`).
     """
 
     on: Outcome
-    action: Literal["extra", "skip", "mortal", "unsaved", "own_save"]
+    action: Literal["extra", "skip", "mortal", "unsaved", "own_save", "count"]
     amount: str | None = None
     steps: int | None = None
     spill: bool | None = None
@@ -88,12 +100,42 @@ class Effect:
     """``mortal`` only: the pool's focus group (if alive) takes them first."""
     save: Save | None = None
     """``own_save`` only: the save the token takes."""
+    maximize: bool | None = None
+    bonus: int | None = None
+    counter: str | None = None
+    against: Literal["target", "attacker"] | None = None
+    class_: Class | None = None
+    """The class of the roll the effect also needs (``class`` in the Plan)."""
 
     def to_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in asdict(self).items() if v is not None and k != "save"}
+        d = {k: v for k, v in asdict(self).items() if v is not None and k not in ("save", "class_")}
         if self.save is not None:
             d["save"] = self.save.to_dict()
+        if self.class_ is not None:
+            d["class"] = self.class_
         return d
+
+
+@dataclass
+class RollDie:
+    """One die of a roll of several dice; ``subtract`` counts it negative.
+
+    ``rerolled`` False keeps the die as it fell when the roll is re-rolled.
+    """
+
+    sides: int
+    subtract: bool = False
+    rerolled: bool = True
+
+
+@dataclass
+class Compare:
+    """Two dice of a roll (indices) compared: which is higher puts the roll in
+    a class effects can key on; with ``equal_is_critical`` a match is a
+    critical (a success, unless ``critical_requires_success`` and the total misses)."""
+
+    dice: tuple[int, int]
+    equal_is_critical: bool = False
 
 
 @dataclass
@@ -104,6 +146,11 @@ class Test:
     (a success). Unmodified plus the sum of ``modifiers`` (capped to
     ``[modifier_min, modifier_max]``) ``>= target``: success. Otherwise fail.
     ``automatic`` tests roll nothing and every token succeeds, never critically.
+    With ``dice`` the test rolls several dice together: their sum plus the
+    modifiers must reach ``target``; ``compare`` classes the roll and makes
+    its criticals (``natural_fail`` and ``critical`` do not apply). A
+    ``failures`` or ``non_critical`` re-roll re-rolls every die marked
+    ``rerolled``; ``ones`` re-rolls those showing 1, never on a critical.
     """
 
     __test__ = False  # a Plan primitive, not a pytest test class
@@ -121,10 +168,16 @@ class Test:
     reroll: Reroll = "none"
     counter: str | None = None
     effects: list[Effect] = field(default_factory=list)
+    dice: list[RollDie] = field(default_factory=list)
+    compare: Compare | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in asdict(self).items() if v is not None and k != "effects"}
+        d = {k: v for k, v in asdict(self).items() if v is not None and k not in ("effects", "dice", "compare")}
         d["effects"] = [e.to_dict() for e in self.effects]
+        if self.dice:
+            d["dice"] = [asdict(die) for die in self.dice]
+        if self.compare is not None:
+            d["compare"] = {"dice": list(self.compare.dice), "equal_is_critical": self.compare.equal_is_critical}
         return d
 
 
@@ -175,6 +228,8 @@ class Save:
     group_modifiers: list[int] = field(default_factory=list)
     modifier_max: int | None = None
     special: list[SpecialSave | None] = field(default_factory=list)
+    rolled: bool = True
+    """False for attacks no save applies to: nothing is rolled, every token is unsaved."""
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if v is not None and k != "special"}
@@ -212,6 +267,8 @@ class AttackPool:
     """Index into :attr:`Plan.hooks` of a batch hook run between the tests and the save."""
     excess: Excess = "lost"
     cap_at_wounds: bool = False
+    top_threshold_counter: str | None = None
+    """Counts attacks whose damage meets the highest of the group's thresholds."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -221,7 +278,12 @@ class AttackPool:
             **({"attacks_counter": self.attacks_counter} if self.attacks_counter else {}),
             "steps": [t.to_dict() for t in self.steps],
             "save": self.save.to_dict(),
-            "damage": {"dice": self.damage, "excess": self.excess, "cap_at_wounds": self.cap_at_wounds},
+            "damage": {
+                "dice": self.damage,
+                "excess": self.excess,
+                "cap_at_wounds": self.cap_at_wounds,
+                **({"top_threshold_counter": self.top_threshold_counter} if self.top_threshold_counter else {}),
+            },
             **({"mortal_counter": self.mortal_counter} if self.mortal_counter else {}),
             **({"focus": list(self.focus)} if self.focus else {}),
             **({"batch_hook": self.batch_hook} if self.batch_hook is not None else {}),

@@ -13,7 +13,7 @@
 //! [`CoreError::Declined`] reasons in [`evaluate`].
 
 use crate::error::CoreError;
-use crate::executor::{Inflict, InflictKind, Program, RunPool, RunSequence};
+use crate::executor::{Inflict, InflictKind, Program, RunPool, RunSequence, RunTest};
 use crate::plan::{Excess, Group, Side, Target};
 use crate::sampled::{binomial_pmf, one_token, slot, Builder};
 use std::collections::HashMap;
@@ -264,6 +264,24 @@ const MORTAL_AT: u32 = 113;
 /// The most failed saves or mortal wounds a state can carry.
 const MAX_CARRIED: u32 = (1 << COUNT_BITS) - 1;
 
+/// The damage distribution of harm outside the save: the pool's, or its
+/// largest value (`maximize`), shifted by `bonus` (never below 0).
+fn harm_damage(damage: &[f64], maximize: bool, bonus: i32) -> Vec<f64> {
+    let mut out = Vec::new();
+    let most = damage.iter().rposition(|&p| p > 0.0).unwrap_or(0);
+    for (d, &p) in damage.iter().enumerate() {
+        if p == 0.0 || (maximize && d != most) {
+            continue;
+        }
+        let v = (d as i64 + i64::from(bonus)).max(0) as usize;
+        if out.len() <= v {
+            out.resize(v + 1, 0.0);
+        }
+        out[v] += if maximize { 1.0 } else { p };
+    }
+    out
+}
+
 fn field(s: u128, at: u32, bits: u32) -> u32 {
     ((s >> at) & ((1u128 << bits) - 1)) as u32
 }
@@ -447,7 +465,7 @@ impl Evaluator<'_> {
                 if q == 0.0 {
                     continue;
                 }
-                let amount = pool.damage_to(grp, d as u32);
+                let amount = pool.damage_to(grp, d as u32).1;
                 let room = if pool.excess == Excess::Lost {
                     front(s, g)
                 } else {
@@ -769,7 +787,7 @@ impl Evaluator<'_> {
         let mut builder = Builder::default();
         let (token, inflict) = one_token(pool, TABLE_BUDGET, &mut builder).ok_or_else(|| {
             decline(format!(
-                "pool {:?} has too many outcomes to tabulate, or mixes kinds of harm outside the save",
+                "pool {:?} has too many outcomes to tabulate, mixes kinds of harm outside the save, or counts a status",
                 pool.name
             ))
         })?;
@@ -900,7 +918,7 @@ impl Evaluator<'_> {
                 // Tokens taking an own save counted with the pool's failed
                 // saves (checked alike for every group): binomial too.
                 let own = match inflict.map(|i| i.kind) {
-                    Some(InflictKind::Damage { save: Some(i) })
+                    Some(InflictKind::Damage { save: Some(i), .. })
                         if pool.own_saves[i].counter.is_some() =>
                     {
                         Some(pool.own_saves[i].fail_chance(0, groups))
@@ -1002,6 +1020,7 @@ impl Evaluator<'_> {
                             spill,
                             focus: to_focus,
                             reduced,
+                            ..
                         }) => {
                             let amount = amount.unwrap_or(pool.damage).distribution();
                             self.mortal_event(
@@ -1014,9 +1033,17 @@ impl Evaluator<'_> {
                                 true,
                             )
                         }
-                        Some(InflictKind::Damage { save }) => {
-                            self.own_save(&mixed, &order, pool, save, &damage)
-                        }
+                        Some(InflictKind::Damage {
+                            save,
+                            maximize,
+                            bonus,
+                        }) => self.own_save(
+                            &mixed,
+                            &order,
+                            pool,
+                            save,
+                            &harm_damage(&damage, maximize, bonus),
+                        ),
                         None => mixed,
                     };
                 }
@@ -1048,6 +1075,7 @@ impl Evaluator<'_> {
                         spill,
                         focus: to_focus,
                         reduced,
+                        ..
                     } => self.mortal_event(
                         &d,
                         &amount.unwrap_or(pool.damage).distribution(),
@@ -1057,7 +1085,12 @@ impl Evaluator<'_> {
                         self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter,
                         true,
                     ),
-                    InflictKind::Damage { save } => {
+                    InflictKind::Damage {
+                        save,
+                        maximize,
+                        bonus,
+                    } => {
+                        let damage = harm_damage(&damage, maximize, bonus);
                         // Each held attack meets the order declared afresh,
                         // its pool's focus group first while it stands.
                         let mut out = Dist::default();
@@ -1219,6 +1252,29 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
     for seq in &program.sequences {
         if let RunSequence::Pool(pool) = seq {
             let groups = &plan.target.groups;
+            if pool.top_threshold_counter.is_some() {
+                return Err(decline(format!(
+                    "pool {:?} counts attacks meeting the top damage threshold, which depends on the target",
+                    pool.name
+                )));
+            }
+            if pool.tests.iter().flat_map(RunTest::actions).any(|a| {
+                matches!(
+                    a,
+                    crate::executor::RunAction::Inflict(Inflict {
+                        kind: InflictKind::Mortal {
+                            against: Side::Attacker,
+                            ..
+                        },
+                        ..
+                    })
+                )
+            }) {
+                return Err(decline(format!(
+                    "pool {:?} harms the attacking unit from its attacks' effects",
+                    pool.name
+                )));
+            }
             carry_failed |= !pool.save.alike(groups);
             if !save_counters.contains(&pool.save.counter) {
                 save_counters.push(pool.save.counter);
@@ -1261,19 +1317,15 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
     for seq in &program.sequences {
         if let RunSequence::Pool(pool) = seq {
             tokens += pool.max_tokens();
-            let reduced = pool
-                .tests
-                .iter()
-                .flat_map(|t| t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical))
-                .any(|a| {
-                    matches!(
-                        a,
-                        crate::executor::RunAction::Inflict(Inflict {
-                            kind: InflictKind::Mortal { reduced: true, .. },
-                            ..
-                        })
-                    )
-                });
+            let reduced = pool.tests.iter().flat_map(RunTest::actions).any(|a| {
+                matches!(
+                    a,
+                    crate::executor::RunAction::Inflict(Inflict {
+                        kind: InflictKind::Mortal { reduced: true, .. },
+                        ..
+                    })
+                )
+            });
             if reduced && modified {
                 if carry_mortal.is_some_and(|c| c != pool.mortal_counter)
                     || pool.mortal_counter.is_none()
@@ -1311,7 +1363,7 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
                     let amount = p
                         .tests
                         .iter()
-                        .flat_map(|t| t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical))
+                        .flat_map(RunTest::actions)
                         .filter_map(|a| match a {
                             crate::executor::RunAction::Inflict(Inflict {
                                 kind: InflictKind::Mortal { amount, .. },

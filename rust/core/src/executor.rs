@@ -12,10 +12,11 @@
 use crate::dice::DiceExpr;
 use crate::error::CoreError;
 use crate::plan::{
-    AttackPool, Effect, Excess, Group, Outcome, Plan, Reroll, Rolls, Save, Sequence, Side,
+    AttackPool, Class, Effect, Excess, Group, Outcome, Plan, Reroll, Rolls, Save, Sequence, Side,
     SpecialSave, Test,
 };
 use crate::rng::DiceSource;
+use crate::roll::{Classed, Roll};
 use crate::target::TargetState;
 use crate::trace::{Event, Observer};
 
@@ -29,9 +30,12 @@ pub(crate) struct RunTest {
     pub(crate) by_face: Vec<Outcome>,
     pub(crate) reroll: Reroll,
     pub(crate) counter: Option<usize>,
-    pub(crate) on_fail: Vec<RunAction>,
-    pub(crate) on_success: Vec<RunAction>,
-    pub(crate) on_critical: Vec<RunAction>,
+    /// Each outcome's actions, with the class of the roll they also need.
+    pub(crate) on_fail: Vec<(Option<Class>, RunAction)>,
+    pub(crate) on_success: Vec<(Option<Class>, RunAction)>,
+    pub(crate) on_critical: Vec<(Option<Class>, RunAction)>,
+    /// A roll of several dice instead of `die`, and its exact distribution.
+    pub(crate) roll: Option<(Roll, Vec<Classed>)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -39,6 +43,7 @@ pub(crate) enum RunAction {
     Extra(DiceExpr),
     Skip(usize),
     Inflict(Inflict),
+    Count(usize),
 }
 
 /// Harm a token does outside the save: mortal wounds, or its damage with no
@@ -58,15 +63,23 @@ pub(crate) enum InflictKind {
         spill: bool,
         reduced: bool,
         focus: bool,
+        against: Side,
     },
-    /// The pool's damage, unsaved, or when `save` names one of the pool's
-    /// `own_saves`, only if that save fails.
-    Damage { save: Option<usize> },
+    /// The pool's damage (its largest value with `maximize`, plus `bonus`),
+    /// unsaved, or when `save` names one of the pool's `own_saves`, only if
+    /// that save fails.
+    Damage {
+        save: Option<usize>,
+        maximize: bool,
+        bonus: i32,
+    },
 }
 
 /// A save with its modifiers summed per group.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RunSave {
+    /// False when no save applies: nothing is rolled and every token fails.
+    pub(crate) rolled: bool,
     pub(crate) die: u32,
     pub(crate) natural_fail: u32,
     /// Per group: AP plus save modifiers plus the group's own, capped.
@@ -88,6 +101,7 @@ pub(crate) struct RunPool {
     pub(crate) damage: DiceExpr,
     pub(crate) excess: Excess,
     pub(crate) cap_at_wounds: bool,
+    pub(crate) top_threshold_counter: Option<usize>,
     pub(crate) mortal_counter: Option<usize>,
     pub(crate) focus: Vec<usize>,
     pub(crate) batch_hook: Option<usize>,
@@ -95,7 +109,7 @@ pub(crate) struct RunPool {
 
 #[derive(Debug, Clone)]
 pub(crate) enum RunSequence {
-    Pool(RunPool),
+    Pool(Box<RunPool>),
     Mortal {
         name: String,
         amount: DiceExpr,
@@ -171,7 +185,9 @@ impl Program {
                     feel_no_pain: m.feel_no_pain,
                     counter: plan.counter_index(&format!("{base}.counter"), m.counter.as_ref())?,
                 },
-                Sequence::Attack(p) => RunSequence::Pool(Self::prepare_pool(&plan, &base, p)?),
+                Sequence::Attack(p) => {
+                    RunSequence::Pool(Box::new(Self::prepare_pool(&plan, &base, p)?))
+                }
             });
         }
         Ok(Program {
@@ -197,6 +213,7 @@ impl Program {
                         after_all,
                         reduced,
                         focus,
+                        against,
                         ..
                     } => RunAction::Inflict(Inflict {
                         kind: InflictKind::Mortal {
@@ -204,15 +221,32 @@ impl Program {
                             spill: *spill,
                             reduced: *reduced,
                             focus: *focus,
+                            against: *against,
                         },
                         after_all: *after_all,
                         ends: *ends_attack,
                     }),
-                    Effect::Unsaved { after_all, .. } => RunAction::Inflict(Inflict {
-                        kind: InflictKind::Damage { save: None },
+                    Effect::Unsaved {
+                        after_all,
+                        maximize,
+                        bonus,
+                        ..
+                    } => RunAction::Inflict(Inflict {
+                        kind: InflictKind::Damage {
+                            save: None,
+                            maximize: *maximize,
+                            bonus: *bonus,
+                        },
                         after_all: *after_all,
                         ends: true,
                     }),
+                    Effect::Count { counter, .. } => RunAction::Count(
+                        plan.counter_index(
+                            &format!("{base}.steps[{ti}].effects[{ei}].counter"),
+                            Some(counter),
+                        )?
+                        .expect("a named counter"),
+                    ),
                     Effect::OwnSave { save, .. } => {
                         let own = RunSave::new(
                             plan,
@@ -224,20 +258,24 @@ impl Program {
                             own_saves.len() - 1
                         });
                         RunAction::Inflict(Inflict {
-                            kind: InflictKind::Damage { save: Some(index) },
+                            kind: InflictKind::Damage {
+                                save: Some(index),
+                                maximize: false,
+                                bonus: 0,
+                            },
                             after_all: false,
                             ends: true,
                         })
                     }
                 };
-                on[e.on() as usize].push(a);
+                on[e.on() as usize].push((e.class(), a));
             }
             let [on_fail, on_success, on_critical] = on;
             tests.push(RunTest {
                 name: t.name.clone(),
                 automatic: t.automatic,
                 die: t.die,
-                by_face: if t.automatic {
+                by_face: if t.automatic || !t.dice.is_empty() {
                     Vec::new()
                 } else {
                     (0..=t.die)
@@ -256,6 +294,11 @@ impl Program {
                 on_fail,
                 on_success,
                 on_critical,
+                roll: (!t.dice.is_empty()).then(|| {
+                    let roll = Roll::new(t);
+                    let distribution = roll.distribution(t.reroll);
+                    (roll, distribution)
+                }),
             });
         }
         Ok(RunPool {
@@ -273,6 +316,10 @@ impl Program {
             damage: p.damage.dice,
             excess: p.damage.excess,
             cap_at_wounds: p.damage.cap_at_wounds,
+            top_threshold_counter: plan.counter_index(
+                &format!("{base}.damage.top_threshold_counter"),
+                p.damage.top_threshold_counter.as_ref(),
+            )?,
             mortal_counter: plan
                 .counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?,
         })
@@ -322,6 +369,8 @@ pub struct Workspace<'p> {
     pub(crate) entering: Vec<u32>,
     pub(crate) order: Vec<usize>,
     pub(crate) save_faces: Vec<u32>,
+    /// The faces of a roll of several dice.
+    pub(crate) roll_faces: Vec<u32>,
     /// Harm queued by the current pool's tokens, resolved after its saves.
     pub(crate) pending: Vec<Inflict>,
     /// Harm queued until every sequence is resolved: (sequence index, what).
@@ -365,6 +414,7 @@ impl<'p> Workspace<'p> {
             entering: Vec::new(),
             order: Vec::new(),
             save_faces: Vec::new(),
+            roll_faces: Vec::new(),
             pending: Vec::new(),
             deferred: Vec::new(),
             focus: None,
@@ -556,8 +606,10 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
         for _ in 0..n {
             // An automatic test rolls nothing: every token is a plain success
             // and its success effects still run.
-            let outcome = if t.automatic {
-                Outcome::Success
+            let (outcome, class) = if t.automatic {
+                (Outcome::Success, None)
+            } else if let Some((roll, _)) = &t.roll {
+                roll.roll(t.reroll, k, dice, obs, &mut ws.roll_faces)
             } else {
                 let first = dice.roll(t.die);
                 let mut roll = first;
@@ -573,7 +625,7 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
                     rerolled_from: again.then_some(first),
                     outcome,
                 });
-                outcome
+                (outcome, None)
             };
             if outcome == Outcome::Critical {
                 ws.criticals[k] += 1;
@@ -585,8 +637,12 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
             };
             let mut passes = outcome != Outcome::Fail;
             let mut goes_to = k + 1;
-            for a in actions {
-                match *a {
+            for &(needs, a) in actions {
+                if needs.is_some() && needs != class {
+                    continue;
+                }
+                match a {
+                    RunAction::Count(counter) => ws.counters[counter] += 1,
                     RunAction::Extra(amount) => {
                         let extra = amount.roll(dice);
                         bump(&mut ws.counters, t.counter, extra);
@@ -627,8 +683,28 @@ pub(crate) fn run_pool_saves<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
-    // Saves: rolled together, resolved lowest first.
     let wounds = ws.entering[pool.tests.len()];
+    if pool.save.rolled {
+        roll_saves(pool, ws, wounds, dice, obs);
+    } else {
+        // No save applies: every token is unsaved, in turn.
+        declare(pool, ws);
+        for _ in 0..wounds {
+            let current = ws.state.current(&ws.order);
+            unsaved(pool, ws, current, dice, obs);
+        }
+    }
+    pending_harm(pool, ws, dice, obs);
+}
+
+/// Saves: rolled together, resolved lowest first.
+fn roll_saves<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    wounds: u32,
+    dice: &mut D,
+    obs: &mut O,
+) {
     ws.save_faces.clear();
     ws.save_faces.resize(pool.save.die as usize + 1, 0);
     for _ in 0..wounds {
@@ -641,9 +717,16 @@ pub(crate) fn run_pool_saves<D: DiceSource, O: Observer>(
         });
     }
     resolve_save_faces(pool, ws, dice, obs);
+}
 
-    // Mortal wounds and unsaved damage from this pool's attacks, after its
-    // normal damage.
+/// Mortal wounds and unsaved damage from the pool's attacks, after its
+/// normal damage, and mortal wounds a batch hook added.
+fn pending_harm<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) {
     for i in 0..ws.pending.len() {
         let what = ws.pending[i];
         inflict(pool, ws, what, dice, obs);
@@ -733,16 +816,18 @@ pub(crate) fn unsaved<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     bump(&mut ws.counters, pool.save.counter, 1);
-    damage_model(pool, ws, current, dice, obs);
+    damage_model(pool, ws, current, None, dice, obs);
 }
 
-/// Roll the pool's damage and apply it, modified by the group, to the front
-/// model of `current` (nothing once the unit is destroyed); what the model
-/// cannot take is lost or carries on, as the pool's `excess` says.
+/// Roll the pool's damage (or take `fixed`) and apply it, modified by the
+/// group, to the front model of `current` (nothing once the unit is
+/// destroyed); what the model cannot take is lost or carries on, as the
+/// pool's `excess` says.
 fn damage_model<D: DiceSource, O: Observer>(
     pool: &RunPool,
     ws: &mut Workspace<'_>,
     current: Option<usize>,
+    fixed: Option<u32>,
     dice: &mut D,
     obs: &mut O,
 ) {
@@ -750,15 +835,22 @@ fn damage_model<D: DiceSource, O: Observer>(
         return;
     };
     let group = ws.state.group(g);
-    let amount = pool.damage_to(group, pool.damage.roll(dice));
-    obs.event(Event::Damage { group: g, amount });
+    let rolled = fixed.unwrap_or_else(|| pool.damage.roll(dice));
+    let (amount, lost) = pool.damage_to(group, rolled);
+    obs.event(Event::Damage {
+        group: g,
+        amount,
+        lost,
+    });
+    if group.thresholds.last().is_some_and(|&top| amount >= top) {
+        bump(&mut ws.counters, pool.top_threshold_counter, 1);
+    }
     if pool.excess == Excess::Lost {
-        ws.state
-            .wound_model(g, amount, group.feel_no_pain, dice, obs);
+        ws.state.wound_model(g, lost, group.feel_no_pain, dice, obs);
         return;
     }
     // Carried on, a point at a time where Feel No Pain rolls for each.
-    let mut left = amount;
+    let mut left = lost;
     while left > 0 {
         let fnp = ws.state.group(g).feel_no_pain;
         let take = if fnp.is_some() {
@@ -792,6 +884,28 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
             spill,
             reduced,
             focus,
+            against: Side::Attacker,
+        } => {
+            // A hazard of the attack: the attacking unit's own models (only
+            // counted when the Plan does not list them).
+            let _ = (reduced, focus);
+            let n = amount.unwrap_or(pool.damage).roll(dice);
+            bump(&mut ws.counters, pool.mortal_counter, n);
+            obs.event(Event::Mortal {
+                against: Side::Attacker,
+                amount: n,
+                spill,
+            });
+            if let Some(state) = ws.attacker.as_mut() {
+                inflict_mortal(state, n, spill, None, true, dice, obs);
+            }
+        }
+        InflictKind::Mortal {
+            amount,
+            spill,
+            reduced,
+            focus,
+            against: Side::Target,
         } => {
             let mut n = amount.unwrap_or(pool.damage).roll(dice);
             let first = ws.focus.filter(|&f| focus && ws.state.alive[f] > 0);
@@ -808,31 +922,54 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
             });
             inflict_mortal(&mut ws.state, n, spill, first, true, dice, obs);
         }
-        InflictKind::Damage { save } => {
+        InflictKind::Damage {
+            save,
+            maximize,
+            bonus,
+        } => {
             let current = ws.state.current(&ws.order);
             if let Some(i) = save {
                 // Rolled even once the unit is destroyed (against the first
                 // group of the order), so its counter keeps counting.
                 let own = &pool.own_saves[i];
                 let g = current.unwrap_or(ws.order[0]);
-                let roll = dice.roll(own.die);
-                let saved = own.saves(g, ws.state.group(g), roll);
-                obs.event(Event::Save {
-                    roll,
-                    group: current,
-                    saved,
-                });
-                if saved || own.special_saves(g, dice, obs) {
-                    return;
+                if own.rolled {
+                    let roll = dice.roll(own.die);
+                    let saved = own.saves(g, ws.state.group(g), roll);
+                    obs.event(Event::Save {
+                        roll,
+                        group: current,
+                        saved,
+                    });
+                    if saved || own.special_saves(g, dice, obs) {
+                        return;
+                    }
                 }
                 bump(&mut ws.counters, own.counter, 1);
             }
-            damage_model(pool, ws, current, dice, obs);
+            let fixed = (maximize || bonus != 0).then(|| {
+                let rolled = if maximize {
+                    pool.damage.max()
+                } else {
+                    pool.damage.roll(dice)
+                };
+                (i64::from(rolled) + i64::from(bonus)).max(0) as u32
+            });
+            damage_model(pool, ws, current, fixed, dice, obs);
         }
     }
 }
 
 impl RunTest {
+    /// Every action of the test, whatever outcome and class it needs.
+    pub(crate) fn actions(&self) -> impl Iterator<Item = &RunAction> {
+        self.on_fail
+            .iter()
+            .chain(&self.on_success)
+            .chain(&self.on_critical)
+            .map(|(_, a)| a)
+    }
+
     /// Does the re-roll policy re-roll this first roll?
     #[inline]
     pub(crate) fn rerolls(&self, roll: u32, outcome: Outcome) -> bool {
@@ -848,6 +985,7 @@ impl RunTest {
 impl RunSave {
     pub(crate) fn new(plan: &Plan, field: &str, save: &Save) -> Result<RunSave, CoreError> {
         Ok(RunSave {
+            rolled: save.rolled,
             die: save.die,
             natural_fail: save.natural_fail,
             modifier: (0..plan.target.groups.len())
@@ -899,6 +1037,9 @@ impl RunSave {
 
     /// The chance group `g`'s special save saves (0 without one).
     pub(crate) fn special_pass(&self, g: usize) -> f64 {
+        if !self.rolled {
+            return 0.0;
+        }
         let (faces, again) = self.special_faces(g);
         let p = f64::from(faces) / f64::from(self.die);
         if again {
@@ -912,7 +1053,8 @@ impl RunSave {
     /// The invulnerable save ignores AP; the better applies.
     #[inline]
     pub(crate) fn saves(&self, g: usize, group: &Group, face: u32) -> bool {
-        face > self.natural_fail
+        self.rolled
+            && face > self.natural_fail
             && (group.invulnerable.is_some_and(|i| face >= i)
                 || group
                     .save
@@ -926,7 +1068,7 @@ impl RunSave {
         dice: &mut D,
         obs: &mut O,
     ) -> bool {
-        let Some(special) = self.special[g] else {
+        let Some(special) = self.special[g].filter(|_| self.rolled) else {
             return false;
         };
         let first = dice.roll(self.die);
@@ -945,14 +1087,23 @@ impl RunSave {
 
 impl RunPool {
     /// One attack's damage `rolled` as a model of `group` takes it: the
-    /// group's modifiers, then the pool's cap.
+    /// group's modifiers, then the pool's cap; and the wounds that costs
+    /// (the number of the group's thresholds it meets, if it has any).
     #[inline]
-    pub(crate) fn damage_to(&self, group: &Group, rolled: u32) -> u32 {
+    pub(crate) fn damage_to(&self, group: &Group, rolled: u32) -> (u32, u32) {
         let d = group.modify_damage(rolled);
-        if self.cap_at_wounds {
+        let d = if self.cap_at_wounds {
             d.min(group.wounds)
         } else {
             d
+        };
+        if group.thresholds.is_empty() {
+            (d, d)
+        } else {
+            (
+                d,
+                group.thresholds.iter().filter(|&&t| d >= t).count() as u32,
+            )
         }
     }
 
@@ -970,10 +1121,7 @@ impl RunPool {
         let mut total = tokens;
         for t in &self.tests {
             let extra: u64 = t
-                .on_fail
-                .iter()
-                .chain(&t.on_success)
-                .chain(&t.on_critical)
+                .actions()
                 .map(|a| {
                     if let RunAction::Extra(d) = a {
                         u64::from(d.max())

@@ -11,6 +11,7 @@ pub mod executor;
 pub mod montecarlo;
 pub mod plan;
 pub mod rng;
+pub(crate) mod roll;
 pub mod sampled;
 pub mod target;
 pub mod trace;

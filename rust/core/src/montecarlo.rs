@@ -90,6 +90,18 @@ impl Tally {
             .sum();
         s / self.trials as f64
     }
+
+    /// Standard deviation of number `i` over the trials.
+    #[must_use]
+    pub fn sd(&self, i: usize) -> f64 {
+        let m = self.mean(i);
+        let s: f64 = self.hist[i]
+            .iter()
+            .enumerate()
+            .map(|(v, &c)| (v as f64 - m).powi(2) * c as f64)
+            .sum();
+        (s / self.trials as f64).sqrt()
+    }
 }
 
 /// How a run draws its trials. Both give the same distribution; they differ

@@ -61,6 +61,15 @@ fn validate_target(side: &str, t: &Target) -> Result<(), CoreError> {
             return Err(CoreError::plan(f("damage_divisor"), "must be at least 1"));
         }
         models = models.saturating_add(g.models);
+        if g.thresholds.first() == Some(&0) || g.thresholds.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(CoreError::plan(
+                f("thresholds"),
+                format!(
+                    "are {:?}; give damage thresholds of 1 or more, in rising order",
+                    g.thresholds
+                ),
+            ));
+        }
         for (name, v) in [
             ("save", g.save),
             ("invulnerable", g.invulnerable),
@@ -195,6 +204,11 @@ pub struct Group {
     pub damage_divisor: u32,
     #[serde(default)]
     pub damage_reduction: u32,
+    /// Normal damage converts to the number of these it meets, ascending
+    /// (damage thresholds: Minor, Major, double Major lose 1, 2, 3 wounds).
+    /// Empty: damage is wounds lost. Mortal wounds are never converted.
+    #[serde(default)]
+    pub thresholds: Vec<u32>,
 }
 
 impl Group {
@@ -331,6 +345,16 @@ pub struct Test {
     pub critical_requires_success: bool,
     #[serde(default)]
     pub reroll: Reroll,
+    /// Roll these dice together instead of one `die`: the test succeeds when
+    /// their sum (a die with `subtract` counts negative) plus the capped
+    /// modifiers reaches `target`. `natural_fail` and `critical` do not apply;
+    /// criticals come from `compare`.
+    #[serde(default)]
+    pub dice: Vec<RollDie>,
+    /// Two of `dice` compared, putting each roll in a [`Class`] that effects
+    /// may key on.
+    #[serde(default)]
+    pub compare: Option<Compare>,
     /// Counts tokens that leave this test as successes or criticals, tokens that
     /// skip it, and extra tokens it creates.
     #[serde(default)]
@@ -338,6 +362,44 @@ pub struct Test {
     #[serde(default)]
     pub effects: Vec<Effect>,
 }
+
+/// One die of a roll of several dice.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RollDie {
+    pub sides: u32,
+    /// The die counts negative (a disadvantage die).
+    #[serde(default)]
+    pub subtract: bool,
+    /// Re-rolled when the roll is re-rolled (`failures`, `non_critical`) and
+    /// when it shows a 1 (`ones`); false keeps the die as it fell.
+    #[serde(default = "yes")]
+    pub rerolled: bool,
+}
+
+/// Compare two dice of a roll (indices into `dice`); with `equal_is_critical`
+/// a roll where they match is a critical (a success; with
+/// `critical_requires_success` only if the total also succeeds).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Compare {
+    pub dice: [usize; 2],
+    #[serde(default)]
+    pub equal_is_critical: bool,
+}
+
+/// Which of the two compared dice is higher.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    FirstHigher,
+    Equal,
+    SecondHigher,
+}
+
+/// The most combinations of faces a roll of several dice may have: the exact
+/// tables enumerate them (with re-rolls, up to their square).
+pub const MAX_ROLL_COMBINATIONS: u64 = 10_000;
 
 fn six() -> u32 {
     6
@@ -356,10 +418,20 @@ fn max_modifier() -> i32 {
 pub enum Effect {
     /// Add `amount` tokens that enter the next test (or the save) as plain
     /// successes of this one.
-    Extra { on: Outcome, amount: DiceExpr },
+    Extra {
+        on: Outcome,
+        amount: DiceExpr,
+        #[serde(default)]
+        class: Option<Class>,
+    },
     /// The token skips the next `steps` tests, counted as a plain success of
     /// each, never a critical.
-    Skip { on: Outcome, steps: u32 },
+    Skip {
+        on: Outcome,
+        steps: u32,
+        #[serde(default)]
+        class: Option<Class>,
+    },
     /// The token inflicts mortal wounds after the pool's normal damage (or,
     /// with `after_all`, after every sequence of the Plan). `amount` is a dice
     /// expression, or absent for the pool's damage roll. With `spill`, excess
@@ -383,6 +455,12 @@ pub enum Effect {
         /// they go where mortal wounds usually go.
         #[serde(default)]
         focus: bool,
+        /// Whose models suffer them: the target (default), or the attacking
+        /// unit's own (a hazard of the attack).
+        #[serde(default)]
+        against: Side,
+        #[serde(default)]
+        class: Option<Class>,
     },
     /// The token leaves the sequence and, with no save, inflicts the pool's
     /// damage as normal damage (excess lost, damage modifiers and Feel No Pain
@@ -391,12 +469,33 @@ pub enum Effect {
         on: Outcome,
         #[serde(default)]
         after_all: bool,
+        /// The damage dice are not rolled and take their largest value.
+        #[serde(default)]
+        maximize: bool,
+        /// Added to the damage rolled (never below 0).
+        #[serde(default)]
+        bonus: i32,
+        #[serde(default)]
+        class: Option<Class>,
     },
     /// The token leaves the sequence and, after the pool's saves, takes `save`
     /// instead of the pool's: its own AP, modifiers and special saves (rules
     /// where a critical changes how the attack is saved). On a failure it
     /// inflicts the pool's damage as an unsaved attack of the pool would.
-    OwnSave { on: Outcome, save: Box<Save> },
+    OwnSave {
+        on: Outcome,
+        save: Box<Save>,
+        #[serde(default)]
+        class: Option<Class>,
+    },
+    /// Count the token in `counter` (a status the attack inflicts, whose
+    /// chance the Result reports); the token goes on.
+    Count {
+        on: Outcome,
+        counter: String,
+        #[serde(default)]
+        class: Option<Class>,
+    },
 }
 
 impl Effect {
@@ -408,7 +507,21 @@ impl Effect {
             | Effect::Skip { on, .. }
             | Effect::Mortal { on, .. }
             | Effect::Unsaved { on, .. }
-            | Effect::OwnSave { on, .. } => *on,
+            | Effect::OwnSave { on, .. }
+            | Effect::Count { on, .. } => *on,
+        }
+    }
+
+    /// The class of the roll it also needs, if any.
+    #[must_use]
+    pub fn class(&self) -> Option<Class> {
+        match self {
+            Effect::Extra { class, .. }
+            | Effect::Skip { class, .. }
+            | Effect::Mortal { class, .. }
+            | Effect::Unsaved { class, .. }
+            | Effect::OwnSave { class, .. }
+            | Effect::Count { class, .. } => *class,
         }
     }
 }
@@ -447,6 +560,10 @@ pub struct Save {
     /// before damage; empty means none.
     #[serde(default)]
     pub special: Vec<Option<SpecialSave>>,
+    /// False for attacks no save applies to: no die is rolled and every
+    /// token that reaches the save is unsaved (counted as a failure).
+    #[serde(default = "yes")]
+    pub rolled: bool,
 }
 
 /// A save rolled only when the first save failed (The Ninth Age's Aegis,
@@ -477,6 +594,10 @@ pub struct Damage {
     /// models it is allocated to (applied after the group's damage modifiers).
     #[serde(default)]
     pub cap_at_wounds: bool,
+    /// Counts attacks whose damage meets the highest of the group's
+    /// `thresholds` (a test the target must take, such as Battle Shock).
+    #[serde(default)]
+    pub top_threshold_counter: Option<String>,
 }
 
 /// Where damage beyond a model's remaining wounds goes.
@@ -653,6 +774,54 @@ impl Plan {
         Ok(())
     }
 
+    /// Check a test's roll of several dice, if it has one.
+    fn check_roll(t: &Test, f: &dyn Fn(&str) -> String) -> Result<(), CoreError> {
+        if t.dice.is_empty() {
+            return if t.compare.is_some() {
+                Err(CoreError::plan(
+                    f("compare"),
+                    "needs the dice of a roll (dice)",
+                ))
+            } else {
+                Ok(())
+            };
+        }
+        if t.automatic {
+            return Err(CoreError::plan(
+                f("dice"),
+                "an automatic test rolls no dice",
+            ));
+        }
+        if t.natural_fail != 0 || t.critical.is_some() {
+            return Err(CoreError::plan(
+                f("dice"),
+                "a roll of several dice takes no natural_fail or critical; criticals come from compare",
+            ));
+        }
+        let mut combinations = 1u64;
+        for (i, d) in t.dice.iter().enumerate() {
+            check_die(&f(&format!("dice[{i}].sides")), d.sides)?;
+            combinations = combinations.saturating_mul(u64::from(d.sides));
+        }
+        if combinations > MAX_ROLL_COMBINATIONS {
+            return Err(CoreError::plan(
+                f("dice"),
+                format!(
+                    "can fall {combinations} ways; at most {MAX_ROLL_COMBINATIONS} are allowed"
+                ),
+            ));
+        }
+        if let Some(c) = t.compare {
+            if c.dice[0] == c.dice[1] || c.dice.iter().any(|&i| i >= t.dice.len()) {
+                return Err(CoreError::plan(
+                    f("compare.dice"),
+                    format!("{:?} must name two different dice of the roll", c.dice),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Check a save (a pool's, or a token's own) and resolve its counter.
     fn check_save(&self, field: &str, save: &Save) -> Result<Option<usize>, CoreError> {
         let counter = self.counter_index(&format!("{field}.counter"), save.counter.as_ref())?;
@@ -737,6 +906,7 @@ impl Plan {
             let f = |name: &str| format!("{base}.steps[{ti}].{name}");
             let counter = self.counter_index(&f("counter"), t.counter.as_ref())?;
             check_die(&f("die"), t.die)?;
+            Self::check_roll(t, &f)?;
             for (i, &m) in t.modifiers.iter().enumerate() {
                 check_modifier(&f(&format!("modifiers[{i}]")), m)?;
             }
@@ -746,6 +916,12 @@ impl Plan {
             let here = entering[ti];
             let mut extra = 0u64;
             for (ei, e) in t.effects.iter().enumerate() {
+                if e.class().is_some() && t.compare.is_none() {
+                    return Err(CoreError::plan(
+                        format!("{base}.steps[{ti}].effects[{ei}].class"),
+                        "needs the test to compare two dice (compare)",
+                    ));
+                }
                 match e {
                     Effect::Extra { amount, .. } => extra += u64::from(amount.max()),
                     Effect::Skip { steps, .. } => {
@@ -774,6 +950,13 @@ impl Plan {
                             mortal_events.saturating_add(here.saturating_mul(u64::from(most)));
                     }
                     Effect::Unsaved { .. } => {}
+                    Effect::Count { counter, .. } => {
+                        let c = self.counter_index(
+                            &format!("{base}.steps[{ti}].effects[{ei}].counter"),
+                            Some(counter),
+                        )?;
+                        bounds.add(c, here);
+                    }
                     Effect::OwnSave { save, .. } => {
                         let own = self
                             .check_save(&format!("{base}.steps[{ti}].effects[{ei}].save"), save)?;
@@ -788,6 +971,11 @@ impl Plan {
         }
         bounds.tokens = bounds.tokens.saturating_add(entering[n]);
         bounds.add(saves, entering[n]);
+        let top = self.counter_index(
+            &format!("{base}.damage.top_threshold_counter"),
+            p.damage.top_threshold_counter.as_ref(),
+        )?;
+        bounds.add(top, bounds.tokens);
         bounds.add(mortal, mortal_events);
         Ok(())
     }

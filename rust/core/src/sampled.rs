@@ -20,7 +20,7 @@ use crate::executor::{
     bump, declare, gather_attacks, inflict, mortal_source, resolve_deferred, resolve_save_faces,
     unsaved, Inflict, InflictKind, Program, RunAction, RunPool, RunSequence, RunTest, Workspace,
 };
-use crate::plan::{Excess, Outcome};
+use crate::plan::{Class, Excess, Outcome};
 use crate::rng::{DiceSource, Stream};
 use crate::trace::NoTrace;
 use std::collections::HashMap;
@@ -148,6 +148,18 @@ impl Sampler {
     }
 }
 
+/// The outcomes (and classes) of one token at test `t`, with their chances.
+fn classed(t: &RunTest) -> Vec<(Outcome, Option<Class>, f64)> {
+    if let Some((_, distribution)) = &t.roll {
+        return distribution.clone();
+    }
+    let p = outcome_probabilities(t);
+    [Outcome::Fail, Outcome::Success, Outcome::Critical]
+        .into_iter()
+        .map(|o| (o, None, p[o as usize]))
+        .collect()
+}
+
 fn outcome_probabilities(t: &RunTest) -> [f64; 3] {
     let mut p = [0.0; 3];
     let face = 1.0 / f64::from(t.die);
@@ -189,7 +201,11 @@ pub(crate) fn one_token(
     let mut inflict: Option<InflictKind> = None;
     let mut after_all = false;
     for t in &pool.tests {
-        for a in t.on_fail.iter().chain(&t.on_success).chain(&t.on_critical) {
+        for a in t.actions() {
+            if let RunAction::Count(_) = a {
+                // Counting a status needs a slot of its own: die by die.
+                return None;
+            }
             if let RunAction::Inflict(what) = *a {
                 match inflict {
                     None => (inflict, after_all) = (Some(what.kind), what.after_all),
@@ -210,22 +226,25 @@ pub(crate) fn one_token(
     for k in (0..m).rev() {
         let t = &pool.tests[k];
         let mut d = Dist::default();
-        let probs = outcome_probabilities(t);
-        for (o, actions) in [
-            (Outcome::Fail, &t.on_fail),
-            (Outcome::Success, &t.on_success),
-            (Outcome::Critical, &t.on_critical),
-        ] {
-            let p = probs[o as usize];
+        for (o, class, p) in classed(t) {
             if p == 0.0 {
                 continue;
             }
+            let actions = match o {
+                Outcome::Fail => &t.on_fail,
+                Outcome::Success => &t.on_success,
+                Outcome::Critical => &t.on_critical,
+            };
             let mut passes = o != Outcome::Fail;
             let mut goes_to = k + 1;
             let mut fixed: Vec<(usize, u32)> = Vec::new();
             let mut parts: Vec<Dist> = Vec::new();
-            for a in actions {
-                match *a {
+            for &(needs, a) in actions {
+                if needs.is_some() && needs != class {
+                    continue;
+                }
+                match a {
+                    RunAction::Count(_) => unreachable!("declined above"),
                     RunAction::Extra(amount) => {
                         // a extra tokens into test k+1, each counted at k.
                         let mut extra = Dist::default();

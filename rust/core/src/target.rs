@@ -223,6 +223,7 @@ mod tests {
             feel_no_pain_mortal: None,
             damage_divisor: 1,
             damage_reduction: 0,
+            thresholds: Vec::new(),
         }
     }
 

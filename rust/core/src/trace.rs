@@ -4,7 +4,7 @@
 //! [`NoTrace`], whose empty methods compile away, so tracing costs nothing
 //! when nobody listens.
 
-use crate::plan::{Outcome, Side};
+use crate::plan::{Class, Outcome, Side};
 
 /// One thing that happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +22,15 @@ pub enum Event {
         rerolled_from: Option<u32>,
         outcome: Outcome,
     },
+    /// The dice of a roll of several dice, in order (after any re-roll;
+    /// `rerolled_from` holds the first faces), and what they made of it.
+    Dice {
+        step: usize,
+        dice: Vec<u32>,
+        rerolled_from: Option<Vec<u32>>,
+        outcome: Outcome,
+        class: Option<Class>,
+    },
     /// The allocation order declared for a pool (group indices).
     Order { groups: Vec<usize> },
     /// A save roll, in the order resolved (lowest first), and where it went.
@@ -38,8 +47,13 @@ pub enum Event {
         rerolled_from: Option<u32>,
         saved: bool,
     },
-    /// Damage rolled for an unsaved attack.
-    Damage { group: usize, amount: u32 },
+    /// Damage rolled for an unsaved attack, and the wounds it costs the
+    /// group (`amount` unless the group has damage thresholds).
+    Damage {
+        group: usize,
+        amount: u32,
+        lost: u32,
+    },
     /// Mortal wounds inflicted on `against`.
     Mortal {
         against: Side,

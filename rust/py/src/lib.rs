@@ -7,7 +7,7 @@ mod hooks;
 use error::PyCoreErr;
 use hooks::PyHooks;
 use mathhammer_core::montecarlo::{simulate_with, RunOptions};
-use mathhammer_core::plan::Side;
+use mathhammer_core::plan::{Class, Side};
 use mathhammer_core::sampled::Sampler;
 use mathhammer_core::trace::Event;
 use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner};
@@ -314,10 +314,36 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("rerolled_from", rerolled_from)?;
             d.set_item("saved", saved)?;
         }
-        Event::Damage { group, amount } => {
+        Event::Damage {
+            group,
+            amount,
+            lost,
+        } => {
             d.set_item("event", "damage")?;
             d.set_item("group", name(*group))?;
             d.set_item("amount", amount)?;
+            d.set_item("lost", lost)?;
+        }
+        Event::Dice {
+            step,
+            dice,
+            rerolled_from,
+            outcome,
+            class,
+        } => {
+            d.set_item("event", "dice")?;
+            d.set_item("step", step)?;
+            d.set_item("dice", dice)?;
+            d.set_item("rerolled_from", rerolled_from)?;
+            d.set_item("outcome", format!("{outcome:?}").to_lowercase())?;
+            d.set_item(
+                "class",
+                class.map(|c| match c {
+                    Class::FirstHigher => "first_higher",
+                    Class::Equal => "equal",
+                    Class::SecondHigher => "second_higher",
+                }),
+            )?;
         }
         Event::Mortal {
             against,

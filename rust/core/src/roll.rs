@@ -1,0 +1,279 @@
+//! Tests that roll several dice together: their sum against a target, and
+//! the class two of them put the roll in (which is higher, or a match).
+//!
+//! Used by systems whose attack roll is a sum of dice, such as two d12 plus
+//! an advantage d6, where which of two dice is higher decides side effects.
+
+use crate::plan::{Class, Compare, Outcome, Reroll, RollDie, Test};
+use crate::rng::DiceSource;
+use crate::trace::{Event, Observer};
+
+/// A roll of several dice with its modifiers summed and capped.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Roll {
+    pub(crate) dice: Vec<RollDie>,
+    pub(crate) compare: Option<Compare>,
+    pub(crate) modifier: i64,
+    pub(crate) target: i64,
+    pub(crate) critical_requires_success: bool,
+}
+
+/// An outcome and class with its probability.
+pub(crate) type Classed = (Outcome, Option<Class>, f64);
+
+impl Roll {
+    pub(crate) fn new(t: &Test) -> Roll {
+        Roll {
+            dice: t.dice.clone(),
+            compare: t.compare,
+            modifier: t
+                .modifiers
+                .iter()
+                .map(|&m| i64::from(m))
+                .sum::<i64>()
+                .clamp(i64::from(t.modifier_min), i64::from(t.modifier_max)),
+            target: i64::from(t.target),
+            critical_requires_success: t.critical_requires_success,
+        }
+    }
+
+    /// The outcome and class of the faces the dice show.
+    pub(crate) fn classify(&self, faces: &[u32]) -> (Outcome, Option<Class>) {
+        let total: i64 = self
+            .dice
+            .iter()
+            .zip(faces)
+            .map(|(d, &f)| {
+                if d.subtract {
+                    -i64::from(f)
+                } else {
+                    i64::from(f)
+                }
+            })
+            .sum::<i64>()
+            + self.modifier;
+        let success = total >= self.target;
+        let class = self.compare.map(|c| {
+            let (a, b) = (faces[c.dice[0]], faces[c.dice[1]]);
+            match a.cmp(&b) {
+                std::cmp::Ordering::Greater => Class::FirstHigher,
+                std::cmp::Ordering::Equal => Class::Equal,
+                std::cmp::Ordering::Less => Class::SecondHigher,
+            }
+        });
+        let critical = class == Some(Class::Equal)
+            && self.compare.is_some_and(|c| c.equal_is_critical)
+            && (success || !self.critical_requires_success);
+        let outcome = if critical {
+            Outcome::Critical
+        } else if success {
+            Outcome::Success
+        } else {
+            Outcome::Fail
+        };
+        (outcome, class)
+    }
+
+    /// Which dice the re-roll policy re-rolls after the first roll: none,
+    /// every re-rollable die (`failures` on a fail, `non_critical` on anything
+    /// but a critical), or the re-rollable dice showing 1 (`ones`, never on a
+    /// critical: it would throw the critical away).
+    fn rerolled(&self, reroll: Reroll, outcome: Outcome, faces: &[u32]) -> Vec<bool> {
+        let all = |yes: bool| self.dice.iter().map(|d| yes && d.rerolled).collect();
+        match reroll {
+            Reroll::None => all(false),
+            Reroll::Failures => all(outcome == Outcome::Fail),
+            Reroll::NonCritical => all(outcome != Outcome::Critical),
+            Reroll::Ones => self
+                .dice
+                .iter()
+                .zip(faces)
+                .map(|(d, &f)| d.rerolled && f == 1 && outcome != Outcome::Critical)
+                .collect(),
+        }
+    }
+
+    /// Roll the dice (in order), re-roll as the policy says, and report them.
+    pub(crate) fn roll<D: DiceSource, O: Observer>(
+        &self,
+        reroll: Reroll,
+        step: usize,
+        dice: &mut D,
+        obs: &mut O,
+        faces: &mut Vec<u32>,
+    ) -> (Outcome, Option<Class>) {
+        faces.clear();
+        faces.extend(self.dice.iter().map(|d| dice.roll(d.sides)));
+        let (mut outcome, mut class) = self.classify(faces);
+        let again = self.rerolled(reroll, outcome, faces);
+        let first = again.iter().any(|&r| r).then(|| faces.clone());
+        if first.is_some() {
+            for (i, d) in self.dice.iter().enumerate() {
+                if again[i] {
+                    faces[i] = dice.roll(d.sides);
+                }
+            }
+            (outcome, class) = self.classify(faces);
+        }
+        if obs.enabled() {
+            obs.event(Event::Dice {
+                step,
+                dice: faces.clone(),
+                rerolled_from: first,
+                outcome,
+                class,
+            });
+        }
+        (outcome, class)
+    }
+
+    /// The exact distribution of (outcome, class), re-rolls included, by
+    /// enumerating every way the dice can fall (bounded by validation).
+    pub(crate) fn distribution(&self, reroll: Reroll) -> Vec<Classed> {
+        let sides: Vec<u32> = self.dice.iter().map(|d| d.sides).collect();
+        let weight = |mask: &[bool]| -> f64 {
+            sides
+                .iter()
+                .zip(mask)
+                .filter(|(_, &m)| m)
+                .map(|(&s, _)| 1.0 / f64::from(s))
+                .product()
+        };
+        let mut out: Vec<Classed> = Vec::new();
+        let mut add = |o: Outcome, c: Option<Class>, p: f64| match out
+            .iter_mut()
+            .find(|e| e.0 == o && e.1 == c)
+        {
+            Some(e) => e.2 += p,
+            None => out.push((o, c, p)),
+        };
+        let everything = vec![true; sides.len()];
+        let p_first = weight(&everything);
+        for_each_face(&sides, &everything, &vec![1; sides.len()], |faces| {
+            let (o, c) = self.classify(faces);
+            let again = self.rerolled(reroll, o, faces);
+            if !again.iter().any(|&r| r) {
+                add(o, c, p_first);
+                return;
+            }
+            let p_second = p_first * weight(&again);
+            for_each_face(&sides, &again, faces, |second| {
+                let (o2, c2) = self.classify(second);
+                add(o2, c2, p_second);
+            });
+        });
+        out
+    }
+}
+
+/// Call `f` with every assignment of faces to the dice marked in `vary`, the
+/// others keeping their face in `fixed`.
+fn for_each_face(sides: &[u32], vary: &[bool], fixed: &[u32], mut f: impl FnMut(&[u32])) {
+    let mut faces: Vec<u32> = fixed
+        .iter()
+        .zip(vary)
+        .map(|(&x, &v)| if v { 1 } else { x })
+        .collect();
+    loop {
+        f(&faces);
+        // Next assignment, like an odometer over the varying dice.
+        let mut i = 0;
+        loop {
+            if i == faces.len() {
+                return;
+            }
+            if vary[i] && faces[i] < sides[i] {
+                faces[i] += 1;
+                break;
+            }
+            if vary[i] {
+                faces[i] = 1;
+            }
+            i += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roll(dice: &[(u32, bool)], target: i64, modifier: i64) -> Roll {
+        Roll {
+            dice: dice
+                .iter()
+                .map(|&(sides, subtract)| RollDie {
+                    sides,
+                    subtract,
+                    rerolled: true,
+                })
+                .collect(),
+            compare: Some(Compare {
+                dice: [0, 1],
+                equal_is_critical: true,
+            }),
+            modifier,
+            target,
+            critical_requires_success: false,
+        }
+    }
+
+    fn p(d: &[Classed], o: Outcome, c: Option<Class>) -> f64 {
+        d.iter().filter(|e| e.0 == o && e.1 == c).map(|e| e.2).sum()
+    }
+
+    #[test]
+    fn two_d12_classes_and_doubles() {
+        let r = roll(&[(12, false), (12, false)], 100, 0);
+        let d = r.distribution(Reroll::None);
+        assert!((d.iter().map(|e| e.2).sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((p(&d, Outcome::Critical, Some(Class::Equal)) - 12.0 / 144.0).abs() < 1e-12);
+        assert!((p(&d, Outcome::Fail, Some(Class::FirstHigher)) - 66.0 / 144.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn sums_with_a_subtracted_die() {
+        // 2d12 - d6 + 3 >= 15: count by hand-free brute force.
+        let r = roll(&[(12, false), (12, false), (6, true)], 15, 3);
+        let mut hits = 0;
+        for a in 1..=12 {
+            for b in 1..=12 {
+                for c in 1..=6 {
+                    if a != b && a + b - c + 3 >= 15 {
+                        hits += 1;
+                    }
+                }
+            }
+        }
+        let d = r.distribution(Reroll::None);
+        let success = p(&d, Outcome::Success, Some(Class::FirstHigher))
+            + p(&d, Outcome::Success, Some(Class::SecondHigher));
+        assert!((success - f64::from(hits) / 864.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rerolling_ones_and_failures() {
+        // One die compared with itself is not allowed; use two d6, target 12.
+        let r = roll(&[(6, false), (6, false)], 13, 0);
+        // Nothing succeeds but doubles (criticals): 6/36, and re-rolling
+        // failures gives a second chance: 1/6 + 5/6 * 1/6.
+        let d = r.distribution(Reroll::Failures);
+        let crit: f64 = d
+            .iter()
+            .filter(|e| e.0 == Outcome::Critical)
+            .map(|e| e.2)
+            .sum();
+        assert!((crit - (1.0 / 6.0 + 5.0 / 6.0 / 6.0)).abs() < 1e-12);
+        // Ones: a 1 beside another face is re-rolled; 1+1 is a critical, kept.
+        let d = r.distribution(Reroll::Ones);
+        let crit: f64 = d
+            .iter()
+            .filter(|e| e.0 == Outcome::Critical)
+            .map(|e| e.2)
+            .sum();
+        // Doubles 2..6 first (5/36), 1+1 kept (1/36), or one die a 1 and the
+        // other x (10 ways): the 1 re-rolled matches x with 1/6.
+        let expected = 6.0 / 36.0 + 10.0 / 36.0 / 6.0;
+        assert!((crit - expected).abs() < 1e-12, "{crit} vs {expected}");
+    }
+}

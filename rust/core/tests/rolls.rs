@@ -1,0 +1,168 @@
+//! Rolls of several dice with classes, damage thresholds, harm to the
+//! attacker, counted statuses and attacks no save applies to: each against a
+//! closed form, and the Monte Carlo paths and exact evaluator against each
+//! other where they apply.
+
+use mathhammer_core::exact::evaluate;
+use mathhammer_core::{simulate, Path, Plan, Program, RunOptions};
+use serde_json::{json, Value};
+
+fn program(plan: &Value) -> Program {
+    Program::new(Plan::from_json(&plan.to_string()).expect("valid plan")).expect("program")
+}
+
+fn mean(pmf: &[f64]) -> f64 {
+    pmf.iter().enumerate().map(|(v, p)| v as f64 * p).sum()
+}
+
+/// Means and standard errors of every number, simulated on `path`.
+fn simulated(plan: &Value, path: Path) -> Vec<(f64, f64)> {
+    let mc = simulate(
+        &program(plan),
+        RunOptions {
+            trials: 200_000,
+            seed: 11,
+            threads: 2,
+            path,
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap();
+    (0..mc.hist.len())
+        .map(|i| (mc.mean(i), mc.sd(i) / (mc.trials as f64).sqrt()))
+        .collect()
+}
+
+fn within(value: f64, expected: f64, se: f64, what: &str) {
+    let z = (value - expected) / se.max(1e-9);
+    assert!(z.abs() < 5.0, "{what}: {value} vs {expected} ({z:.1} se)");
+}
+
+/// Two d12 plus a d6 advantage die plus 3 against 15; matching d12 are a
+/// critical (a hit whatever the total) doing the damage's largest value.
+fn skill_dice(effects: &Value) -> Value {
+    json!({
+        "version": 1,
+        "counters": ["attacks", "hits", "status", "shock"],
+        "target": {"groups": [{"name": "Squad", "models": 20, "wounds": 3, "thresholds": [2, 3, 6]}], "order": [0]},
+        "attacker": {"groups": [{"name": "Firing line", "models": 5, "wounds": 2}], "order": [0]},
+        "sequences": [{
+            "kind": "attack", "name": "Rifles", "attacks": [{"models": 5, "dice": "1"}], "attacks_counter": "attacks",
+            "steps": [{"name": "attack roll", "target": 15, "modifiers": [3], "counter": "hits",
+                       "dice": [{"sides": 12}, {"sides": 12}, {"sides": 6, "rerolled": false}],
+                       "compare": {"dice": [0, 1], "equal_is_critical": true}, "effects": effects}],
+            "save": {"rolled": false},
+            "damage": {"dice": "D6", "excess": "group", "top_threshold_counter": "shock"}
+        }]
+    })
+}
+
+/// P(hit), P(hit and the first d12 higher), by brute force.
+fn hit_chances() -> (f64, f64) {
+    let (mut hit, mut first) = (0u32, 0u32);
+    for a in 1..=12 {
+        for b in 1..=12 {
+            for c in 1..=6 {
+                if a == b || a + b + c + 3 >= 15 {
+                    hit += 1;
+                    if a > b {
+                        first += 1;
+                    }
+                }
+            }
+        }
+    }
+    (f64::from(hit) / 864.0, f64::from(first) / 864.0)
+}
+
+#[test]
+fn a_roll_of_several_dice_with_a_critical_class_is_exact() {
+    let mut plan = skill_dice(&json!([{"on": "critical", "action": "unsaved", "maximize": true}]));
+    plan["sequences"][0]["damage"]["top_threshold_counter"] = Value::Null;
+    let exact = evaluate(&program(&plan)).unwrap();
+    let (hit, _) = hit_chances();
+    // Hits count criticals too, though their damage is resolved apart.
+    assert!((mean(&exact.pmfs[1]) - 5.0 * hit).abs() < 1e-12);
+    // Each hit loses 0-3 wounds by its damage against the thresholds 2, 3, 6:
+    // D6 gives 0 (1), 1 (2), 2 (3-5), 3 (6); a critical's 6 gives 3.
+    let normal = (0.0 + 1.0 + 3.0 * 2.0 + 3.0) / 6.0;
+    let expected = 5.0 * ((hit - 12.0 / 144.0) * normal + 12.0 / 144.0 * 3.0);
+    let damage = mean(&exact.pmfs[4]);
+    assert!((damage - expected).abs() < 1e-12, "{damage} vs {expected}");
+    for path in [Path::DieByDie, Path::Auto] {
+        let mc = simulated(&plan, path);
+        for (i, pmf) in exact.pmfs.iter().enumerate() {
+            within(
+                mc[i].0,
+                mean(pmf),
+                mc[i].1,
+                &format!("number {i} on {path:?}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn classes_key_effects_and_statuses_are_counted() {
+    // Hits with the first d12 higher inflict a status (counted) and a point
+    // of damage more; every roll with the second higher hurts the attacker.
+    let plan = skill_dice(&json!([
+        {"on": "success", "class": "first_higher", "action": "count", "counter": "status"},
+        {"on": "success", "class": "second_higher", "action": "mortal", "amount": "1", "against": "attacker"},
+        {"on": "fail", "class": "second_higher", "action": "mortal", "amount": "1", "against": "attacker"}
+    ]));
+    let (hit, first) = hit_chances();
+    let die_by_die = simulated(&plan, Path::DieByDie);
+    let auto = simulated(&plan, Path::Auto);
+    for mc in [&die_by_die, &auto] {
+        within(mc[1].0, 5.0 * hit, mc[1].1, "hits");
+        within(mc[2].0, 5.0 * first, mc[2].1, "statuses");
+        // The attacker loses one wound per roll with the second d12 higher.
+        within(mc[6].0, 5.0 * 66.0 / 144.0, mc[6].1, "attacker damage");
+        // Battle Shock: damage 6 (a sixth of the hits) meets the top threshold.
+        within(mc[3].0, 5.0 * hit / 6.0, mc[3].1, "top threshold");
+    }
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("top damage threshold"), "{e}");
+}
+
+#[test]
+fn bonus_damage_and_rerolled_attack_rolls() {
+    // Re-rolling failed attack rolls re-rolls both d12 but keeps the d6.
+    let mut plan = skill_dice(
+        &json!([{"on": "success", "class": "first_higher", "action": "unsaved", "bonus": 2}]),
+    );
+    plan["sequences"][0]["steps"][0]["reroll"] = json!("failures");
+    plan["sequences"][0]["damage"]["top_threshold_counter"] = Value::Null;
+    let exact = evaluate(&program(&plan)).unwrap();
+    for path in [Path::DieByDie, Path::Auto] {
+        let mc = simulated(&plan, path);
+        for (i, pmf) in exact.pmfs.iter().enumerate() {
+            within(
+                mc[i].0,
+                mean(pmf),
+                mc[i].1,
+                &format!("number {i} on {path:?}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn rolls_are_checked() {
+    let mut plan = skill_dice(
+        &json!([{"on": "success", "class": "equal", "action": "count", "counter": "status"}]),
+    );
+    plan["sequences"][0]["steps"][0]["compare"]["dice"] = json!([0, 0]);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("compare.dice"), "{e}");
+    plan["sequences"][0]["steps"][0]["dice"] =
+        json!([{"sides": 100}, {"sides": 100}, {"sides": 100}]);
+    plan["sequences"][0]["steps"][0]["compare"]["dice"] = json!([0, 1]);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("1000000 ways"), "{e}");
+    let mut plan = skill_dice(&json!([]));
+    plan["target"]["groups"][0]["thresholds"] = json!([3, 2]);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("thresholds"), "{e}");
+}
