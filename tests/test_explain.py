@@ -35,7 +35,7 @@ def test_the_first_worked_example_is_told_as_the_rulebook_tells_it() -> None:
         "▪ 2 → BLUE trooper (Sv 3+, InSv 5+): inflicts damage.",  # less than both InSv and Sv
         "1 damage to one BLUE trooper model.",
         "One BLUE trooper model is destroyed (4 left in its group).",
-        "▪ 4 → BLUE trooper (Sv 3+, InSv 5+): the attack fails (saved).",  # below InSv, reaches Sv 3+
+        "▪ 4 → BLUE trooper (Sv 3+, InSv 5+): the attack fails (saved by Sv 3+).",  # below InSv, reaches Sv 3+
         "▪ 6 → BLUE trooper (Sv 3+, InSv 5+): the attack fails (saved).",  # reaches InSv 5+
     ]
     heavy = lines[lines.index("2. Heavy bolter (attacks)") :]
@@ -55,7 +55,7 @@ def test_the_second_worked_example_tells_groups_order_and_where_each_save_went()
         "▪ 1 (modified to 0) → Geminae Superia (Sv 2+, InSv 4+): inflicts damage.",  # the two 1s go to the
         "▪ 1 (modified to 0) → Geminae Superia (Sv 2+, InSv 4+): inflicts damage.",  # Geminae Superia
         "▪ 3 (modified to 2) → Seraphim (Sv 3+, InSv 6+): inflicts damage.",  # the 3 to the Seraphim, AP-1
-        "▪ 4 (modified to 3) → Seraphim (Sv 3+, InSv 6+): the attack fails (saved).",  # the rest fail
+        "▪ 4 (modified to 3) → Seraphim (Sv 3+, InSv 6+): the attack fails (saved by Sv 3+).",  # the rest fail
         "▪ 6 (modified to 5) → Seraphim (Sv 3+, InSv 6+): the attack fails (saved).",
     ]
     destroyed = [line for line in lines if "is destroyed" in line]
@@ -141,7 +141,7 @@ def test_narration_follows_the_plan_not_the_ruleset() -> None:
         "1 critical wound roll: takes its own save.",
         "Allocation group: Trolls.",
         "Save rolls, resolved from lowest to highest:",
-        "▪ 5 (modified to 4) → Trolls (Sv 4+): the attack fails (saved).",
+        "▪ 5 (modified to 4) → Trolls (Sv 4+): the attack fails (saved by Sv 4+).",
         "▪ 5 (modified to -5) → Trolls (Sv 4+) with its own save: inflicts damage.",
         "1 damage to one Trolls model.",
         "new_kind: detail=1",  # an event this narrator does not know yet is still shown
@@ -184,3 +184,23 @@ def test_a_seeded_horde_is_explained_quickly() -> None:
     scenario = pairing(profiles.attackers["boyz"], profiles.targets["guardsmen"])
     told = explain(scenario, seed=1)
     assert len(told.dice) > 100 and told.lines[-1].startswith("In all: Attacks 60")
+
+
+def test_a_save_says_which_characteristic_saved_it() -> None:
+    # Terminators (Sv 2+, InSv 4+) against AP-3: a 4 fails the armour save (1) but makes the invulnerable one.
+    from mathhammer.explain import narrate
+    from mathhammer.plan import AttackPool, Attacks, Group, Plan, Save, Target, Test
+
+    group = Group(name="Terminator", models=5, wounds=3, save=2, invulnerable=4)
+    pool = AttackPool("Lascannon", [Attacks(models=1, dice="1")], [Test(name="wound", target=2)], Save(ap=-3), "D6+1")
+    plan = Plan(counters=[], target=Target(groups=[group], order=[0]), sequences=[pool])
+    events = [
+        {"event": "sequence", "index": 0, "name": "Lascannon"},
+        {"event": "save", "roll": 4, "group": "Terminator", "saved": True},
+        {"event": "save", "roll": 6, "group": "Terminator", "saved": True},
+    ]
+    lines = [line.strip() for line in narrate(plan, {"events": events})]
+    assert lines[2:4] == [
+        "▪ 4 (modified to 1) → Terminator (Sv 2+, InSv 4+): the attack fails (saved by InSv 4+).",
+        "▪ 6 (modified to 3) → Terminator (Sv 2+, InSv 4+): the attack fails (saved).",  # both would
+    ]

@@ -316,24 +316,35 @@ class _Narrator:
         group = e["group"]
         where = f" → {group}" if group else ""
         profile = self.save_profile(group) + (" with its own save" if own else "")
-        outcome = "the attack fails (saved)" if e["saved"] else "inflicts damage"
-        self.say(f"▪ {self.modified(e['roll'], group, save)}{where}{profile}: {outcome}.", 2)
+        roll, modifier = e["roll"], self.modifier(group, save)
+        shown = f"{roll} (modified to {roll + modifier})" if modifier else str(roll)
+        outcome = f"the attack fails ({self.saved_by(roll, modifier, group)})" if e["saved"] else "inflicts damage"
+        self.say(f"▪ {shown}{where}{profile}: {outcome}.", 2)
+
+    def saved_by(self, roll: int, modifier: int, group: str | None) -> str:
+        """Which characteristic saved a roll: the armour save after modifiers, the invulnerable one unmodified."""
+        g = self.groups.get(group or "")
+        armour = g is not None and g.save is not None and roll + modifier >= g.save
+        invulnerable = g is not None and g.invulnerable is not None and roll >= g.invulnerable
+        if g is not None and armour != invulnerable:
+            return f"saved by Sv {g.save}+" if armour else f"saved by InSv {g.invulnerable}+"
+        return "saved"
 
     def on_special_save(self, e: dict[str, Any]) -> None:
         roll = f"{e['rerolled_from']}→{e['roll']}" if e.get("rerolled_from") is not None else str(e["roll"])
         self.say(f"special save {roll}: {'saved' if e['saved'] else 'fails'}.", 3)
 
-    def modified(self, roll: int, group: str | None, save: Save | None = None) -> str:
+    def modifier(self, group: str | None, save: Save | None = None) -> int:
+        """What the save in force adds to a roll against ``group``: AP, modifiers, the group's own, capped."""
         save = save or (self.pool.save if self.pool else None)
         if save is None:
-            return str(roll)
+            return 0
         modifier = save.ap + sum(save.modifiers)
-        names = list(self.groups)
         if group in self.groups and save.group_modifiers:
-            modifier += save.group_modifiers[names.index(group)]
+            modifier += save.group_modifiers[list(self.groups).index(group)]
         if save.modifier_max is not None:
             modifier = min(modifier, save.modifier_max)
-        return f"{roll} (modified to {roll + modifier})" if modifier else str(roll)
+        return modifier
 
     def save_profile(self, group: str | None) -> str:
         g = self.groups.get(group or "")
