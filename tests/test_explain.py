@@ -66,13 +66,15 @@ def test_the_second_worked_example_tells_groups_order_and_where_each_save_went()
     ]
 
 
-def test_keyword_effects_are_told_where_they_fire() -> None:
+def test_keywords_are_named_where_they_fire() -> None:
     scenario = mathhammer.load_scenario(EXAMPLES / "keywords.toml")
     text = explain(scenario, seed=3).to_text()
     # Sustained Hits 1 and Lethal Hits on critical hits, Devastating Wounds on critical wounds.
-    assert "critical hit rolls: 1 more success each." in text
-    assert "critical hit rolls: passes the next test automatically." in text
-    assert "critical wound rolls: the weapon's damage in mortal wounds, and the attack ends." in text
+    assert "critical hit rolls: 1 more success each (Sustained Hits)." in text
+    assert "critical hit rolls: passes the next test automatically (Lethal Hits)." in text
+    assert (
+        "critical wound rolls: the weapon's damage in mortal wounds, and the attack ends (Devastating Wounds)." in text
+    )
     # This version of Devastating Wounds holds its mortal wounds until every attack is resolved;
     # the Hazardous roll of the plasma gun comes first.
     hazardous = text.index("Roll 3 (fails on a 1): passes.")

@@ -16,16 +16,19 @@ for the same seed.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from mathhammer import _core
 from mathhammer.exceptions import ScriptError
+from mathhammer.keywords import KeywordSpec, KeywordTable
 from mathhammer.plan import AttackPool, Effect, MortalWounds, Plan, Save, Test
-from mathhammer.registry import Registry
+from mathhammer.registry import Registry, default_registry
+from mathhammer.ruleset import Compiled
 from mathhammer.simulate import compile_scenario
 
 MAX_DICE = 100_000
@@ -76,7 +79,7 @@ def explain(
     Raises:
         ScriptError: when given ``dice`` run out or do not fit a die.
     """
-    compiled = compile_scenario(scenario, registry=registry)
+    compiled, sources = _compile_watching_keywords(scenario, registry)
     core_plan = compiled.plan.compile()
     if dice is not None:
         used = list(dice)
@@ -89,7 +92,7 @@ def explain(
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         used, replay = _seeded(compiled.plan, core_plan, seed)
-    lines = narrate(compiled.plan, replay, compiled.stage_labels)
+    lines = narrate(compiled.plan, replay, compiled.stage_labels, sources)
     return Explanation(used, seed if dice is None else None, replay, lines)
 
 
@@ -145,9 +148,72 @@ def _largest_die(plan: Plan) -> int:
     return largest
 
 
-def narrate(plan: Plan, replay: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> list[str]:
-    """The narration of a replay of ``plan``, one line per step."""
-    return _Narrator(plan, labels or {}).tell(replay)
+EffectSources = Mapping[tuple[int, int, int], str]
+"""The keyword that added each effect, by (sequence, test, effect) index in the Plan."""
+
+
+def narrate(
+    plan: Plan,
+    replay: Mapping[str, Any],
+    labels: Mapping[str, str] | None = None,
+    sources: EffectSources | None = None,
+) -> list[str]:
+    """The narration of a replay of ``plan``, one line per step.
+
+    Args:
+        plan: The Plan replayed.
+        replay: What ``mathhammer.replay`` returned for it.
+        labels: Counter names to human labels (``Compiled.stage_labels``).
+        sources: The keyword behind each effect, named where the effect fires.
+    """
+    return _Narrator(plan, labels or {}, sources or {}).tell(replay)
+
+
+def _compile_watching_keywords(scenario: Any, registry: Registry | None) -> tuple[Compiled, EffectSources]:
+    """Compile ``scenario``, noting which keyword added each effect of the Plan.
+
+    Every keyword's ``apply`` is wrapped to compare the effects of the pool it
+    edits (its argument's ``pool``, when that is an AttackPool, as in 40k)
+    before and after. A ruleset whose keywords edit the Plan some other way
+    compiles the same; its effects are just told without a keyword's name.
+    """
+    registry = registry or default_registry()
+    name = getattr(scenario, "ruleset", None)
+    if not isinstance(name, str):
+        return compile_scenario(scenario, registry=registry), {}
+    added: dict[int, str] = {}
+    table = registry.keyword_table(name)
+    watched = KeywordTable(
+        table.ruleset,
+        {key: dataclasses.replace(spec, apply=_watching(spec, added)) for key, spec in table.specs.items()},
+        dict(table.origin),
+    )
+    compiled = registry.ruleset(name).compile(scenario, watched)
+    sources = {
+        (s, t, e): added[id(effect)]
+        for s, sequence in enumerate(compiled.plan.sequences)
+        if isinstance(sequence, AttackPool)
+        for t, test in enumerate(sequence.steps)
+        for e, effect in enumerate(test.effects)
+        if id(effect) in added
+    }
+    return compiled, sources
+
+
+def _watching(spec: KeywordSpec, added: dict[int, str]) -> Callable[..., None]:
+    def apply(rules: Any) -> None:
+        before = {id(effect) for effect in _pool_effects(rules)}
+        spec.apply(rules)
+        for effect in _pool_effects(rules):
+            if id(effect) not in before:
+                added.setdefault(id(effect), spec.name)
+
+    return apply
+
+
+def _pool_effects(rules: Any) -> list[Effect]:
+    pool = getattr(rules, "pool", None)
+    return [effect for test in pool.steps for effect in test.effects] if isinstance(pool, AttackPool) else []
 
 
 def _need(test: Test) -> str:
@@ -191,7 +257,10 @@ def _ordinal(n: int) -> str:
 
 
 class _Narrator:
-    def __init__(self, plan: Plan, labels: Mapping[str, str]) -> None:
+    def __init__(self, plan: Plan, labels: Mapping[str, str], sources: EffectSources) -> None:
+        self.sources = sources
+        self.index = 0
+        """The index of the current sequence in the Plan."""
         self.plan = plan
         self.labels = labels
         self.groups = {g.name: g for g in plan.target.groups}
@@ -233,6 +302,7 @@ class _Narrator:
     # -- sequences --------------------------------------------------------
 
     def on_sequence(self, e: dict[str, Any]) -> None:
+        self.index = e["index"]
         sequence = self.plan.sequences[e["index"]] if e["index"] < len(self.plan.sequences) else None
         self.pool = sequence if isinstance(sequence, AttackPool) else None
         self.source = sequence if isinstance(sequence, MortalWounds) else None
@@ -280,7 +350,7 @@ class _Narrator:
         if critical:
             line += f", {critical} critical (*)"
         self.say(line + ".")
-        for effect in test.effects if test else []:
+        for number, effect in enumerate(test.effects if test else []):
             # A critical is not also a success: each outcome runs only its own effects.
             count = {"critical": critical, "success": passed - critical, "fail": n - passed}[effect.on]
             if effect.action == "own_save" and effect.save is not None:
@@ -292,7 +362,10 @@ class _Narrator:
             if count:
                 what = "critical" if effect.on == "critical" else effect.on
                 self.say(
-                    f"{count} {what} {test.name if test else ''} roll{'s' if count > 1 else ''}: {_effect(effect)}.", 2
+                    f"{count} {what} {test.name if test else ''} roll{'s' if count > 1 else ''}: {_effect(effect)}"
+                    + (f" ({source})" if (source := self.sources.get((self.index, step, number))) else "")
+                    + ".",
+                    2,
                 )
 
     # -- allocation and saves ---------------------------------------------
