@@ -320,6 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if quoted:
             print(quoted, file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as other tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except OSError as exc:  # writing an image or reading a file the scenario loader did not open
         if args.debug:
             raise
