@@ -4,8 +4,8 @@
 given in advance (a worked example's), and narrates the core's trace: the
 dice gathered, each test's rolls and how many passed, the allocation order,
 each save roll lowest first and the group it went to, the damage, Feel No Pain
-rolls, what was destroyed, and where a critical result set off an effect (the
-rules that keywords such as Sustained Hits or Lethal Hits put in the Plan).
+rolls, what was destroyed, and where a roll set off an effect, named after the
+keyword (Sustained Hits, Lethal Hits, ...) that put it in the Plan.
 
 The core replays scripted dice only (``mathhammer.replay``); a seeded
 explanation scripts dice from Python's ``random`` and corrects any that do
