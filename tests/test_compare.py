@@ -136,3 +136,9 @@ def test_plot_draws_one_heatmap_per_metric() -> None:
     comparison = compare(profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino"]))
     figure = comparison.plot(["damage"])
     assert [ax.get_title() for ax in figure.axes if ax.get_title()] == ["Expected damage"]
+
+
+def test_a_bad_thread_count_is_named() -> None:
+    profiles = read_profiles([LIBRARY])
+    with pytest.raises(ScenarioError, match="threads is -1; it must be 0 "):
+        compare(profiles.select("attacker", ["plasma"]), profiles.select("target", ["rhino"]), threads=-1)

@@ -41,7 +41,7 @@ from mathhammer.extras import require
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import Result
 from mathhammer.scenario import read_toml, scenario_from_data
-from mathhammer.simulate import DEFAULT_TRIALS, Evaluator, evaluate_exact, simulate
+from mathhammer.simulate import DEFAULT_TRIALS, MAX_THREADS, Evaluator, evaluate_exact, simulate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -327,6 +327,10 @@ def compare(
         ScenarioError: naming the profile's file and field, for a pairing its ruleset rejects.
         DeclinedError: with ``evaluator="exact"``, for a cell that cannot be evaluated exactly.
     """
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= MAX_THREADS:
+        raise ScenarioError(
+            f"threads is {threads!r}; it must be 0 (every core) or a count up to {MAX_THREADS}", field="threads"
+        )
     registry = registry or default_registry()
     start = time.perf_counter()
     names_a = [a.name for a in attackers]
