@@ -206,3 +206,9 @@ def test_a_save_says_which_characteristic_saved_it() -> None:
         "▪ 4 (modified to 1) → Terminator (Sv 2+, InSv 4+): the attack fails (saved by InSv 4+).",
         "▪ 6 (modified to 3) → Terminator (Sv 2+, InSv 4+): the attack fails (saved).",  # both would
     ]
+
+
+def test_an_explanation_prints_and_shows_in_jupyter() -> None:
+    told = explain(mathhammer.load_scenario(EXAMPLES / "attack-sequence-example.toml"), dice=FIRST_EXAMPLE)
+    assert str(told) == told.to_text() and str(told).startswith("1. Boltgun + Bolt pistol (attacks)")
+    assert told._repr_html_().startswith("<pre>1. Boltgun + Bolt pistol (attacks)") and "→" in told._repr_html_()

@@ -17,6 +17,7 @@ for the same seed.
 from __future__ import annotations
 
 import dataclasses
+import html
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -60,6 +61,13 @@ class Explanation:
 
     def to_text(self) -> str:
         return "\n".join(self.lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def _repr_html_(self) -> str:
+        """The narration for Jupyter, as preformatted text."""
+        return f"<pre>{html.escape(self.to_text())}</pre>"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for JSON: the dice, the seed, the replay and the narration."""
