@@ -74,7 +74,8 @@ def test_boltguns_bolt_pistol_and_heavy_bolter(registry: Registry) -> None:
     # The 3 becomes 2 after AP-1, below Sv 3+ (and InSv 5+): a D2 attack destroys
     # the model. The 5 equals InSv 5+ and fails to damage.
     assert [(e["roll"], e["saved"]) for e in second if e["event"] == "save"] == [(3, False), (5, True)]
-    assert [e for e in second if e["event"] == "damage"] == [{"event": "damage", "group": "BLUE trooper", "amount": 2, "lost": 2}]
+    damage = [e for e in second if e["event"] == "damage"]
+    assert damage == [{"event": "damage", "group": "BLUE trooper", "amount": 2, "lost": 2}]
     assert r["models_destroyed"] == 2
     assert r["counters"] == {"attacks": 8, "hits": 6, "wounds": 5, "failed_saves": 2, "mortal_wounds": 0}
 

@@ -1,0 +1,74 @@
+"""What a skill-dice keyword's or Inflict effect's ``apply`` receives.
+
+A keyword is registered with :class:`mathhammer.KeywordSpec` for ruleset
+``"skilldice"``; a weapon lists it in ``keywords``. An Inflict effect is a
+keyword whose name starts with ``Inflict`` (``"Inflict Direct Damage"``); a
+weapon names it in ``inflict`` without the prefix (``inflict = "Direct Damage
+2"``). While a scenario compiles, each weapon calls ``spec.apply(rules)``
+once per keyword and once for its Inflict effect, with an
+:class:`AttackRules`. ``apply`` adds Plan effects to ``rules.attack_roll``
+with the helpers below, which key them on the roll's outcome classes the way
+the scenario's readings of the rules say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from mathhammer.plan import AttackPool, Class, Effect, Outcome, Test
+from mathhammer_skilldice.model import Scenario, Weapon
+
+FOCUS_HIGHER: Class = "first_higher"
+PANIC_HIGHER: Class = "second_higher"
+
+
+@dataclass
+class AttackRules:
+    """One weapon's attacks while they compile.
+
+    Attributes:
+        weapon: The weapon profile.
+        scenario: The whole scenario.
+        pool: The Plan's attack pool (one attack per model).
+        attack_roll: The Attack Roll: two d12 (Focus first, Panic second) and
+            any Advantage die, compared Focus against Panic.
+        params: What the keyword's ``parse`` returned for the weapon's spelling.
+        versions: The reading of each open rule in force (``"inflict"``: ``"on_hit"`` or ``"always"``).
+        counters: The Plan's counters; :meth:`add_counter` adds one.
+        labels: Counter name to the label the Result shows.
+    """
+
+    weapon: Weapon
+    scenario: Scenario
+    pool: AttackPool
+    attack_roll: Test
+    versions: Mapping[str, str]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    counters: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def add_counter(self, name: str, label: str) -> str:
+        """Report a new stage (a status inflicted, say); returns its name."""
+        if name not in self.counters:
+            self.counters.append(name)
+            self.labels[name] = label
+        return name
+
+    def on_inflict(self, effect: Effect, *, hits_only: bool = False) -> None:
+        """Run ``effect`` when Focus is higher than Panic: on a hit, or on any
+        roll when the scenario reads Inflict as not needing one. With
+        ``hits_only`` (effects that change the hit, such as extra damage) only
+        on a hit, whatever the reading."""
+        hit_needed = hits_only or self.versions["inflict"] == "on_hit"
+        outcomes: tuple[Outcome, ...] = ("success",) if hit_needed else ("success", "fail")
+        self._on(effect, outcomes, FOCUS_HIGHER)
+
+    def on_panic(self, effect: Effect) -> None:
+        """Run ``effect`` when Panic is higher than Focus, hit or miss (Hazardous)."""
+        self._on(effect, ("success", "fail"), PANIC_HIGHER)
+
+    def _on(self, effect: Effect, outcomes: tuple[Outcome, ...], cls: Class) -> None:
+        for outcome in outcomes:
+            self.attack_roll.effects.append(replace(effect, on=outcome, class_=cls))

@@ -1,0 +1,44 @@
+"""The plugin module: registers the ``skilldice`` ruleset with mathhammer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import mathhammer
+from mathhammer.exceptions import ScenarioError
+from mathhammer.keywords import KeywordTable
+from mathhammer.registry import RulesetRegistrar
+from mathhammer.ruleset import Compiled
+from mathhammer_skilldice.compile import compile_scenario
+from mathhammer_skilldice.load import load
+from mathhammer_skilldice.model import Scenario
+
+try:
+    __version__ = version("mathhammer-skilldice")
+except PackageNotFoundError:
+    __version__ = "0.0.0"
+
+
+class SkillDice:
+    """The d12 Focus/Panic skill-dice system: one unit's attack on another."""
+
+    name = "skilldice"
+    title = "d12 skill dice (Focus/Panic)"
+    version = __version__
+
+    def load(self, data: Mapping[str, Any], source: str | None) -> Scenario:
+        return load(data, source)
+
+    def compile(self, scenario: Any, keywords: KeywordTable) -> Compiled:
+        if not isinstance(scenario, Scenario):
+            raise ScenarioError(
+                f"the skilldice ruleset compiles mathhammer_skilldice.Scenario, not {type(scenario).__name__}"
+            )
+        return compile_scenario(scenario, keywords)
+
+
+@mathhammer.hookimpl
+def mathhammer_register_rulesets(register: RulesetRegistrar) -> None:
+    register(SkillDice())

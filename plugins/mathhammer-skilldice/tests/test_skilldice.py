@@ -1,0 +1,234 @@
+"""The d12 skill-dice system, rule by rule (sections of ``skill-dice-d12.txt``).
+
+Expected values come from :func:`attack_roll`, which enumerates the dice by
+hand, independently of the core; simulated means are held to them within
+five standard errors (fixed seed).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+import mathhammer
+from mathhammer import KeywordSpec, Result, Stage
+from mathhammer.exceptions import ScenarioError
+from mathhammer.plan import Effect
+from mathhammer.registry import KeywordRegistrar
+from mathhammer.testing import assert_mean
+from mathhammer_skilldice import AttackRules
+from mathhammer_skilldice.rules import hp_lost
+
+from .conftest import EXAMPLES, scenario_data, skilldice_registry
+
+Run = Callable[..., Result]
+Roll = dict[tuple[bool, str], Fraction]
+
+
+def attack_roll(
+    skill: int = 3,
+    dc: int = 15,
+    advantage: int = 0,
+    reroll: str = "none",
+    critical_hits: str = "always",
+    advantage_die: str = "kept",
+) -> Roll:
+    """P(hit, class) of one Attack Roll, class "F" (Focus higher), "=" or "P", by enumeration."""
+
+    def classify(f: int, p: int, a: int) -> tuple[bool, str, bool]:
+        total = f + p + skill + advantage * a
+        critical = f == p and (critical_hits == "always" or total >= dc)
+        hit = critical or total >= dc
+        return hit, "F" if f > p else "=" if f == p else "P", critical
+
+    sides = range(1, 7) if advantage else [0]
+    weight = Fraction(1, 144 * (6 if advantage else 1))
+    out: Roll = {}
+    for f, p, a in itertools.product(range(1, 13), range(1, 13), sides):
+        hit, cls, critical = classify(f, p, a)
+        if reroll == "attack_roll" and not hit:
+            again = sides if advantage_die == "rerolled" else [a]
+            for f2, p2, a2 in itertools.product(range(1, 13), range(1, 13), again):
+                hit2, cls2, _ = classify(f2, p2, a2)
+                key = (hit2, cls2)
+                out[key] = out.get(key, Fraction(0)) + weight / (144 * len(again))
+            continue
+        if reroll == "ones" and not critical and 1 in (f, p):
+            fs = range(1, 13) if f == 1 else [f]
+            ps = range(1, 13) if p == 1 else [p]
+            n = len(fs) * len(ps)
+            for f2, p2 in itertools.product(fs, ps):
+                hit2, cls2, _ = classify(f2, p2, a)
+                out[(hit2, cls2)] = out.get((hit2, cls2), Fraction(0)) + weight / n
+            continue
+        out[(hit, cls)] = out.get((hit, cls), Fraction(0)) + weight
+    return out
+
+
+def p(roll: Roll, *, hit: bool | None = None, cls: str | None = None) -> Fraction:
+    return sum(
+        (v for (h, c), v in roll.items() if (hit is None or h == hit) and (cls is None or c == cls)), Fraction(0)
+    )
+
+
+def test_the_attack_roll_hits_on_the_dc_and_classes_come_from_the_two_d12(run: Run) -> None:
+    """Attack Roll: 2d12 + Skill >= DC. Matching d12 are a Critical Hit (a hit, default reading);
+    Focus higher Inflicts (on a hit), Panic higher is Hazardous whether or not it hit."""
+    roll = attack_roll()
+    result = run()
+    assert_mean(result["hits"], 5 * float(p(roll, hit=True)))
+    assert_mean(result["critical_hits"], 5 * 12 / 144)
+    assert_mean(result["inflicts"], 5 * float(p(roll, hit=True, cls="F")))
+    assert_mean(result["hazardous"], 5 * 66 / 144)
+
+
+@pytest.mark.parametrize("advantage", [1, -1])
+def test_advantage_adds_and_disadvantage_subtracts_a_d6(run: Run, advantage: int) -> None:
+    field = "advantage" if advantage > 0 else "disadvantage"
+    result = run({field: True})
+    assert_mean(result["hits"], 5 * float(p(attack_roll(advantage=advantage), hit=True)))
+
+
+def test_advantage_and_disadvantage_together_cancel(run: Run) -> None:
+    result = run({"advantage": True, "disadvantage": True})
+    assert_mean(result["hits"], 5 * float(p(attack_roll(), hit=True)))
+
+
+@pytest.mark.parametrize(
+    ("reroll", "advantage_die"), [("attack_roll", "kept"), ("attack_roll", "rerolled"), ("ones", "kept")]
+)
+def test_re_rolls(run: Run, reroll: str, advantage_die: str) -> None:
+    """Re-rolling the Attack Roll re-rolls both Skill Dice (the Advantage die kept, or, in the other
+    reading, re-rolled too); re-rolling natural 1s re-rolls only a die showing 1; the second stands."""
+    roll = attack_roll(advantage=1, reroll=reroll, advantage_die=advantage_die, dc=20)
+    result = run({"advantage": True, "reroll": reroll}, {"dc": 20}, rules={"advantage_die": advantage_die})
+    assert_mean(result["hits"], 5 * float(p(roll, hit=True)))
+    assert_mean(result["hazardous"], 5 * float(p(roll, cls="P")))
+
+
+def test_a_critical_hit_that_misses_the_dc_in_the_other_reading(run: Run) -> None:
+    """critical_hits = "needs_total": a match must also reach the DC; against DC 25 with Skill 3 only
+    11 + 11 and 12 + 12 do."""
+    result = run(target={"dc": 25}, rules={"critical_hits": "needs_total"})
+    roll = attack_roll(dc=25, critical_hits="needs_total")
+    assert_mean(result["hits"], 5 * float(p(roll, hit=True)))
+    assert_mean(result["critical_hits"], 5 * 2 / 144)  # 11+11 and 12+12 reach 25 with Skill 3
+
+
+def test_damage_against_the_thresholds(run: Run) -> None:
+    """Below Minor 0 HP, Minor 1, Major 2, double Major 3 (a Battle Shock test). D6 against Minor 2,
+    Major 3: 1 -> 0, 2 -> 1, 3-5 -> 2, 6 -> 3. A Critical Hit deals 6: 3 HP and a test."""
+    roll = attack_roll()
+    normal = Fraction(sum(hp_lost(d, 2, 3) for d in range(1, 7)), 6)
+    critical = Fraction(12, 144)
+    expected = 5 * ((p(roll, hit=True) - critical) * normal + critical * 3)
+    result = run()
+    assert_mean(result["damage"], float(expected))
+    shock = 5 * ((p(roll, hit=True) - critical) * Fraction(1, 6) + critical)
+    assert_mean(result["battle_shock"], float(shock))
+
+
+def test_surviving_models_follow_from_the_unit_hp(run: Run) -> None:
+    """A unit at HP x has ceil(x / HP per model) models: k are gone exactly when k x 3 HP are lost."""
+    result = run(target={"models": 4, "hp_per_model": 3})
+    lost, removed = result["damage"].p_at_least(), result["models_destroyed"].p_at_least()
+    for k in range(1, 5):
+        assert removed[k] == pytest.approx(lost[3 * k] if 3 * k < len(lost) else 0.0, abs=1e-12)
+
+
+def test_hazardous_costs_the_attacker_direct_damage_hit_or_miss(run: Run) -> None:
+    result = run({"keywords": ["Hazardous 2"]})
+    assert_mean(result["attacker_damage"], 5 * 2 * 66 / 144)
+
+
+@pytest.mark.parametrize(("reading", "needs_hit"), [("on_hit", True), ("always", False)])
+def test_inflict_direct_damage_in_each_reading(run: Run, reading: str, needs_hit: bool) -> None:
+    """Direct Damage removes HP directly, ignoring the thresholds (the weapon's damage is 0 here)."""
+    roll = attack_roll()
+    result = run({"damage": "0", "inflict": "Direct Damage 2"}, rules={"inflict": reading})
+    chance = p(roll, hit=True, cls="F") if needs_hit else p(roll, cls="F")
+    assert_mean(result["damage"], float(5 * 2 * chance))
+    assert_mean(result["inflicts"], float(5 * chance))
+
+
+def test_inflict_extra_damage_and_a_status(run: Run) -> None:
+    """Damage +3 on a D1 weapon makes an Inflicting hit's damage 4 (2 HP); a status is counted."""
+    roll = attack_roll()
+    critical = Fraction(12, 144)
+    extra = run({"damage": "1", "inflict": "Damage +3"})
+    hits = p(roll, hit=True)
+    inflicting = p(roll, hit=True, cls="F")
+    expected = 5 * ((hits - critical - inflicting) * 0 + inflicting * 2 + critical * 0)
+    assert_mean(extra["damage"], float(expected))
+    burning = run({"inflict": "Status: Burning"})
+    stage: Stage = burning["status_burning"]
+    assert stage.label == "Burning inflicted"
+    assert_mean(stage, float(5 * inflicting))
+
+
+class Drain:
+    """A third party's Inflict effect, through the public hook: the attacker heals nothing, the
+    target loses 1 HP directly, and it is counted."""
+
+    @staticmethod
+    @mathhammer.hookimpl
+    def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
+        def apply(rules: AttackRules) -> None:
+            rules.on_inflict(Effect(on="success", action="mortal", amount="1"))
+            rules.on_inflict(Effect(on="success", action="count", counter=rules.add_counter("drained", "Drained")))
+
+        register(KeywordSpec("skilldice", "Inflict Drain", apply, description="the target loses 1 HP"))
+
+
+def test_a_third_party_inflict_effect() -> None:
+    registry = skilldice_registry(("drain", Drain()))
+    scenario = mathhammer.scenario_from_data(scenario_data({"damage": "0", "inflict": "Drain"}), registry=registry)
+    result = mathhammer.simulate(scenario, trials=200_000, seed=5, registry=registry)
+    chance = p(attack_roll(), hit=True, cls="F")
+    assert_mean(result["drained"], float(5 * chance))
+    assert_mean(result["damage"], float(5 * chance))
+
+
+def test_the_example_runs_and_reports_every_stage(registry: mathhammer.Registry) -> None:
+    scenario = mathhammer.load_scenario(EXAMPLES / "skilldice-vanguard.toml", registry=registry)
+    result = mathhammer.simulate(scenario, trials=50_000, seed=1, registry=registry)
+    assert set(result.stages) >= {
+        "hits",
+        "critical_hits",
+        "inflicts",
+        "hazardous",
+        "battle_shock",
+        "damage",
+        "attacker_damage",
+    }
+    assert result.rule_versions == {"critical_hits": "always", "inflict": "on_hit", "advantage_die": "kept"}
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"weapon": {"models": 6}}, "attacker.weapons", "every model attacks once"),
+        ({"target": {"major": 2}}, "target.major", "above the Minor"),
+        ({"target": {"dc": 0}}, "target.dc", "at least 1"),
+        ({"weapon": {"damage": "D0"}}, "attacker.weapons[0].damage", "D0"),
+        ({"weapon": {"inflict": "Sparkles"}}, "attacker.weapons[0].inflict", "known: "),
+        (
+            {"weapon": {"keywords": ["Inflict Direct Damage 1"]}},
+            "attacker.weapons[0].keywords[0]",
+            "name it in inflict",
+        ),
+        ({"weapon": {"keywords": ["Hazardous 0"]}}, "attacker.weapons[0].keywords[0]", "Hazardous"),
+        ({"weapon": {"reroll": "all"}}, "attacker.weapons[0].reroll", "expected one of"),
+        ({"rules": {"inflict": "sometimes"}}, "rules.inflict", "not a version"),
+        ({"rules": {"advantage": "kept"}}, "rules.advantage", "not a rule"),
+    ],
+)
+def test_bad_input_names_the_field(load: Callable[..., Any], changes: dict[str, Any], field: str, message: str) -> None:
+    top = {k: v for k, v in changes.items() if k not in ("weapon", "target")}
+    with pytest.raises(ScenarioError, match=message) as error:
+        load(changes.get("weapon"), changes.get("target"), **top)
+    assert error.value.field == field
