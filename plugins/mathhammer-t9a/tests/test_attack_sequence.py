@@ -17,9 +17,10 @@ import pytest
 import mathhammer
 from mathhammer import Registry, Result
 from mathhammer.exceptions import ScenarioError
+from mathhammer.plan import AttackPool
 from mathhammer.testing import assert_mean
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, scenario_data
 
 Exact = Callable[..., Result]
 
@@ -64,9 +65,12 @@ def test_distracting_and_its_limit_in_each_text(exact: Exact, revision: str, mod
 
 
 def test_parry_raises_defensive_skill_in_text_a(exact: Exact, load: Callable[..., Any]) -> None:
-    """Parry (A): Def becomes the higher of Def + 1 and the attacker's Off: 4 vs 4 then needs 4+ still
-    (Off - 5 = -1); 7 vs 3 with Parry uses Def 7 (0: 4+) instead of Def 4 (+3: 3+)."""
-    assert close(exact({"Off": 7}, {"Def": 3, "parry": True}, rules={"revision": "A"})["hits"].mean, 5)
+    """Parry (A): Def becomes the higher of Def + 1 and the attacker's Off. Off 4 against Def 4 then meets
+    Def 5 (-1: still 4+); Off 7 against Def 3 meets Def 7 (0: 4+) instead of Def 3 (+4: 2+)."""
+    a = {"rules": {"revision": "A"}}
+    assert close(exact({"Off": 4}, {"Def": 4, "parry": True}, **a)["hits"].mean, 5)
+    assert close(exact({"Off": 7}, {"Def": 3, "parry": True}, **a)["hits"].mean, 5)
+    assert close(exact({"Off": 7}, {"Def": 3}, **a)["hits"].mean, 10 * Fraction(5, 6))
     with pytest.raises(ScenarioError, match="parry"):
         load(target={"parry": True})
 
@@ -149,26 +153,42 @@ def test_special_saves_of_each_text(load: Callable[..., Any]) -> None:
     with pytest.raises(ScenarioError, match="not verified"):
         load(target={"Aegis": "5+", "Fortitude": "5+"}, rules={"revision": "A"})
     with pytest.raises(ScenarioError, match="not verified"):
-        load(target={"Aegis": "1+"}, rules={"revision": "A"})
+        load(target={"Aegis": "2+"}, rules={"revision": "A"})
 
 
 def test_health_pools_carry_losses_from_model_to_model(exact: Exact) -> None:
-    """Health Pools: rank-and-file share one pool, so k models are gone exactly when 3k HP are lost
-    (Trolls, HP 3: losing 7 removes 2, 1 carries over)."""
-    result = exact({"attributes": ["Multiple Wounds (D3)"]}, {"models": 4, "HP": 3})
+    """Health Pools: rank-and-file share one pool, so losses carry from model to model (Trolls, HP 3:
+    losing 7 removes 2, 1 carries over). Multiple Wounds (2) against four Trolls: HP lost is twice the
+    unsaved wounds until the 12 HP are gone, never lost at a model's edge."""
+    result = exact({"attributes": ["Multiple Wounds (2)"]}, {"models": 4, "HP": 3})
+    expected = np.zeros(13)
+    for unsaved, chance in enumerate(result["unsaved_wounds"].pmf):
+        expected[min(2 * unsaved, 12)] += chance
+    np.testing.assert_allclose(result["damage"].pmf, expected[: len(result["damage"].pmf)], atol=1e-12)
+    # Had the second point of a wound been lost on a model with 1 HP left, 3 unsaved wounds would
+    # remove 1 model; in the pool they remove 2.
     lost, removed = result["damage"].p_at_least(), result["models_destroyed"].p_at_least()
     for k in range(1, 5):
         assert abs(removed[k] - (lost[3 * k] if 3 * k < len(lost) else 0.0)) < 1e-12
 
 
-def test_text_a_passes_losses_to_the_champion_once_the_rank_and_file_are_gone(exact: Exact) -> None:
+def test_text_a_passes_losses_to_the_champion_once_the_rank_and_file_are_gone(exact: Exact, registry: Registry) -> None:
     """Losing Health Points (A): the Champion has its own HP and takes losses once every other
     rank-and-file model is removed; the unit then loses HP exactly as one pool of all its models."""
     attack = {"attributes": ["Multiple Wounds (D3)"], "models": 6}
-    with_champion = exact(attack, {"models": 3, "HP": 2, "champion": True}, rules={"revision": "A"})
+    target = {"models": 3, "HP": 2, "champion": True}
+    with_champion = exact(attack, target, rules={"revision": "A"})
     one_pool = exact(attack, {"models": 3, "HP": 2}, rules={"revision": "A"})
     for stage in ("damage", "models_destroyed"):
         np.testing.assert_allclose(with_champion[stage].pmf, one_pool[stage].pmf, atol=1e-12)
+    # The Champion is a group of its own, allocated after the rank and file, losses carrying to it.
+    scenario = mathhammer.scenario_from_data(scenario_data(attack, target, rules={"revision": "A"}), registry=registry)
+    plan = mathhammer.compile_scenario(scenario, registry=registry).plan
+    assert [(g.name, g.models, g.wounds, g.tier) for g in plan.target.groups] == [
+        ("Spearmen", 2, 2, 0),
+        ("Champion", 1, 2, 1),
+    ]
+    assert [s.excess for s in plan.sequences if isinstance(s, AttackPool)] == ["unit"]
 
 
 def test_multiple_wounds_are_capped_at_the_hp_characteristic(exact: Exact, load: Callable[..., Any]) -> None:
@@ -196,13 +216,17 @@ def test_revision_is_a_named_option_and_the_result_records_it(exact: Exact, load
 @pytest.mark.parametrize(
     ("attack", "target", "field", "message"),
     [
-        ({"Str": 11}, {}, "attack[0].Str", "at most 10"),
-        ({"Off": -1}, {}, "attack[0].Off", "at least 0"),
+        ({"Str": 11}, {}, "attack[0].Str", "from 1 to 10"),
+        ({"Off": -1}, {}, "attack[0].Off", "from 0 to 10"),
+        ({"Att": "0"}, {}, "attack[0].Att", "at least one attack"),
+        ({"models": 10_000, "Att": "10D6"}, {}, "attack[0].Att", "attacks one run allows"),
+        ({"Str": None, "wounds_on": "always"}, {}, "attack[0].wounds_on", "automatic"),
+        ({"attributes": ["Accurate"]}, {}, "attack[0].attributes[0]", "melee attack"),
         ({"Att": "D0"}, {}, "attack[0].Att", "D0"),
         ({"attributes": ["Flaming Attaks"]}, {}, "attack[0].attributes[0]", "known attributes"),
         ({"Strenght": 3}, {}, "attack[0].Strenght", "not a known field"),
-        ({}, {"Res": 0}, "target.Res", "at least 1"),
-        ({}, {"HP": -1}, "target.HP", "at least 1"),
+        ({}, {"Res": 0}, "target.Res", "from 1 to 10"),
+        ({}, {"HP": -1}, "target.HP", "from 1 to 100"),
         ({}, {"champion": True}, "target.champion", "Health Pool"),
     ],
 )
@@ -227,3 +251,35 @@ def test_the_command_line_reports_a_ninth_age_scenario_as_json(capsys: pytest.Ca
     assert report["rule_versions"] == {"revision": "B"}
     assert report["stages"] == ["attacks", "hits", "wounds", "unsaved_wounds", "damage", "models_destroyed"]
     assert abs(report["unsaved_wounds"]["mean"] - 20 / 9) < 1e-12
+
+
+def test_a_scenario_built_in_python_is_checked_as_a_file_is(registry: Registry) -> None:
+    """The same rules hold for a Scenario made in code: compiling it checks it."""
+    from mathhammer_t9a import Attack, Scenario, Target
+
+    def compile_(**changes: Any) -> None:
+        attack = Attack(name="Swordsmen", type="melee", models=10, att="1", off=4, strength=3)
+        target = Target(name="Spearmen", models=10, defensive=3, resilience=3)
+        scenario = Scenario(attacks=(changes.pop("attack", attack),), target=changes.pop("target", target), **changes)
+        mathhammer.compile_scenario(scenario, registry=registry)
+
+    with pytest.raises(ScenarioError, match="'C' is not a version"):
+        compile_(revision="C")
+    with pytest.raises(ScenarioError, match="text A"):
+        compile_(target=Target(name="T", models=10, defensive=3, resilience=3, fortitude=4))
+    with pytest.raises(ScenarioError, match="Off"):
+        compile_(attack=Attack(name="A", type="melee", models=1, att="1", strength=3))
+    with pytest.raises(ScenarioError, match="wounds_on"):
+        compile_(attack=Attack(name="A", type="melee", models=1, att="1", off=3))
+    with pytest.raises(ScenarioError, match="attributes"):
+        compile_(attack=Attack(name="A", type="melee", models=1, att="1", off=3, strength=3, attributes="Fury"))  # type: ignore[arg-type]
+
+
+def test_an_attribute_error_names_where_the_attribute_is_listed(load: Callable[..., Any]) -> None:
+    with pytest.raises(ScenarioError, match="thresholds") as error:
+        load({"attributes": ["Poison Attacks", "Poison Attacks", "Fury"]})
+    assert error.value.field == "attack[0].attributes[2]"
+
+
+def test_wounds_on_automatic_in_any_case(exact: Exact) -> None:
+    assert close(exact({"Str": None, "wounds_on": "Automatic"})["wounds"].mean, 5)

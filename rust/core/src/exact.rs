@@ -1293,6 +1293,18 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
                     pool.name
                 )));
             }
+            // Excess carried through the unit can destroy a group that was
+            // never current, so after a wipe-out the rolls still counted meet
+            // a group this evaluator does not track.
+            if pool.excess == Excess::Unit
+                && pool.save.counter.is_some()
+                && !pool.save.alike(groups)
+            {
+                return Err(decline(format!(
+                    "pool {:?} carries excess damage through groups that save differently while counting failed saves",
+                    pool.name
+                )));
+            }
             if pool.excess == Excess::Unit
                 && groups
                     .iter()

@@ -850,10 +850,13 @@ impl Plan {
         }
         for (i, s) in save.special.iter().enumerate() {
             if let Some(s) = s {
-                if s.target == 0 {
+                if s.target == 0 || s.target > save.die {
                     return Err(CoreError::plan(
                         format!("{field}.special[{i}].target"),
-                        "must be at least 1",
+                        format!(
+                            "is {}; it must be from 1 to the die's {}",
+                            s.target, save.die
+                        ),
                     ));
                 }
             }

@@ -366,6 +366,21 @@ fn excess_damage_lost_carried_in_the_group_or_through_the_unit() {
     agree_on(&plan, Path::Auto);
 }
 
+/// Excess carried through the unit may destroy a group that was never
+/// current; failed saves counted after that depend on it: declined.
+#[test]
+fn excess_through_groups_that_save_differently_is_declined_when_counted() {
+    let unit = json!({"groups": [
+        {"name": "A", "models": 1, "wounds": 1},
+        {"name": "B", "models": 1, "wounds": 1, "save": 4}], "order": [0, 1]});
+    let mut plan = straight(3, "2", &unit);
+    plan["sequences"][0]["damage"]["excess"] = json!("unit");
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("save differently"), "{e}");
+    plan["sequences"][0]["save"]["counter"] = Value::Null;
+    agree_on(&plan, Path::DieByDie);
+}
+
 /// Damage capped at the wounds characteristic: D6 into 3-wound models
 /// sharing a health pool averages E[min(D6, 3)] = 2.5 a wound.
 #[test]

@@ -33,9 +33,10 @@ from mathhammer.exceptions import ScenarioError, UnknownKeywordError
 from mathhammer.keywords import KeywordSpec, KeywordTable
 from mathhammer.plan import AttackPool, Attacks, Effect, Group, Plan, Save, SpecialSave, Target, Test
 from mathhammer.ruleset import Compiled
+from mathhammer_t9a.check import check_scenario
 from mathhammer_t9a.keyword_api import AttackRules
 from mathhammer_t9a.model import Attack, Scenario
-from mathhammer_t9a.rules import SPECIAL_SAVES, armour, melee_to_hit, special_pass, to_wound
+from mathhammer_t9a.rules import BEST_SPECIAL_SAVE, SPECIAL_SAVES, armour, melee_to_hit, special_pass, to_wound
 
 COUNTERS = ["attacks", "hits", "wounds", "unsaved_wounds"]
 LABELS = {
@@ -60,11 +61,13 @@ def _target(scenario: Scenario) -> Target:
     return Target(groups=[rank_and_file, champion], order=[0, 1])
 
 
-def _attributes(
-    attack: Attack, index: int, scenario: Scenario, keywords: KeywordTable
-) -> list[tuple[KeywordSpec, Mapping[str, Any], int]]:
+Resolved = list[tuple[KeywordSpec, Mapping[str, Any], int, int]]
+"""Each attribute an attack lists: spec, parameters, instances, and where it is first listed."""
+
+
+def _attributes(attack: Attack, index: int, scenario: Scenario, keywords: KeywordTable) -> Resolved:
     """The attack's attributes, resolved; an unknown spelling lists the known ones."""
-    found: list[tuple[KeywordSpec, Mapping[str, Any], int]] = []
+    found: Resolved = []
     for j, text in enumerate(attack.attributes):
         field = f"attack[{index}].attributes[{j}]"
         try:
@@ -79,19 +82,19 @@ def _attributes(
                 field=field,
             )
         spec, params = match
-        same = [i for i, (s, _, _) in enumerate(found) if s is spec]
+        same = [i for i, entry in enumerate(found) if entry[0] is spec]
         if same:
-            if not spec.repeatable or found[same[0]][1] != params:
+            first = found[same[0]]
+            if not spec.repeatable or first[1] != params:
                 raise ScenarioError(
                     f"{text!r} lists {spec.name!r} again; only attributes whose rules count instances "
                     "(Poison Attacks) may be listed twice",
                     source=scenario.source,
                     field=field,
                 )
-            s, p, n = found[same[0]]
-            found[same[0]] = (s, p, n + 1)
+            found[same[0]] = (spec, params, first[2] + 1, first[3])
             continue
-        found.append((spec, params, 1))
+        found.append((spec, params, 1, j))
     return found
 
 
@@ -159,8 +162,9 @@ def _special(rules: AttackRules, denied: set[str]) -> SpecialSave | None:
     """The best special save the target may use against the attack."""
     target = rules.scenario.target
     values = {"Aegis": target.aegis, "Fortitude": target.fortitude, "Regeneration": target.regeneration}
+    best = BEST_SPECIAL_SAVE[rules.revision]
     usable = [
-        SpecialSave(value, reroll_successes=name in rules.rerolled_saves)
+        SpecialSave(max(value, best), reroll_successes=name in rules.rerolled_saves)
         for name, value in values.items()
         if value is not None and name not in denied and name in SPECIAL_SAVES[rules.revision]
     ]
@@ -185,10 +189,10 @@ def _pool(index: int, attack: Attack, scenario: Scenario, keywords: KeywordTable
     t = scenario.target
     if attack.strength is not None:
         wound = Test(name="wound", target=to_wound(attack.strength, t.resilience), natural_fail=1, counter="wounds")
-    elif attack.wounds_on:
-        wound = Test(name="wound", target=attack.wounds_on, natural_fail=1, counter="wounds")
-    else:
+    elif attack.wounds_on == "automatic":
         wound = Test(name="wound", automatic=True, counter="wounds")
+    else:
+        wound = Test(name="wound", target=int(attack.wounds_on or 0), natural_fail=1, counter="wounds")
     hit = Test(name="hit", natural_fail=1, counter="hits")
     pool = AttackPool(
         name=attack.name,
@@ -200,7 +204,7 @@ def _pool(index: int, attack: Attack, scenario: Scenario, keywords: KeywordTable
         excess="unit" if t.champion else "group",
     )
     rules = AttackRules(attack=attack, scenario=scenario, revision=scenario.revision, pool=pool, hit=hit, wound=wound)
-    for j, (spec, params, instances) in enumerate(_attributes(attack, index, scenario, keywords)):
+    for spec, params, instances, j in _attributes(attack, index, scenario, keywords):
         rules.params, rules.instances = params, instances
         try:
             spec.apply(rules)
@@ -215,7 +219,12 @@ def _pool(index: int, attack: Attack, scenario: Scenario, keywords: KeywordTable
 
 
 def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
-    """The Plan for a loaded scenario, its attributes applied."""
+    """The Plan for a scenario, its attributes applied.
+
+    Raises:
+        ScenarioError: for what the rules in force do not allow or verify (see :mod:`mathhammer_t9a.check`).
+    """
+    check_scenario(scenario)
     target = _target(scenario)
     plan = Plan(
         counters=list(COUNTERS),

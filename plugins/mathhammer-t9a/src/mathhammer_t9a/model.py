@@ -27,7 +27,7 @@ class Attack:
         strength: Strength (``Str``); ``None`` for an attack without Strength, which says
             how it wounds in ``wounds_on``.
         wounds_on: For an attack without Strength: the roll that wounds, or
-            ``0`` for an attack that wounds automatically.
+            ``"automatic"`` for an attack that wounds automatically.
         ap: Armour Penetration.
         attributes: Attack attributes (``"Poison Attacks"``, ``"Multiple Wounds (D3)"``).
         hit_modifier: Other to-hit modifiers that apply, summed (``-1`` is a penalty).
@@ -40,7 +40,7 @@ class Attack:
     off: int | None = None
     aim: int | None = None
     strength: int | None = None
-    wounds_on: int | None = None
+    wounds_on: int | Literal["automatic"] | None = None
     ap: int = 0
     attributes: tuple[str, ...] = ()
     hit_modifier: int = 0

@@ -11,9 +11,9 @@ from mathhammer.versions import Rule
 REVISION = Rule(
     "revision",
     versions={
-        "B": "the later text ('Melee Attacks', Health Pools, Regeneration), which the NewRecruit army-builder data "
-        "encodes",
-        "A": "the earlier text ('Close Combat Attacks', Fortitude, Hopeless Shots)",
+        "B": "the text with 'Melee Attacks', Health Pools and Regeneration, which the NewRecruit army-builder data "
+        "encodes (default)",
+        "A": "the text with 'Close Combat Attacks', Fortitude and Hopeless Shots",
     },
     default="B",
 )
@@ -22,9 +22,10 @@ REVISION = Rule(
 SPECIAL_SAVES = {"A": ("Aegis", "Fortitude"), "B": ("Aegis", "Regeneration")}
 """The special saves each text names."""
 
-BEST_SPECIAL_SAVE = {"A": 2, "B": 3}
-"""Text B: a natural 1 or 2 always fails a special save, so 3+ is the best;
-text A's best value is not verified, so values below 2+ are refused."""
+BEST_SPECIAL_SAVE = {"A": 3, "B": 3}
+"""Text B: a natural 1 or 2 always fails a special save, so 3+ is the best
+(better values count as 3+); text A's best value is not verified, so values
+better than 3+, where the texts could differ, are refused."""
 
 ARMOUR_MAX = {"A": None, "B": 6}
 """Text B: Armour can never exceed 6. Text A states no limit."""

@@ -21,11 +21,18 @@ if TYPE_CHECKING:
     from mathhammer_t9a.keyword_api import AttackRules
 
 
+def _shooting(rules: AttackRules, name: str) -> None:
+    if rules.attack.type != "shooting":
+        raise ValueError(f"{name} changes the to-hit modifiers of shooting; this is a melee attack")
+
+
 def accurate(rules: AttackRules) -> None:
+    _shooting(rules, "Accurate")
     rules.flags.add("accurate")
 
 
 def quick_to_fire(rules: AttackRules) -> None:
+    _shooting(rules, "Quick to Fire")
     rules.flags.add("quick_to_fire")
 
 
@@ -40,6 +47,7 @@ def parse_unwieldy(text: str) -> Mapping[str, Any] | None:
 
 
 def unwieldy(rules: AttackRules) -> None:
+    _shooting(rules, "Unwieldy")
     x = rules.params["x"]
     if rules.revision == "A" and x is not None:
         raise ValueError("text A's Unwieldy has no value (it makes moving and shooting -2); write Unwieldy")
