@@ -212,3 +212,19 @@ def test_an_explanation_prints_and_shows_in_jupyter() -> None:
     told = explain(mathhammer.load_scenario(EXAMPLES / "attack-sequence-example.toml"), dice=FIRST_EXAMPLE)
     assert str(told) == told.to_text() and str(told).startswith("1. Boltgun + Bolt pistol (attacks)")
     assert told._repr_html_().startswith("<pre>1. Boltgun + Bolt pistol (attacks)") and "→" in told._repr_html_()
+
+
+def test_a_roll_of_several_dice_is_told_die_by_die_with_its_class() -> None:
+    """The skill-dice example: two d12 + Skill 3 against DC 15; a match is a Critical Hit, Focus higher
+    Inflicts (1 Direct Damage), Panic higher is Hazardous; damage meets the thresholds (Minor 2, Major 3)."""
+    lines = told("skilldice-vanguard.toml", [6, 6, 12, 5, 2, 9, 3, 4, 10, 2, 3, 6])
+    assert lines[2:5] == [
+        "attack roll: 6 + 6 + 3 = 15, needs 15: is a critical; the two match.",
+        "→ counted (critical_hits).",
+        "→ inflicts its largest damage with no save.",
+    ]
+    assert "attack roll: 2 + 9 + 3 = 14, needs 15: misses; the second die is higher." in lines
+    assert "→ 1 mortal wound on the attacking unit (Hazardous)." in lines
+    assert "→ 1 mortal wound (Inflict Direct Damage)." in lines
+    assert "3 damage to the Raiders: against its thresholds, 2 wounds lost." in lines
+    assert lines[-1].startswith("In all: Attacks 5, Hits 3, Critical Hits 1, Inflicts 2, Hazardous rolls 2")

@@ -236,6 +236,14 @@ def _need(test: Test) -> str:
     return f"needs {need}" + (f", {modifier:+d} to the roll" if modifier else "")
 
 
+ROLL_CLASSES = {
+    "first_higher": "the first die is higher",
+    "equal": "the two match",
+    "second_higher": "the second die is higher",
+}
+"""How the class of a roll of several dice (two of them compared) reads."""
+
+
 def _effect(effect: Effect) -> str:
     if effect.action == "extra":
         return f"{effect.amount or 1} more success{'es' if (effect.amount or '1') != '1' else ''} each"
@@ -245,11 +253,16 @@ def _effect(effect: Effect) -> str:
     if effect.action == "mortal":
         amount = effect.amount or "the weapon's damage in"
         ends = ", and the attack ends" if effect.ends_attack else ""
-        return f"{amount} mortal wounds{ends}"
+        whom = " on the attacking unit" if effect.against == "attacker" else ""
+        return f"{amount} mortal wound{'' if amount == '1' else 's'}{whom}{ends}"
     if effect.action == "unsaved":
-        return "inflicts its damage with no save"
+        how = "its largest damage" if effect.maximize else "its damage"
+        bonus = f" {effect.bonus:+d}" if effect.bonus else ""
+        return f"inflicts {how}{bonus} with no save"
     if effect.action == "own_save":
         return "takes its own save"
+    if effect.action == "count":
+        return f"counted ({effect.counter})"
     return effect.action
 
 
@@ -376,6 +389,35 @@ class _Narrator:
                     2,
                 )
 
+    def on_dice(self, e: dict[str, Any]) -> None:
+        """A roll of several dice: each die, the total against the target, its class, the effects that fire."""
+        step = e["step"]
+        test = self.pool.steps[step] if self.pool and step < len(self.pool.steps) else None
+        if test is None:
+            self.say(f"dice {e['dice']}: {e['outcome']}", 2)
+            return
+        faces = e["dice"]
+        signed = [-f if d.subtract else f for d, f in zip(test.dice, faces, strict=False)]
+        modifier = sum(test.modifiers)
+        total = sum(signed) + modifier
+        shown = str(signed[0]) + "".join(f" {'-' if v < 0 else '+'} {abs(v)}" for v in signed[1:])
+        shown += f" {'-' if modifier < 0 else '+'} {abs(modifier)}" if modifier else ""
+        before = f" (re-rolled from {', '.join(map(str, e['rerolled_from']))})" if e.get("rerolled_from") else ""
+        verdict = {"fail": "misses", "success": "succeeds", "critical": "is a critical"}[e["outcome"]]
+        cls = f"; {ROLL_CLASSES[e['class']]}" if e.get("class") else ""
+        self.say(f"{test.name}: {shown} = {total}{before}, needs {test.target}: {verdict}{cls}.")
+        for number, effect in enumerate(test.effects):
+            if effect.on != e["outcome"] or (effect.class_ is not None and effect.class_ != e.get("class")):
+                continue
+            if effect.action == "own_save" and effect.save is not None:
+                self.own_saves.append(effect.save)
+            elif effect.action in ("mortal", "unsaved") and effect.after_all:
+                self.held += 1
+            elif effect.action == "mortal":
+                self.own_mortal += 1
+            source = self.sources.get((self.index, step, number))
+            self.say(f"→ {_effect(effect)}" + (f" ({source})" if source else "") + ".", 2)
+
     # -- allocation and saves ---------------------------------------------
 
     def on_order(self, e: dict[str, Any]) -> None:
@@ -439,7 +481,12 @@ class _Narrator:
     # -- damage -----------------------------------------------------------
 
     def on_damage(self, e: dict[str, Any]) -> None:
-        self.say(f"{e['amount']} damage to one {e['group']} model.", 3)
+        lost = e.get("lost", e["amount"])
+        if lost == e["amount"]:
+            self.say(f"{e['amount']} damage to one {e['group']} model.", 3)
+        else:
+            wounds = f"{lost} wound{'s' if lost != 1 else ''}"
+            self.say(f"{e['amount']} damage to the {e['group']}: against its thresholds, {wounds} lost.", 3)
 
     def on_feel_no_pain(self, e: dict[str, Any]) -> None:
         self.say(f"Feel No Pain {e['roll']}: the wound is {'ignored' if e['ignored'] else 'lost'}.", 3)

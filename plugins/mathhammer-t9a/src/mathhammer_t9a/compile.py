@@ -48,12 +48,19 @@ LABELS = {
     "models_destroyed": "Models removed",
 }
 ARMOUR_TARGET = 7
-"""The armour save needs 7 - Arm + AP: the Plan's save of 7, the roll plus Arm minus AP."""
+"""The armour save needs 7 - Arm + AP: a save of 7 - Arm (Arm up to 6), the roll less AP."""
+ARMOUR_IN_SAVE = 6
+"""Armour beyond 6 (text A adds sources up) becomes a bonus to the roll: a save cannot be below 1+."""
+
+
+def _armour_save(arm: int) -> int | None:
+    """The group's save characteristic: 7 - Arm, for Arm 1 to 6."""
+    return ARMOUR_TARGET - min(arm, ARMOUR_IN_SAVE) if arm > 0 else None
 
 
 def _target(scenario: Scenario) -> Target:
     t = scenario.target
-    save = ARMOUR_TARGET if t.armour > 0 else None
+    save = _armour_save(armour(t.armour, scenario.revision))
     rank_and_file = Group(name=t.name, models=t.models - int(t.champion), wounds=t.hp, save=save)
     if not t.champion:
         return Target(groups=[rank_and_file], order=[0])
@@ -174,11 +181,11 @@ def _special(rules: AttackRules, denied: set[str]) -> SpecialSave | None:
 
 
 def _save(rules: AttackRules, ap: int, denied: set[str], groups: int) -> Save:
-    arm = armour(rules.scenario.target.armour, rules.revision)
+    beyond = max(armour(rules.scenario.target.armour, rules.revision) - ARMOUR_IN_SAVE, 0)
     special = _special(rules, denied)
     return Save(
         ap=-ap,
-        group_modifiers=[arm] * groups,
+        group_modifiers=[beyond] * groups if beyond else [],
         counter="unsaved_wounds",
         special=[special] * groups if special else [],
     )
