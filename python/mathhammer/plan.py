@@ -193,6 +193,8 @@ class Attacks:
     bonus: int = 0
     minimum: int | None = None
     maximize: bool = False
+    alive_of: int | None = None
+    """In a fight: the attacking side's group whose models alive now make these attacks (at most ``models``)."""
 
 
 @dataclass
@@ -269,6 +271,8 @@ class AttackPool:
     cap_at_wounds: bool = False
     top_threshold_counter: str | None = None
     """Counts attacks whose damage meets the highest of the group's thresholds."""
+    against: Literal["target", "attacker"] = "target"
+    """Whose models the pool attacks: the attacker's in a fight's return blows."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -287,6 +291,7 @@ class AttackPool:
             **({"mortal_counter": self.mortal_counter} if self.mortal_counter else {}),
             **({"focus": list(self.focus)} if self.focus else {}),
             **({"batch_hook": self.batch_hook} if self.batch_hook is not None else {}),
+            **({"against": self.against} if self.against != "target" else {}),
         }
 
 
@@ -335,6 +340,53 @@ class MortalWounds:
 
 
 @dataclass
+class Check:
+    """One ``die`` plus ``modifier`` reaching ``target`` succeeds."""
+
+    target: int
+    die: int = 6
+    modifier: int = 0
+
+
+@dataclass
+class Heal:
+    """Restore ``amount`` wounds to a side (only if ``check`` succeeds, when given).
+
+    Never above its starting wounds; with ``return_models`` destroyed models
+    return as the wounds support them, otherwise only models alive heal.
+    """
+
+    name: str
+    side: Literal["target", "attacker"]
+    amount: str
+    return_models: bool = False
+    check: Check | None = None
+    counter: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": "heal", "name": self.name, "side": self.side, "amount": self.amount}
+        d["return_models"] = self.return_models
+        if self.check is not None:
+            d["check"] = asdict(self.check)
+        if self.counter:
+            d["counter"] = self.counter
+        return d
+
+
+@dataclass
+class Rounds:
+    """A fight: the sequences repeated, round after round, until a side is destroyed or ``max`` rounds pass.
+
+    ``counter`` counts rounds begun; ``outcome_counter`` ends as 0 (both
+    stand), 1 (the target is destroyed), 2 (the attacker is) or 3 (both).
+    """
+
+    max: int
+    counter: str | None = None
+    outcome_counter: str | None = None
+
+
+@dataclass
 class Plan:
     """Who is hit, by what, in which order; what the Result counts.
 
@@ -345,8 +397,9 @@ class Plan:
 
     counters: list[str]
     target: Target
-    sequences: list[AttackPool | MortalWounds] = field(default_factory=list)
+    sequences: list[AttackPool | MortalWounds | Heal] = field(default_factory=list)
     attacker: Target | None = None
+    rounds: Rounds | None = None
     hooks: list[BatchHook] = field(default_factory=list)
     """Batch hooks the pools name by index (see :meth:`add_hook`)."""
 
@@ -376,6 +429,8 @@ class Plan:
         }
         if self.attacker is not None:
             d["attacker"] = _side(self.attacker)
+        if self.rounds is not None:
+            d["rounds"] = {k: v for k, v in asdict(self.rounds).items() if v is not None}
         return d
 
     def to_json(self) -> str:

@@ -142,8 +142,17 @@ pub fn run_chunk_sequenced(
             return Ok(tally);
         }
         match seq {
-            RunSequence::Pool(pool) => {
+            RunSequence::Heal { .. } => {
                 for ws in &mut wss {
+                    crate::executor::heal(seq, ws, &mut stream, &mut NoTrace);
+                }
+            }
+            RunSequence::Pool(pool) => {
+                let flip = pool.against == crate::plan::Side::Attacker;
+                for ws in &mut wss {
+                    if flip {
+                        ws.flip();
+                    }
                     run_pool_tests(index, pool, ws, &mut stream, &mut NoTrace);
                 }
                 if let Some(hook) = pool.batch_hook {
@@ -157,6 +166,9 @@ pub fn run_chunk_sequenced(
                 }
                 for ws in &mut wss {
                     run_pool_saves(pool, ws, &mut stream, &mut NoTrace);
+                    if flip {
+                        ws.flip();
+                    }
                 }
             }
             RunSequence::Mortal { .. } => {

@@ -1218,6 +1218,21 @@ pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
 
 fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
     let plan = &program.plan;
+    if plan.rounds.is_some() {
+        return Err(decline(
+            "a fight of several rounds (each side's attacks depend on its survivors)",
+        ));
+    }
+    for seq in &program.sequences {
+        if let RunSequence::Pool(pool) = seq {
+            if pool.against == Side::Attacker || pool.attacks.iter().any(|a| a.alive_of.is_some()) {
+                return Err(decline(format!(
+                    "pool {:?} attacks the attacker, or attacks with the survivors of a side",
+                    pool.name
+                )));
+            }
+        }
+    }
     if let Some(a) = &plan.attacker {
         if a.groups.len() > MAX_GROUPS
             || a.groups
@@ -1434,6 +1449,7 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
         match seq {
             RunSequence::Pool(pool) => ev.pool(pool)?,
             RunSequence::Mortal { .. } => ev.mortal_source(seq)?,
+            RunSequence::Heal { .. } => return Err(decline("the plan heals a side")),
         }
     }
     ev.resolve_held()?;

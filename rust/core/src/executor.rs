@@ -102,6 +102,8 @@ pub(crate) struct RunPool {
     pub(crate) excess: Excess,
     pub(crate) cap_at_wounds: bool,
     pub(crate) top_threshold_counter: Option<usize>,
+    /// The side the pool attacks.
+    pub(crate) against: Side,
     pub(crate) mortal_counter: Option<usize>,
     pub(crate) focus: Vec<usize>,
     pub(crate) batch_hook: Option<usize>,
@@ -109,6 +111,14 @@ pub(crate) struct RunPool {
 
 #[derive(Debug, Clone)]
 pub(crate) enum RunSequence {
+    Heal {
+        name: String,
+        side: Side,
+        amount: DiceExpr,
+        return_models: bool,
+        check: Option<crate::plan::Check>,
+        counter: Option<usize>,
+    },
     Pool(Box<RunPool>),
     Mortal {
         name: String,
@@ -128,6 +138,9 @@ pub struct Program {
     pub(crate) sequences: Vec<RunSequence>,
     /// The batch hooks the Plan's pools name, by index.
     pub(crate) hooks: Option<std::sync::Arc<dyn crate::batch::BatchHooks>>,
+    /// A fight's counters: rounds begun, and how it ended.
+    pub(crate) rounds_counter: Option<usize>,
+    pub(crate) outcome_counter: Option<usize>,
 }
 
 /// The per-trial numbers a run reports.
@@ -188,16 +201,38 @@ impl Program {
                 Sequence::Attack(p) => {
                     RunSequence::Pool(Box::new(Self::prepare_pool(&plan, &base, p)?))
                 }
+                Sequence::Heal(h) => RunSequence::Heal {
+                    name: h.name.clone(),
+                    side: h.side,
+                    amount: h.amount,
+                    return_models: h.return_models,
+                    check: h.check,
+                    counter: plan.counter_index(&format!("{base}.counter"), h.counter.as_ref())?,
+                },
             });
         }
+        let (rounds_counter, outcome_counter) = match &plan.rounds {
+            None => (None, None),
+            Some(r) => (
+                plan.counter_index("rounds.counter", r.counter.as_ref())?,
+                plan.counter_index("rounds.outcome_counter", r.outcome_counter.as_ref())?,
+            ),
+        };
         Ok(Program {
             plan,
             sequences,
             hooks: None,
+            rounds_counter,
+            outcome_counter,
         })
     }
 
     fn prepare_pool(plan: &Plan, base: &str, p: &AttackPool) -> Result<RunPool, CoreError> {
+        // Group indices in the pool refer to the side it attacks.
+        let groups = match (p.against, &plan.attacker) {
+            (Side::Attacker, Some(a)) => a.groups.len(),
+            _ => plan.target.groups.len(),
+        };
         let mut tests = Vec::with_capacity(p.steps.len());
         let mut own_saves = Vec::new();
         for (ti, t) in p.steps.iter().enumerate() {
@@ -252,6 +287,7 @@ impl Program {
                             plan,
                             &format!("{base}.steps[{ti}].effects[{ei}].save"),
                             save,
+                            groups,
                         )?;
                         let index = own_saves.iter().position(|s| *s == own).unwrap_or_else(|| {
                             own_saves.push(own);
@@ -309,7 +345,8 @@ impl Program {
                 p.attacks_counter.as_ref(),
             )?,
             tests,
-            save: RunSave::new(plan, &format!("{base}.save"), &p.save)?,
+            save: RunSave::new(plan, &format!("{base}.save"), &p.save, groups)?,
+            against: p.against,
             own_saves,
             focus: p.focus.clone(),
             batch_hook: p.batch_hook,
@@ -389,6 +426,18 @@ pub struct Workspace<'p> {
 }
 
 impl Workspace<'_> {
+    /// Swap the sides, so the attacker's models are the ones attacked.
+    pub(crate) fn flip(&mut self) {
+        if let Some(a) = self.attacker.as_mut() {
+            std::mem::swap(&mut self.state, a);
+        }
+    }
+
+    /// Is either side destroyed?
+    pub(crate) fn either_destroyed(&self) -> bool {
+        self.state.wiped_out() || self.attacker.as_ref().is_some_and(TargetState::wiped_out)
+    }
+
     /// Back to the start of a trial.
     pub fn reset(&mut self) {
         self.state.reset();
@@ -441,30 +490,115 @@ pub fn run_trial<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
+    drive(program, ws, dice, obs, |index, pool, ws, dice, obs| {
+        run_pool(program, index, pool, ws, dice, obs);
+    });
+}
+
+/// One trial: the sequences in order (round after round in a fight, until a
+/// side is destroyed), each pool run by `run` against the side it attacks,
+/// then the harm held until the end.
+pub(crate) fn drive<D: DiceSource, O: Observer>(
+    program: &Program,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+    mut run: impl FnMut(usize, &RunPool, &mut Workspace<'_>, &mut D, &mut O),
+) {
     ws.reset();
-    for (index, seq) in program.sequences.iter().enumerate() {
-        match seq {
-            RunSequence::Pool(pool) => {
-                if obs.enabled() {
-                    obs.event(Event::Sequence {
-                        index,
-                        name: pool.name.clone(),
-                    });
-                }
-                run_pool(program, index, pool, ws, dice, obs);
+    let fight = program.plan.rounds.as_ref();
+    'fight: for round in 0..fight.map_or(1, |r| r.max) {
+        if fight.is_some() {
+            if ws.either_destroyed() {
+                break;
             }
-            RunSequence::Mortal { name, .. } => {
-                if obs.enabled() {
-                    obs.event(Event::Sequence {
-                        index,
-                        name: name.clone(),
-                    });
+            obs.event(Event::Round { number: round + 1 });
+            bump(&mut ws.counters, program.rounds_counter, 1);
+        }
+        for (index, seq) in program.sequences.iter().enumerate() {
+            if fight.is_some() && ws.either_destroyed() {
+                break 'fight;
+            }
+            if obs.enabled() {
+                obs.event(Event::Sequence {
+                    index,
+                    name: seq.name().to_string(),
+                });
+            }
+            match seq {
+                RunSequence::Pool(pool) => {
+                    // A pool attacking the attacker sees the sides swapped, so
+                    // `ws.state` is always the side attacked.
+                    let flip = pool.against == Side::Attacker;
+                    if flip {
+                        ws.flip();
+                    }
+                    run(index, pool, ws, dice, obs);
+                    if flip {
+                        ws.flip();
+                    }
                 }
-                mortal_source(seq, ws, dice, obs);
+                RunSequence::Mortal { .. } => mortal_source(seq, ws, dice, obs),
+                RunSequence::Heal { .. } => heal(seq, ws, dice, obs),
             }
         }
     }
     resolve_deferred(program, ws, dice, obs);
+    if let Some(c) = program.outcome_counter {
+        let attacker = ws.attacker.as_ref().is_some_and(TargetState::wiped_out);
+        ws.counters[c] = u32::from(ws.state.wiped_out()) + 2 * u32::from(attacker);
+    }
+}
+
+/// A healing sequence: its check (if any), then the wounds restored.
+pub(crate) fn heal<D: DiceSource, O: Observer>(
+    seq: &RunSequence,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    let RunSequence::Heal {
+        side,
+        amount,
+        return_models,
+        check,
+        counter,
+        ..
+    } = *seq
+    else {
+        return;
+    };
+    if let Some(c) = check {
+        let roll = dice.roll(c.die);
+        let failed = i64::from(roll) + i64::from(c.modifier) < i64::from(c.target);
+        obs.event(Event::Roll { roll, failed });
+        if failed {
+            return;
+        }
+    }
+    let n = amount.roll(dice);
+    let state = match side {
+        Side::Target => Some(&mut ws.state),
+        Side::Attacker => ws.attacker.as_mut(),
+    };
+    if let Some(state) = state {
+        let healed = state.heal(n, return_models);
+        bump(&mut ws.counters, counter, healed);
+        obs.event(Event::Heal {
+            side,
+            amount: healed,
+        });
+    }
+}
+
+impl RunSequence {
+    /// The sequence's name, as the Plan gives it.
+    pub(crate) fn name(&self) -> &str {
+        match self {
+            RunSequence::Pool(p) => &p.name,
+            RunSequence::Mortal { name, .. } | RunSequence::Heal { name, .. } => name,
+        }
+    }
 }
 
 /// A mortal-wound source: its rolls (if any), then its mortal wounds for each
@@ -578,7 +712,7 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
     // The focus group is fixed when the pool starts: harm its tokens queue
     // remembers it.
     ws.focus = pool.focus.iter().copied().find(|&g| ws.state.alive[g] > 0);
-    let attacks = gather_attacks(pool, dice);
+    let attacks = gather_attacks(pool, ws.attacker.as_ref().map(|a| &a.alive[..]), dice);
     ws.attacks = attacks;
     obs.event(Event::Attacks { count: attacks });
     bump(&mut ws.counters, pool.attacks_counter, attacks);
@@ -791,10 +925,19 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
 }
 
 /// Each model's attack dice, summed over the pool's terms in order.
-pub(crate) fn gather_attacks<D: DiceSource>(pool: &RunPool, dice: &mut D) -> u32 {
+/// With `alive_of`, only the attacking side's models alive now attack.
+pub(crate) fn gather_attacks<D: DiceSource>(
+    pool: &RunPool,
+    alive: Option<&[u32]>,
+    dice: &mut D,
+) -> u32 {
     let mut attacks = 0u32;
     for term in &pool.attacks {
-        for _ in 0..term.models {
+        let models = match (term.alive_of, alive) {
+            (Some(g), Some(alive)) => alive[g].min(term.models),
+            _ => term.models,
+        };
+        for _ in 0..models {
             let rolled = if term.maximize {
                 term.dice.max()
             } else {
@@ -983,12 +1126,17 @@ impl RunTest {
 }
 
 impl RunSave {
-    pub(crate) fn new(plan: &Plan, field: &str, save: &Save) -> Result<RunSave, CoreError> {
+    pub(crate) fn new(
+        plan: &Plan,
+        field: &str,
+        save: &Save,
+        groups: usize,
+    ) -> Result<RunSave, CoreError> {
         Ok(RunSave {
             rolled: save.rolled,
             die: save.die,
             natural_fail: save.natural_fail,
-            modifier: (0..plan.target.groups.len())
+            modifier: (0..groups)
                 .map(|g| {
                     let m = save.ap
                         + save.modifiers.iter().sum::<i32>()
@@ -996,7 +1144,7 @@ impl RunSave {
                     save.modifier_max.map_or(m, |cap| m.min(cap))
                 })
                 .collect(),
-            special: (0..plan.target.groups.len())
+            special: (0..groups)
                 .map(|g| save.special.get(g).copied().flatten())
                 .collect(),
             counter: plan.counter_index(&format!("{field}.counter"), save.counter.as_ref())?,

@@ -159,6 +159,27 @@ pub struct Plan {
     pub attacker: Option<Target>,
     /// Resolved in order, each to the end, against the same target.
     pub sequences: Vec<Sequence>,
+    /// Run the sequences again, round after round, until either side is
+    /// destroyed or `max` rounds are fought (a fight between two units).
+    #[serde(default)]
+    pub rounds: Option<Rounds>,
+}
+
+/// The most rounds a fight may last.
+pub const MAX_ROUNDS: u32 = 100;
+
+/// A fight: the Plan's sequences repeated as rounds.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rounds {
+    pub max: u32,
+    /// Counts the rounds begun.
+    #[serde(default)]
+    pub counter: Option<String>,
+    /// Set at the end of a trial to 0 (both sides stand), 1 (the target is
+    /// destroyed), 2 (the attacker is destroyed) or 3 (both are).
+    #[serde(default)]
+    pub outcome_counter: Option<String>,
 }
 
 /// The unit being attacked.
@@ -242,6 +263,38 @@ pub enum Sequence {
     Attack(Box<AttackPool>),
     /// Mortal wounds from an ability, outside any attack.
     MortalWounds(MortalSource),
+    /// Wounds restored to one side's models.
+    Heal(Heal),
+}
+
+/// Restore `amount` wounds to a side (`check`: only if a roll succeeds),
+/// never above its starting wounds. Without `return_models` only models
+/// still alive are healed; with it destroyed models return as the restored
+/// wounds support them (a model returns with the wounds left over).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Heal {
+    pub name: String,
+    pub side: Side,
+    pub amount: DiceExpr,
+    #[serde(default)]
+    pub return_models: bool,
+    #[serde(default)]
+    pub check: Option<Check>,
+    /// Counts the wounds restored.
+    #[serde(default)]
+    pub counter: Option<String>,
+}
+
+/// One die plus `modifier`, at or above `target` succeeds.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    #[serde(default = "six")]
+    pub die: u32,
+    pub target: i32,
+    #[serde(default)]
+    pub modifier: i32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -272,6 +325,12 @@ pub struct AttackPool {
     /// Counter for mortal wounds this pool inflicts (before Feel No Pain).
     #[serde(default)]
     pub mortal_counter: Option<String>,
+    /// Whose models the pool attacks: the target (default), or the attacker
+    /// (the target striking back in a fight). Group indices in the pool
+    /// (focus, save modifiers, `alive_of`) refer to the side attacked and,
+    /// for `alive_of`, to the side attacking.
+    #[serde(default)]
+    pub against: Side,
 }
 
 /// How many attack dice a pool has: each of `models` rolls `dice`, adds
@@ -288,6 +347,10 @@ pub struct Attacks {
     pub minimum: Option<u32>,
     #[serde(default)]
     pub maximize: bool,
+    /// The attacking side's group whose models alive now make these attacks
+    /// (at most `models` of them): in a fight, only the survivors attack.
+    #[serde(default)]
+    pub alive_of: Option<usize>,
 }
 
 /// Re-roll policy of a test. A die is re-rolled at most once, before modifiers.
@@ -752,7 +815,24 @@ impl Plan {
                     bounds.add(c, times * u64::from(m.amount.max()));
                 }
                 Sequence::Attack(p) => self.validate_pool(&base, p, &mut bounds)?,
+                Sequence::Heal(h) => {
+                    if h.side == Side::Attacker && self.attacker.is_none() {
+                        return Err(CoreError::plan(
+                            format!("{base}.side"),
+                            "heals the attacker, but the plan lists no attacker models",
+                        ));
+                    }
+                    if let Some(c) = h.check {
+                        check_die(&format!("{base}.check.die"), c.die)?;
+                        check_modifier(&format!("{base}.check.modifier"), c.modifier)?;
+                    }
+                    let c = self.counter_index(&format!("{base}.counter"), h.counter.as_ref())?;
+                    bounds.add(c, u64::from(h.amount.max()));
+                }
             }
+        }
+        if let Some(r) = &self.rounds {
+            self.validate_rounds(r, &mut bounds)?;
         }
         if bounds.tokens > MAX_TOKENS_PER_TRIAL {
             return Err(CoreError::plan(
@@ -771,6 +851,43 @@ impl Plan {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// Check a fight's rounds; every bound gathered for one round is
+    /// multiplied by the rounds it may last.
+    fn validate_rounds(&self, r: &Rounds, bounds: &mut Bounds) -> Result<(), CoreError> {
+        if !(1..=MAX_ROUNDS).contains(&r.max) {
+            return Err(CoreError::plan(
+                "rounds.max",
+                format!("is {}; a fight lasts 1 to {MAX_ROUNDS} rounds", r.max),
+            ));
+        }
+        if self.attacker.is_none() {
+            return Err(CoreError::plan(
+                "rounds",
+                "a fight needs both sides' models: list the attacker",
+            ));
+        }
+        for (si, s) in self.sequences.iter().enumerate() {
+            if let Sequence::Attack(p) = s {
+                if p.batch_hook.is_some() {
+                    return Err(CoreError::plan(
+                        format!("sequences[{si}].batch_hook"),
+                        "a fight runs its trials one at a time; batch hooks need a single pass",
+                    ));
+                }
+            }
+        }
+        let rounds = u64::from(r.max);
+        bounds.tokens = bounds.tokens.saturating_mul(rounds);
+        for c in &mut bounds.counters {
+            *c = c.saturating_mul(rounds);
+        }
+        let c = self.counter_index("rounds.counter", r.counter.as_ref())?;
+        bounds.add(c, rounds);
+        let c = self.counter_index("rounds.outcome_counter", r.outcome_counter.as_ref())?;
+        bounds.add(c, 3);
         Ok(())
     }
 
@@ -823,11 +940,15 @@ impl Plan {
     }
 
     /// Check a save (a pool's, or a token's own) and resolve its counter.
-    fn check_save(&self, field: &str, save: &Save) -> Result<Option<usize>, CoreError> {
+    fn check_save(
+        &self,
+        field: &str,
+        save: &Save,
+        groups: usize,
+    ) -> Result<Option<usize>, CoreError> {
         let counter = self.counter_index(&format!("{field}.counter"), save.counter.as_ref())?;
         check_die(&format!("{field}.die"), save.die)?;
         check_modifier(&format!("{field}.ap"), save.ap)?;
-        let groups = self.target.groups.len();
         for (name, len) in [
             ("group_modifiers", save.group_modifiers.len()),
             ("special", save.special.len()),
@@ -890,8 +1011,30 @@ impl Plan {
         bounds.add(c, attacks);
         let mortal =
             self.counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?;
-        let saves = self.check_save(&format!("{base}.save"), &p.save)?;
-        let groups = self.target.groups.len();
+        let (defending, attacking) = match p.against {
+            Side::Target => (&self.target, self.attacker.as_ref()),
+            Side::Attacker => match &self.attacker {
+                Some(a) => (a, Some(&self.target)),
+                None => {
+                    return Err(CoreError::plan(
+                        format!("{base}.against"),
+                        "attacks the attacker, but the plan lists no attacker models",
+                    ))
+                }
+            },
+        };
+        for (ai, a) in p.attacks.iter().enumerate() {
+            if let Some(g) = a.alive_of {
+                if attacking.is_none_or(|t| g >= t.groups.len()) {
+                    return Err(CoreError::plan(
+                        format!("{base}.attacks[{ai}].alive_of"),
+                        format!("{g} is not a group of the attacking side"),
+                    ));
+                }
+            }
+        }
+        let groups = defending.groups.len();
+        let saves = self.check_save(&format!("{base}.save"), &p.save, groups)?;
         for (i, &g) in p.focus.iter().enumerate() {
             if g >= groups {
                 return Err(CoreError::plan(
@@ -919,6 +1062,22 @@ impl Plan {
             let here = entering[ti];
             let mut extra = 0u64;
             for (ei, e) in t.effects.iter().enumerate() {
+                let held = matches!(
+                    e,
+                    Effect::Mortal {
+                        after_all: true,
+                        ..
+                    } | Effect::Unsaved {
+                        after_all: true,
+                        ..
+                    }
+                );
+                if held && p.against == Side::Attacker {
+                    return Err(CoreError::plan(
+                        format!("{base}.steps[{ti}].effects[{ei}].after_all"),
+                        "harm held until every attack is resolved goes to the target; this pool attacks the attacker",
+                    ));
+                }
                 if e.class().is_some() && t.compare.is_none() {
                     return Err(CoreError::plan(
                         format!("{base}.steps[{ti}].effects[{ei}].class"),
@@ -961,8 +1120,11 @@ impl Plan {
                         bounds.add(c, here);
                     }
                     Effect::OwnSave { save, .. } => {
-                        let own = self
-                            .check_save(&format!("{base}.steps[{ti}].effects[{ei}].save"), save)?;
+                        let own = self.check_save(
+                            &format!("{base}.steps[{ti}].effects[{ei}].save"),
+                            save,
+                            groups,
+                        )?;
                         bounds.add(own, here);
                     }
                 }

@@ -17,10 +17,10 @@
 
 use crate::alias::AliasTable;
 use crate::executor::{
-    bump, declare, gather_attacks, inflict, mortal_source, resolve_deferred, resolve_save_faces,
-    unsaved, Inflict, InflictKind, Program, RunAction, RunPool, RunSequence, RunTest, Workspace,
+    bump, declare, drive, gather_attacks, inflict, resolve_save_faces, unsaved, Inflict,
+    InflictKind, Program, RunAction, RunPool, RunSequence, RunTest, Workspace,
 };
-use crate::plan::{Class, Excess, Outcome};
+use crate::plan::{Class, Excess, Outcome, Side};
 use crate::rng::{DiceSource, Stream};
 use crate::trace::NoTrace;
 use std::collections::HashMap;
@@ -135,10 +135,13 @@ impl Sampler {
         let mut pools = Vec::new();
         for seq in &program.sequences {
             pools.push(match seq {
-                RunSequence::Mortal { .. } => None,
+                RunSequence::Mortal { .. } | RunSequence::Heal { .. } => None,
                 RunSequence::Pool(pool) => Some(PoolTables::new(
                     pool,
-                    &program.plan.target.groups,
+                    match (pool.against, &program.plan.attacker) {
+                        (Side::Attacker, Some(a)) => &a.groups,
+                        _ => &program.plan.target.groups,
+                    },
                     &mut budget,
                     &mut builder,
                 )?),
@@ -360,21 +363,27 @@ pub(crate) fn binomial_pmf(n: u32, q: f64) -> Vec<f64> {
 }
 
 /// Run one trial on the fast path.
+///
+/// # Panics
+/// If `sampler` was not built from `program` (it holds tables for every pool).
 pub fn run_trial(
     program: &Program,
     sampler: &Sampler,
     ws: &mut Workspace<'_>,
     stream: &mut Stream,
 ) {
-    ws.reset();
-    for (index, (seq, tables)) in program.sequences.iter().zip(&sampler.pools).enumerate() {
-        match (seq, tables) {
-            (RunSequence::Pool(pool), Some(tables)) => run_pool(index, pool, tables, ws, stream),
-            (RunSequence::Mortal { .. }, _) => mortal_source(seq, ws, stream, &mut NoTrace),
-            (RunSequence::Pool(_), None) => unreachable!("a Sampler has tables for every pool"),
-        }
-    }
-    resolve_deferred(program, ws, stream, &mut NoTrace);
+    drive(
+        program,
+        ws,
+        stream,
+        &mut NoTrace,
+        |index, pool, ws, stream, _| {
+            let tables = sampler.pools[index]
+                .as_ref()
+                .expect("a Sampler has tables for every pool");
+            run_pool(index, pool, tables, ws, stream);
+        },
+    );
 }
 
 fn run_pool(
@@ -384,7 +393,7 @@ fn run_pool(
     ws: &mut Workspace<'_>,
     stream: &mut Stream,
 ) {
-    let attacks = gather_attacks(pool, stream);
+    let attacks = gather_attacks(pool, ws.attacker.as_ref().map(|a| &a.alive[..]), stream);
     bump(&mut ws.counters, pool.attacks_counter, attacks);
     let (keys, alias) = &tables.by_count[attacks as usize];
     let v = keys[alias.sample(stream)];

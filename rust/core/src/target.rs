@@ -146,6 +146,47 @@ impl<'p> TargetState<'p> {
         false
     }
 
+    /// Restore up to `amount` wounds, groups in allocation preference, never
+    /// above the starting wounds. Without `return_models` only models alive
+    /// are healed (the front model back to full); with it destroyed models
+    /// return as the wounds support them, the last with what is left over.
+    /// Returns the wounds restored.
+    pub fn heal(&mut self, mut amount: u32, return_models: bool) -> u32 {
+        let mut order = Vec::new();
+        self.declare_order(&mut order);
+        let mut healed = 0;
+        for g in order {
+            if amount == 0 {
+                break;
+            }
+            let (models, w) = (self.groups[g].models, self.groups[g].wounds);
+            let alive = self.alive[g];
+            if alive == 0 && !return_models {
+                continue;
+            }
+            // The group's wounds as one pool: whole models behind the front one.
+            let now = if alive == 0 {
+                0
+            } else {
+                (alive - 1) * w + self.front[g]
+            };
+            let most = if return_models { models * w } else { alive * w };
+            let then = (now + amount).min(most);
+            let alive_then = then.div_ceil(w);
+            self.front[g] = if alive_then == 0 {
+                w
+            } else {
+                then - (alive_then - 1) * w
+            };
+            self.alive[g] = alive_then;
+            self.destroyed -= alive_then - alive;
+            self.damage -= then - now;
+            healed += then - now;
+            amount -= then - now;
+        }
+        healed
+    }
+
     /// Apply `attacks` unsaved attacks of fixed damage `d` (at least 1) to
     /// the groups in `order`, each group modifying it as it does, as that many
     /// calls of [`Self::wound_model`] on the current group would, for groups

@@ -11,6 +11,10 @@ use crate::plan::{Class, Outcome, Side};
 pub enum Event {
     /// A hazard-style roll of a mortal-wound source, and whether it failed.
     Roll { roll: u32, failed: bool },
+    /// A round of a fight begins (numbered from 1).
+    Round { number: u32 },
+    /// Wounds restored to a side's models.
+    Heal { side: Side, amount: u32 },
     /// A sequence (attack pool or mortal-wound source) starts.
     Sequence { index: usize, name: String },
     /// The number of attack dice a pool gathered.

@@ -266,6 +266,15 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
     let d = PyDict::new(py);
     let name = |g: usize| names.name(Side::Target, g);
     match e {
+        Event::Round { number } => {
+            d.set_item("event", "round")?;
+            d.set_item("number", number)?;
+        }
+        Event::Heal { side, amount } => {
+            d.set_item("event", "heal")?;
+            d.set_item("side", side_name(*side))?;
+            d.set_item("amount", amount)?;
+        }
         Event::Sequence { index, name: n } => {
             d.set_item("event", "sequence")?;
             d.set_item("index", index)?;

@@ -1,0 +1,156 @@
+//! Fights: the Plan's sequences as rounds between two sides, each attacking
+//! with its survivors, until one is destroyed; and healing.
+
+use mathhammer_core::exact::evaluate;
+use mathhammer_core::trace::{Event, Recorder};
+use mathhammer_core::{simulate, Path, Plan, Program, RunOptions};
+use serde_json::{json, Value};
+
+fn program(plan: &Value) -> Program {
+    Program::new(Plan::from_json(&plan.to_string()).expect("valid plan")).expect("program")
+}
+
+/// A pool of one attack per surviving model of `side`'s group 0 against the
+/// other side: hits on `target`+ and each hit removes one wound.
+fn strike(name: &str, against: &str, models: u32, target: u32) -> Value {
+    json!({
+        "kind": "attack", "name": name, "against": against,
+        "attacks": [{"models": models, "dice": "1", "alive_of": 0}],
+        "steps": [{"name": "hit", "target": target}],
+        "save": {"rolled": false}, "damage": {"dice": "1"}
+    })
+}
+
+fn duel(first: &str, a_models: u32, b_models: u32, target: u32, rounds: u32) -> Value {
+    let (a, b) = (
+        strike("A strikes", "target", a_models, target),
+        strike("B strikes", "attacker", b_models, target),
+    );
+    let sequences = if first == "A" { vec![a, b] } else { vec![b, a] };
+    json!({
+        "version": 1,
+        "counters": ["rounds", "outcome"],
+        "target": {"groups": [{"name": "B", "models": b_models, "wounds": 1}], "order": [0]},
+        "attacker": {"groups": [{"name": "A", "models": a_models, "wounds": 1}], "order": [0]},
+        "sequences": sequences,
+        "rounds": {"max": rounds, "counter": "rounds", "outcome_counter": "outcome"}
+    })
+}
+
+fn run(plan: &Value, path: Path) -> mathhammer_core::montecarlo::Tally {
+    simulate(
+        &program(plan),
+        RunOptions {
+            trials: 200_000,
+            seed: 17,
+            threads: 2,
+            path,
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap()
+}
+
+/// Did number `number` come out as `value` in every trial?
+fn always(t: &mathhammer_core::montecarlo::Tally, number: usize, value: usize) -> bool {
+    t.hist[number].get(value) == Some(&t.trials)
+}
+
+fn share(t: &mathhammer_core::montecarlo::Tally, number: usize, value: usize) -> f64 {
+    t.hist[number].get(value).copied().unwrap_or(0) as f64 / t.trials as f64
+}
+
+#[test]
+fn survivors_attack_and_the_fight_stops_when_a_side_is_destroyed() {
+    // Every attack hits (2+ on a d6 still misses on 1: use a d1-like sure
+    // hit by needing 1). A's three models remove both of B's at once.
+    let a_first = duel("A", 3, 2, 1, 10);
+    let t = run(&a_first, Path::DieByDie);
+    assert_eq!(t.hist[0], vec![0, t.trials], "one round");
+    assert_eq!(t.hist[1], vec![0, t.trials], "the target is destroyed");
+    // B first: B's two remove two of A; A's survivor removes one of B; in
+    // round 2 B's survivor removes the last of A.
+    let b_first = duel("B", 3, 2, 1, 10);
+    for path in [Path::DieByDie, Path::Auto] {
+        let t = run(&b_first, path);
+        assert!(always(&t, 0, 2), "two rounds on {path:?}");
+        assert!(always(&t, 1, 2), "the attacker is destroyed on {path:?}");
+        // attacker damage and models destroyed are the last two numbers
+        assert!(always(&t, 4, 3));
+        assert!(always(&t, 3, 1));
+    }
+}
+
+#[test]
+fn a_duel_of_even_blows_against_its_closed_form() {
+    // One model each, hits on 4+ (p = 1/2), A first, at most 10 rounds:
+    // P(A wins) = p (1 + q^2 + ... + q^18), P(B wins) = q p (same sum), draw q^20.
+    let (p, q) = (0.5_f64, 0.5_f64);
+    let sum: f64 = (0..10).map(|k| q.powi(2 * k)).sum();
+    let expected = [q.powi(20), p * sum, q * p * sum, 0.0];
+    let plan = duel("A", 1, 1, 4, 10);
+    for path in [Path::DieByDie, Path::Auto] {
+        let t = run(&plan, path);
+        for (outcome, &e) in expected.iter().enumerate() {
+            let got = share(&t, 1, outcome);
+            let se = (e * (1.0 - e) / t.trials as f64).sqrt().max(1e-9);
+            assert!(
+                (got - e).abs() < 5.0 * se + 1e-12,
+                "outcome {outcome} on {path:?}: {got} vs {e}"
+            );
+        }
+    }
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("fight"), "{e}");
+}
+
+#[test]
+fn healing_restores_wounds_and_returns_models_only_when_told() {
+    // B (3 models of 2 wounds) loses 5 wounds to A's sure hits, then heals 3.
+    let mut plan = duel("A", 5, 3, 1, 1);
+    plan["target"]["groups"][0]["wounds"] = json!(2);
+    plan["sequences"] = json!([
+        strike("A strikes", "target", 5, 1),
+        {"kind": "heal", "name": "Mend", "side": "target", "amount": "3", "counter": "rounds"}
+    ]);
+    plan["counters"] = json!(["healed", "outcome"]);
+    plan["sequences"][1]["counter"] = json!("healed");
+    plan["rounds"] = Value::Null;
+    // Without returning models: one model is left with 1 wound, healed to 2.
+    let t = run(&plan, Path::DieByDie);
+    assert!(always(&t, 0, 1), "one wound restored");
+    assert!(always(&t, 2, 4), "4 wounds lost in the end");
+    assert!(always(&t, 3, 2), "2 models still destroyed");
+    plan["sequences"][1]["return_models"] = json!(true);
+    let t = run(&plan, Path::Auto);
+    assert!(always(&t, 0, 3), "three wounds restored");
+    assert!(always(&t, 2, 2), "2 wounds lost in the end");
+    assert!(always(&t, 3, 1), "one model returned");
+    let mut recorder = Recorder::default();
+    let mut dice = mathhammer_core::rng::Stream::new(1, 0);
+    let program = program(&plan);
+    let mut ws = mathhammer_core::executor::Workspace::new(&program);
+    mathhammer_core::executor::run_trial(&program, &mut ws, &mut dice, &mut recorder);
+    assert!(recorder.events.contains(&Event::Heal {
+        side: mathhammer_core::plan::Side::Target,
+        amount: 3
+    }));
+}
+
+#[test]
+fn fights_are_checked() {
+    let mut plan = duel("A", 1, 1, 4, 0);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("rounds.max"), "{e}");
+    plan["rounds"]["max"] = json!(3);
+    plan["sequences"][0]["attacks"][0]["alive_of"] = json!(4);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("alive_of"), "{e}");
+    let mut plan = duel("A", 1, 1, 4, 3);
+    plan["attacker"] = Value::Null;
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("attacking side"), "{e}");
+    plan["sequences"] = json!([]);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("list the attacker"), "{e}");
+}
