@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mathhammer.compare import METRICS, Comparison, Metric
-from mathhammer.result import DISTRIBUTION_STAGES, Result, Stage
+from mathhammer.result import Result, Stage
 
 BAR_WIDTH = 30
 """Characters of the longest bar in a distribution chart."""
@@ -81,7 +81,10 @@ def render(result: Result) -> RenderableType:
     """The whole report: the run, per-stage statistics, P(unit destroyed), distributions and rule versions."""
     parts: list[RenderableType] = [Text(result.description, style="bold"), Text(""), stages_table(result)]
     parts.append(Text(f"\nP(unit destroyed) = {probability(result.p_unit_destroyed)}", style="bold"))
-    for name in DISTRIBUTION_STAGES:
+    for chance in result.chances:
+        p, se = chance.of(result.stages)
+        parts.append(Text(f"{chance.label} = {p:.4f}" + (f" ± {se:.4f}" if se else "")))
+    for name in result.distributions:
         if name in result.stages:
             parts += [Text(""), distribution_table(result.stages[name])]
     if result.rule_versions:

@@ -25,6 +25,35 @@ SHOWN_TAIL = 5e-5
 
 
 @dataclass(frozen=True)
+class Chance:
+    """A probability a ruleset reports beside its stages.
+
+    ``P(stage = exactly)``, ``P(stage >= at_least)``, or with ``per`` the mean
+    of ``stage`` per unit of stage ``per`` (P(hit) per attack: hits per attack).
+    """
+
+    label: str
+    stage: str
+    at_least: int | None = None
+    exactly: int | None = None
+    per: str | None = None
+
+    def of(self, stages: Mapping[str, Stage]) -> tuple[float, float]:
+        """The chance and its Monte Carlo standard error (0 when exact)."""
+        stage = stages[self.stage]
+        if self.per is not None:
+            per = stages[self.per].mean
+            return (stage.mean / per, stage.se / per) if per else (0.0, 0.0)
+        pmf = stage.pmf
+        if self.exactly is not None:
+            p = float(pmf[self.exactly]) if self.exactly < len(pmf) else 0.0
+        else:
+            p = float(pmf[self.at_least or 0 :].sum())
+        se = math.sqrt(p * (1 - p) / stage.trials) if stage.trials else 0.0
+        return p, se
+
+
+@dataclass(frozen=True)
 class Stage:
     """One reported number (attacks, hits, ..., damage, models destroyed) over all trials.
 
@@ -121,6 +150,10 @@ class Result:
     fast_path: bool = False
     seconds: float = 0.0
     ruleset_version: str = ""
+    chances: Sequence[Chance] = ()
+    """Probabilities the ruleset reports beside the stages (see :meth:`chance`)."""
+    distributions: Sequence[str] = DISTRIBUTION_STAGES
+    """Stages whose whole distribution tables and JSON show (the ruleset may add some)."""
 
     @classmethod
     def from_histograms(
@@ -155,6 +188,14 @@ class Result:
     def __getitem__(self, name: str) -> Stage:
         return self.stages[name]
 
+    def chance(self, label: str) -> float:
+        """The ruleset's reported probability called ``label``, such as "P(attacker wins)"."""
+        for c in self.chances:
+            if c.label == label:
+                return c.of(self.stages)[0]
+        known = ", ".join(repr(c.label) for c in self.chances) or "none"
+        raise KeyError(f"{label!r} is not a chance this Result reports; it reports {known}")
+
     @property
     def p_unit_destroyed(self) -> float:
         """Probability that every model of the target is destroyed."""
@@ -175,9 +216,10 @@ class Result:
             "fast_path": self.fast_path,
             "seconds": self.seconds,
             "stages": list(self.stages),
+            "chances": {c.label: dict(zip(("p", "se"), c.of(self.stages), strict=True)) for c in self.chances},
         }
         for name, stage in self.stages.items():
-            d[name] = stage.to_dict(with_pmf=name in DISTRIBUTION_STAGES)
+            d[name] = stage.to_dict(with_pmf=name in self.distributions)
         return d
 
     @property
@@ -233,7 +275,7 @@ class Result:
             f"<p><b>P(unit destroyed) = {self.p_unit_destroyed:.4f}</b></p>",
             "<div style='display:flex; gap:2em; align-items:flex-start'>",
         ]
-        for name in DISTRIBUTION_STAGES:
+        for name in self.distributions:
             if name in self.stages:
                 parts.append(_distribution_html(self.stages[name]))
         parts.append("</div>")
@@ -259,7 +301,7 @@ class Result:
         for stage in self.stages.values():
             lines.append(f"{stage.label:<{width}}{stage.mean:>10.3f}{stage.se:>10.4f}")
         lines.append(f"{'P(unit destroyed)':<{width}}{self.p_unit_destroyed:>10.4f}")
-        for name in DISTRIBUTION_STAGES:
+        for name in self.distributions:
             stage = self.stages[name]
             lines += ["", f"{stage.label}:", f"{'k':>4}{'P(=k)':>10}{'P(>=k)':>10}"]
             at_least = stage.p_at_least()

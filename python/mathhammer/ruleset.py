@@ -8,6 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from mathhammer.keywords import KeywordTable
 from mathhammer.plan import Plan
+from mathhammer.result import Chance
 
 
 @dataclass
@@ -18,12 +19,16 @@ class Compiled:
         plan: The Plan to run.
         rule_versions: Rule name to the version used, recorded in the Result.
         stage_labels: Counter name to a human label for tables.
-        attacker_losses: Reported numbers about the attacker (none yet in 40k).
+        chances: Probabilities to report beside the stages (P(attacker wins)).
+        distributions: Further stages whose distribution the Result shows (rounds fought).
     """
 
     plan: Plan
     rule_versions: dict[str, str] = field(default_factory=dict)
     stage_labels: dict[str, str] = field(default_factory=dict)
+    chances: list[Chance] = field(default_factory=list)
+    distributions: list[str] = field(default_factory=list)
+    """Stages beyond damage and models destroyed whose whole distribution the Result shows."""
 
 
 @runtime_checkable

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from mathhammer import _core
 from mathhammer.exceptions import DeclinedError, ScenarioError
 from mathhammer.registry import Registry, default_registry
-from mathhammer.result import Result
+from mathhammer.result import DISTRIBUTION_STAGES, Result
 from mathhammer.ruleset import Compiled
 
 DEFAULT_TRIALS = 1_000_000
@@ -82,6 +82,8 @@ def simulate(
         seed=seed,
         target_models=core_plan.target_models,
         rule_versions=compiled.rule_versions,
+        chances=tuple(compiled.chances),
+        distributions=(*DISTRIBUTION_STAGES, *compiled.distributions),
         fast_path=core_plan.uses_fast_path(),
         seconds=seconds,
         ruleset_version=_ruleset_version(scenario, registry),
@@ -112,6 +114,8 @@ def evaluate_exact(scenario: Any, *, registry: Registry | None = None) -> Result
         seed=None,
         target_models=core_plan.target_models,
         rule_versions=compiled.rule_versions,
+        chances=tuple(compiled.chances),
+        distributions=(*DISTRIBUTION_STAGES, *compiled.distributions),
         seconds=time.perf_counter() - start,
         ruleset_version=_ruleset_version(scenario, registry),
     )

@@ -232,3 +232,53 @@ def test_bad_input_names_the_field(load: Callable[..., Any], changes: dict[str, 
     with pytest.raises(ScenarioError, match=message) as error:
         load(changes.get("weapon"), changes.get("target"), **top)
     assert error.value.field == field
+
+
+def duel(first: str = "attacker", rounds: int = 10) -> dict[str, Any]:
+    """One model a side, 1 HP, Damage 10 (3 HP against thresholds 1 and 2): every hit destroys."""
+    unit = {"models": 1, "hp_per_model": 1, "dc": 15, "minor": 1, "major": 2}
+    return {
+        "ruleset": "skilldice",
+        "fight": {"rounds": rounds, "first": first},
+        "attacker": {"name": "Red", **unit, "weapons": [{"name": "Sword", "models": 1, "skill": 3, "damage": "10"}]},
+        "target": {"name": "Blue", **unit, "weapons": [{"name": "Axe", "models": 1, "skill": 1, "damage": "10"}]},
+    }
+
+
+@pytest.mark.parametrize("first", ["attacker", "target"])
+def test_a_duel_against_its_closed_form(registry: mathhammer.Registry, first: str) -> None:
+    """Fights: the units take turns, each attacking with its survivors, until one is destroyed or
+    the rounds run out. Red hits with p, Blue with b; if Red strikes first,
+    P(Red wins) = p (1 + m + ... + m^9) with m = (1 - p)(1 - b)."""
+    red, blue = float(p(attack_roll(skill=3), hit=True)), float(p(attack_roll(skill=1), hit=True))
+    m = (1 - red) * (1 - blue)
+    rounds = sum(m**k for k in range(10))
+    first_wins = (red if first == "attacker" else blue) * rounds
+    second_wins = (1 - (red if first == "attacker" else blue)) * (blue if first == "attacker" else red) * rounds
+    red_wins, blue_wins = (first_wins, second_wins) if first == "attacker" else (second_wins, first_wins)
+    scenario = mathhammer.scenario_from_data(duel(first), registry=registry)
+    result = mathhammer.simulate(scenario, trials=200_000, seed=8, registry=registry)
+    for label, expected in [
+        ("P(Red wins)", red_wins),
+        ("P(Blue wins)", blue_wins),
+        ("P(both stand after 10 rounds)", m**10),
+    ]:
+        got = result.chance(label)
+        se = (expected * (1 - expected) / 200_000) ** 0.5
+        assert abs(got - expected) < 5 * se + 1e-12, f"{label}: {got} vs {expected}"
+    # The fight lasts k rounds with chance m^(k-1) (1 - m) (the last, the tenth, takes what is left).
+    rounds_pmf = result["rounds"].pmf
+    assert abs(rounds_pmf[1] - (1 - m)) < 5 * ((1 - m) * m / 200_000) ** 0.5
+
+
+def test_a_fight_needs_one_weapon_and_a_dc_on_each_side(load: Callable[..., Any]) -> None:
+    data = duel()
+    data["target"]["weapons"].append({"name": "Spare", "models": 1, "skill": 1, "damage": "1"})
+    with pytest.raises(ScenarioError, match="one profile") as error:
+        mathhammer.scenario_from_data(data, source="fight.toml", registry=skilldice_registry())
+    assert error.value.field == "target.weapons"
+    data = duel()
+    del data["attacker"]["dc"]
+    with pytest.raises(ScenarioError, match="required") as error:
+        mathhammer.scenario_from_data(data, source="fight.toml", registry=skilldice_registry())
+    assert error.value.field == "attacker.dc"

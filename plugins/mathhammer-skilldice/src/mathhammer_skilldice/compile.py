@@ -20,9 +20,26 @@ The mapping (specification sections of ``skill-dice-d12.txt``):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Literal
+
 from mathhammer.exceptions import ScenarioError, UnknownKeywordError
 from mathhammer.keywords import KeywordSpec, KeywordTable
-from mathhammer.plan import AttackPool, Attacks, Compare, Effect, Group, Plan, Reroll, RollDie, Save, Target, Test
+from mathhammer.plan import (
+    AttackPool,
+    Attacks,
+    Compare,
+    Effect,
+    Group,
+    Plan,
+    Reroll,
+    RollDie,
+    Rounds,
+    Save,
+    Target,
+    Test,
+)
+from mathhammer.result import Chance
 from mathhammer.ruleset import Compiled
 from mathhammer.versions import VersionChoice, check_choice
 from mathhammer_skilldice.keyword_api import AttackRules
@@ -75,7 +92,7 @@ def _resolve(
     return match[0], dict(match[1])
 
 
-def _attack_roll(weapon: Weapon, target: Unit, versions: dict[str, str]) -> Test:
+def _attack_roll(weapon: Weapon, target: Unit, versions: Mapping[str, str], prefix: str) -> Test:
     dice = [RollDie(SKILL_DIE), RollDie(SKILL_DIE)]
     if weapon.advantage:
         dice.append(RollDie(ADVANTAGE, subtract=weapon.advantage < 0, rerolled=versions["advantage_die"] == "rerolled"))
@@ -87,9 +104,9 @@ def _attack_roll(weapon: Weapon, target: Unit, versions: dict[str, str]) -> Test
         compare=Compare((0, 1), equal_is_critical=True),
         critical_requires_success=versions["critical_hits"] == "needs_total",
         reroll=REROLL[weapon.reroll],
-        counter="hits",
+        counter=prefix + "hits",
         effects=[
-            Effect(on="critical", action="count", counter="critical_hits"),
+            Effect(on="critical", action="count", counter=prefix + "critical_hits"),
             # A Critical Hit deals the largest Damage instead of rolling it.
             Effect(on="critical", action="unsaved", maximize=True),
         ],
@@ -97,7 +114,8 @@ def _attack_roll(weapon: Weapon, target: Unit, versions: dict[str, str]) -> Test
 
 
 def _pool(index: int, weapon: Weapon, scenario: Scenario, keywords: KeywordTable, rules: AttackRules) -> None:
-    field = f"attacker.weapons[{index}]"
+    side = "target" if rules.prefix else "attacker"
+    field = f"{side}.weapons[{index}]"
     for j, text in enumerate(weapon.keywords):
         spec, params = _resolve(text, keywords, scenario, f"{field}.keywords[{j}]")
         if spec.name.startswith(INFLICT_PREFIX):
@@ -122,39 +140,114 @@ def _apply(spec: KeywordSpec, params: dict[str, object], rules: AttackRules, fie
 
 def _count_classes(rules: AttackRules) -> None:
     """Count Inflicts and Hazardous rolls whatever the weapon does with them."""
-    rules.on_inflict(Effect(on="success", action="count", counter="inflicts"))
-    rules.on_panic(Effect(on="success", action="count", counter="hazardous"))
+    rules.on_inflict(Effect(on="success", action="count", counter=rules.prefix + "inflicts"))
+    rules.on_panic(Effect(on="success", action="count", counter=rules.prefix + "hazardous"))
+
+
+def _strikes(
+    index: int,
+    weapon: Weapon,
+    defender: Unit,
+    scenario: Scenario,
+    keywords: KeywordTable,
+    rules: AttackRules,
+    against: Literal["target", "attacker"],
+) -> AttackPool:
+    """One side's attacks with one weapon: a pool, its keywords and Inflict effect applied."""
+    prefix = rules.prefix
+    for name in COUNTERS:
+        rules.add_counter(name, LABELS[name])
+    pool = AttackPool(
+        name=weapon.name,
+        attacks=[Attacks(models=weapon.models, dice="1", alive_of=0 if scenario.fight else None)],
+        attacks_counter=prefix + "attacks",
+        steps=[],
+        save=Save(rolled=False),
+        damage=weapon.damage,
+        excess="group",
+        top_threshold_counter=prefix + "battle_shock",
+        against=against,
+    )
+    roll = _attack_roll(weapon, defender, rules.versions, prefix)
+    pool.steps = [roll]
+    rules.pool, rules.attack_roll, rules.weapon = pool, roll, weapon
+    _count_classes(rules)
+    _pool(index, weapon, scenario, keywords, rules)
+    return pool
+
+
+def _chances(prefix: str, label: str, defender: str) -> list[Chance]:
+    """Per attack P(hit), P(Critical Hit), P(Inflict), P(Hazardous); P(at least one Battle Shock test)."""
+    per = prefix + "attacks"
+    return [
+        Chance(f"{label}P(hit) per attack", prefix + "hits", per=per),
+        Chance(f"{label}P(Critical Hit) per attack", prefix + "critical_hits", per=per),
+        Chance(f"{label}P(Inflict) per attack", prefix + "inflicts", per=per),
+        Chance(f"{label}P(Hazardous) per attack", prefix + "hazardous", per=per),
+        Chance(f"P(Battle Shock test for {defender})", prefix + "battle_shock", at_least=1),
+    ]
 
 
 def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     """The Plan for a loaded scenario, its keywords and Inflict effects applied."""
     check_choice(VersionChoice(rules=scenario.rules), RULES, (), source=scenario.source)
     versions = {name: VersionChoice(rules=scenario.rules).resolve(rule) for name, rule in RULES.items()}
-    counters, labels = list(COUNTERS), dict(LABELS)
-    plan = Plan(counters=counters, target=_side(scenario.target, scenario.target), attacker=_side(scenario.attacker))
-    for i, weapon in enumerate(scenario.weapons):
-        pool = AttackPool(
-            name=weapon.name,
-            attacks=[Attacks(models=weapon.models, dice="1")],
-            attacks_counter="attacks",
-            steps=[],
-            save=Save(rolled=False),
-            damage=weapon.damage,
-            excess="group",
-            top_threshold_counter="battle_shock",
-        )
-        roll = _attack_roll(weapon, scenario.target, versions)
-        pool.steps = [roll]
-        rules = AttackRules(
+    counters: list[str] = []
+    labels = {k: v for k, v in LABELS.items() if k not in COUNTERS}
+    fight = scenario.fight
+    attacker, target = scenario.attacker, scenario.target
+    plan = Plan(
+        counters=counters,
+        target=_side(target, target),
+        attacker=_side(attacker, attacker if fight else None),
+    )
+
+    def rules_for(prefix: str, label_prefix: str) -> AttackRules:
+        weapon = scenario.weapons[0]
+        return AttackRules(
             weapon=weapon,
             scenario=scenario,
-            pool=pool,
-            attack_roll=roll,
+            pool=AttackPool(name="", attacks=[], steps=[], save=Save(), damage="1"),
+            attack_roll=Test(name=""),
             versions=versions,
             counters=counters,
             labels=labels,
+            prefix=prefix,
+            label_prefix=label_prefix,
         )
-        _count_classes(rules)
-        _pool(i, weapon, scenario, keywords, rules)
-        plan.sequences.append(pool)
-    return Compiled(plan=plan, rule_versions=versions, stage_labels=labels)
+
+    mine = rules_for("", f"{attacker.name}: " if fight else "")
+    strikes = [_strikes(i, w, target, scenario, keywords, mine, "target") for i, w in enumerate(scenario.weapons)]
+    chances = _chances("", f"{attacker.name}: " if fight else "", target.name)
+    distributions = ["attacker_damage"]
+    if fight is not None:
+        theirs = rules_for("return_", f"{target.name}: ")
+        back = [
+            _strikes(i, w, attacker, scenario, keywords, theirs, "attacker")
+            for i, w in enumerate(scenario.target_weapons)
+        ]
+        plan.sequences = [*strikes, *back] if fight.first == "attacker" else [*back, *strikes]
+        counters += ["rounds", "outcome"]
+        labels.update(
+            rounds="Rounds fought",
+            outcome="How the fight ended",
+            damage=f"{target.name}: HP lost",
+            models_destroyed=f"{target.name}: models removed",
+            attacker_damage=f"{attacker.name}: HP lost",
+            attacker_models_destroyed=f"{attacker.name}: models removed",
+        )
+        plan.rounds = Rounds(max=fight.rounds, counter="rounds", outcome_counter="outcome")
+        chances = [
+            Chance(f"P({attacker.name} wins)", "outcome", exactly=1),
+            Chance(f"P({target.name} wins)", "outcome", exactly=2),
+            Chance(f"P(both stand after {fight.rounds} rounds)", "outcome", exactly=0),
+            Chance("P(both destroyed)", "outcome", exactly=3),
+            *chances,
+            *_chances("return_", f"{target.name}: ", attacker.name),
+        ]
+        distributions = ["rounds", "attacker_damage"]
+    else:
+        plan.sequences = list(strikes)
+    return Compiled(
+        plan=plan, rule_versions=versions, stage_labels=labels, chances=chances, distributions=distributions
+    )

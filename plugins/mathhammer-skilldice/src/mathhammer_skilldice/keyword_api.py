@@ -48,12 +48,16 @@ class AttackRules:
     params: Mapping[str, Any] = field(default_factory=dict)
     counters: list[str] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)
+    prefix: str = ""
+    """Prefix of this side's counter names in a fight (``"return_"`` for the target's strikes)."""
+    label_prefix: str = ""
 
     def add_counter(self, name: str, label: str) -> str:
         """Report a new stage (a status inflicted, say); returns its name."""
+        name = self.prefix + name
         if name not in self.counters:
             self.counters.append(name)
-            self.labels[name] = label
+            self.labels[name] = self.label_prefix + label
         return name
 
     def on_inflict(self, effect: Effect, *, hits_only: bool = False) -> None:

@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mathhammer.exceptions import ScenarioError
 from mathhammer.fields import Fields
-from mathhammer_skilldice.model import Scenario, Unit, Weapon
+from mathhammer_skilldice.model import Fight, Scenario, Unit, Weapon
 
 REROLLS = ("none", "attack_roll", "ones")
 MAX_MODELS = 1_000
@@ -48,6 +47,41 @@ def _unit(f: Fields, *, target: bool) -> Unit:
     return unit
 
 
+def _side(f: Fields, *, target: bool, fight: bool) -> tuple[Unit, tuple[Weapon, ...]]:
+    """A unit and its weapons; in a fight every unit attacks and is attacked."""
+    tables = f.tables("weapons", [])
+    weapons = tuple(_weapon(w) for w in tables)
+    if not weapons and (fight or not target):
+        f.fail("weapons", "needs at least one [[...weapons]] table: every model attacks with a weapon")
+    if fight and len(weapons) != 1:
+        f.fail(
+            "weapons",
+            f"lists {len(weapons)} weapon profiles; in a fight each unit attacks with one profile (which models "
+            "fall first would decide the rest, and the rules do not say)",
+        )
+    unit = _unit(f, target=target or fight)
+    attacking = sum(w.models for w in weapons)
+    if attacking > unit.models:
+        f.fail(
+            "weapons",
+            f"arm {attacking} models but the unit has {unit.models}: every model attacks once, with one "
+            "weapon, unless a rule grants more (list such attacks as extra models of the weapon)",
+        )
+    f.done()
+    return unit, weapons
+
+
+def _fight(f: Fields | None) -> Fight | None:
+    if f is None:
+        return None
+    fight = Fight(
+        rounds=f.integer("rounds", 10, min=1, max=100),
+        first=f.text("first", "attacker", choices=("attacker", "target")),
+    )
+    f.done()
+    return fight
+
+
 def load(data: Mapping[str, Any], source: str | None) -> Scenario:
     """Validate a parsed scenario file.
 
@@ -61,22 +95,16 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
     if rules_table is not None:
         rules = {key: rules_table.text(key) for key in list(rules_table.data)}
         rules_table.done()
-    attacker_fields = f.table("attacker")
-    weapons = attacker_fields.tables("weapons")
-    if not weapons:
-        raise ScenarioError("needs at least one [[attacker.weapons]]", source=source, field="attacker.weapons")
-    attacker = _unit(attacker_fields, target=False)
-    loaded = tuple(_weapon(w) for w in weapons)
-    attacking = sum(w.models for w in loaded)
-    if attacking > attacker.models:
-        attacker_fields.fail(
-            "weapons",
-            f"arm {attacking} models but the unit has {attacker.models}: every model attacks once, with one "
-            "weapon, unless a rule grants more (list such attacks as extra models of the weapon)",
-        )
-    attacker_fields.done()
-    target_fields = f.table("target")
-    target = _unit(target_fields, target=True)
-    target_fields.done()
+    fight = _fight(f.table("fight", None))
+    attacker, weapons = _side(f.table("attacker"), target=False, fight=fight is not None)
+    target, target_weapons = _side(f.table("target"), target=True, fight=fight is not None)
     f.done()
-    return Scenario(weapons=loaded, attacker=attacker, target=target, rules=rules, source=source)
+    return Scenario(
+        weapons=weapons,
+        attacker=attacker,
+        target=target,
+        rules=rules,
+        source=source,
+        target_weapons=target_weapons,
+        fight=fight,
+    )

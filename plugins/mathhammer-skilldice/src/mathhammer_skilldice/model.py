@@ -55,8 +55,25 @@ class Unit:
 
 
 @dataclass(frozen=True)
+class Fight:
+    """Two units taking turns attacking, each with its surviving models.
+
+    Attributes:
+        rounds: At most this many rounds; the fight stops when a unit is destroyed.
+        first: Which side strikes first each round: ``"attacker"`` or ``"target"``.
+    """
+
+    rounds: int = 10
+    first: str = "attacker"
+
+
+@dataclass(frozen=True)
 class Scenario:
-    """One unit's attack on another, under chosen readings of the open points."""
+    """One unit's attack on another (or, with ``fight``, a fight between them),
+    under chosen readings of the open points.
+
+    ``target_weapons`` are the target's, for striking back in a fight.
+    """
 
     weapons: tuple[Weapon, ...]
     attacker: Unit
@@ -64,3 +81,5 @@ class Scenario:
     rules: dict[str, str] = field(default_factory=dict)
     source: str | None = None
     ruleset: str = "skilldice"
+    target_weapons: tuple[Weapon, ...] = ()
+    fight: Fight | None = None
