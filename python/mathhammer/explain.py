@@ -389,6 +389,15 @@ class _Narrator:
                     2,
                 )
 
+    def on_round(self, e: dict[str, Any]) -> None:
+        if self.lines:
+            self.lines.append("")
+        self.lines.append(f"Round {e['number']}")
+
+    def on_heal(self, e: dict[str, Any]) -> None:
+        side = "the attacking unit" if e.get("side") == "attacker" else "the target"
+        self.say(f"{e['amount']} wound{'s' if e['amount'] != 1 else ''} restored to {side}.")
+
     def on_dice(self, e: dict[str, Any]) -> None:
         """A roll of several dice: each die, the total against the target, its class, the effects that fire."""
         step = e["step"]

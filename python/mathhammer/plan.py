@@ -195,6 +195,8 @@ class Attacks:
     maximize: bool = False
     alive_of: int | None = None
     """In a fight: the attacking side's group whose models alive now make these attacks (at most ``models``)."""
+    reserve: int = 0
+    """With ``alive_of``: models alive that do something else instead (attempt a power) and do not attack."""
 
 
 @dataclass

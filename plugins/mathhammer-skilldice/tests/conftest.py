@@ -12,14 +12,20 @@ import mathhammer
 import mathhammer_inflict
 from mathhammer import Registry, Result
 from mathhammer_skilldice import plugin
-from mathhammer_skilldice.keywords import hazardous
+from mathhammer_skilldice.keywords import hazardous, powers
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def skilldice_registry(*extra: tuple[str, object]) -> Registry:
     return Registry.from_plugins(
-        [("skilldice", plugin), ("skilldice-hazardous", hazardous), ("inflict", mathhammer_inflict), *extra]
+        [
+            ("skilldice", plugin),
+            ("skilldice-hazardous", hazardous),
+            ("skilldice-powers", powers),
+            ("inflict", mathhammer_inflict),
+            *extra,
+        ]
     )
 
 
@@ -29,7 +35,10 @@ def registry() -> Registry:
 
 
 def scenario_data(
-    weapon: dict[str, Any] | None = None, target: dict[str, Any] | None = None, **top: Any
+    weapon: dict[str, Any] | None = None,
+    target: dict[str, Any] | None = None,
+    attacker_powers: list[dict[str, Any]] | None = None,
+    **top: Any,
 ) -> dict[str, Any]:
     """Five models with one weapon against a big target (so nothing runs out), fields replaced as given."""
     return {
@@ -39,6 +48,7 @@ def scenario_data(
             "models": 5,
             "hp_per_model": 100,
             "weapons": [{"name": "Rifle", "models": 5, "skill": 3, "damage": "D6", **(weapon or {})}],
+            **({"powers": attacker_powers} if attacker_powers else {}),
         },
         "target": {
             "name": "Horde",
@@ -58,6 +68,7 @@ def run(registry: Registry) -> Callable[..., Result]:
     """Simulate a scenario built by :func:`scenario_data`'s arguments (200,000 trials, fixed seed)."""
 
     def simulate(weapon: dict[str, Any] | None = None, target: dict[str, Any] | None = None, **top: Any) -> Result:
+        top = {k: v for k, v in top.items() if v is not None}
         scenario = mathhammer.scenario_from_data(scenario_data(weapon, target, **top), registry=registry)
         return mathhammer.simulate(scenario, trials=200_000, seed=2026, registry=registry)
 

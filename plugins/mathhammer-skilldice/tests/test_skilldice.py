@@ -282,3 +282,43 @@ def test_a_fight_needs_one_weapon_and_a_dc_on_each_side(load: Callable[..., Any]
     with pytest.raises(ScenarioError, match="required") as error:
         mathhammer.scenario_from_data(data, source="fight.toml", registry=skilldice_registry())
     assert error.value.field == "attacker.dc"
+
+
+@pytest.mark.parametrize(
+    ("power", "stage", "per_success"), [("Damage 6", "damage", 3), ("Direct Damage 2", "damage", 2)]
+)
+def test_a_psychic_power_instead_of_an_attack(run: Run, power: str, stage: str, per_success: int) -> None:
+    """Psychic Powers: 1d12 + Skill against the Difficulty (2 + 1d12 >= 9: 6 faces of 12); the caster
+    makes no normal attack. Damage 6 meets double the Major Threshold (3 HP); Direct Damage 2 is 2 HP."""
+    result = run(
+        {"models": 4, "damage": "0"},
+        powers=None,
+        attacker_powers=[{"name": "Bolt", "skill": 2, "difficulty": 9, "power": power}],
+    )
+    assert_mean(result["attacks"], 4)
+    assert_mean(result["powers_manifested"], 6 / 12)
+    assert_mean(result[stage], per_success * 6 / 12)
+
+
+def test_healing_returns_models_only_when_the_power_says_so(registry: mathhammer.Registry) -> None:
+    """Healing: HP back up to the starting HP; destroyed models return only if the rule says so.
+    Red (2 models, 1 HP each) heals 1 HP a round (Difficulty 1: always) while Blue's sure blows
+    cost it 1 HP a round. Heal cannot bring back the fallen model: Red falls in round 2. Restore
+    returns it: after ten rounds both stand."""
+
+    def fight(power: str) -> Result:
+        data = duel(rounds=10)
+        data["attacker"].update(models=2, dc=1)
+        data["attacker"]["weapons"][0].update(damage="0")
+        data["attacker"]["powers"] = [{"name": "Mend", "skill": 0, "difficulty": 1, "power": power}]
+        data["target"]["weapons"][0].update(skill=20, damage="1")
+        scenario = mathhammer.scenario_from_data(data, registry=registry)
+        return mathhammer.simulate(scenario, trials=2_000, seed=3, registry=registry)
+
+    heal = fight("Heal 1")
+    assert heal.chance("P(Blue wins)") == 1.0
+    assert heal["rounds"].pmf[2] == 1.0
+    restore = fight("Restore 1")
+    assert restore.chance("P(both stand after 10 rounds)") == 1.0
+    assert restore["attacker_damage"].pmf[1] == 1.0
+    assert restore["hp_healed"].pmf[9] == 1.0

@@ -934,7 +934,7 @@ pub(crate) fn gather_attacks<D: DiceSource>(
     let mut attacks = 0u32;
     for term in &pool.attacks {
         let models = match (term.alive_of, alive) {
-            (Some(g), Some(alive)) => alive[g].min(term.models),
+            (Some(g), Some(alive)) => alive[g].saturating_sub(term.reserve).min(term.models),
             _ => term.models,
         };
         for _ in 0..models {

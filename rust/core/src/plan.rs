@@ -351,6 +351,10 @@ pub struct Attacks {
     /// (at most `models` of them): in a fight, only the survivors attack.
     #[serde(default)]
     pub alive_of: Option<usize>,
+    /// With `alive_of`: this many of the models alive do something else
+    /// (attempt a power instead of attacking) and do not attack.
+    #[serde(default)]
+    pub reserve: u32,
 }
 
 /// Re-roll policy of a test. A die is re-rolled at most once, before modifiers.

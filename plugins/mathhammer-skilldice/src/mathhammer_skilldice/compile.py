@@ -31,6 +31,7 @@ from mathhammer.plan import (
     Compare,
     Effect,
     Group,
+    Heal,
     Plan,
     Reroll,
     RollDie,
@@ -42,11 +43,12 @@ from mathhammer.plan import (
 from mathhammer.result import Chance
 from mathhammer.ruleset import Compiled
 from mathhammer.versions import VersionChoice, check_choice
-from mathhammer_skilldice.keyword_api import AttackRules
-from mathhammer_skilldice.model import Scenario, Unit, Weapon
+from mathhammer_skilldice.keyword_api import AttackRules, PowerRules
+from mathhammer_skilldice.model import Power, Scenario, Unit, Weapon
 from mathhammer_skilldice.rules import ADVANTAGE, RULES, SKILL_DIE, thresholds
 
 INFLICT_PREFIX = "Inflict "
+POWER_PREFIX = "Power "
 COUNTERS = ["attacks", "hits", "critical_hits", "inflicts", "hazardous", "battle_shock"]
 LABELS = {
     "attacks": "Attacks",
@@ -82,14 +84,20 @@ def _resolve(
     except ValueError as exc:
         raise ScenarioError(f"{spec_text!r}: {exc}", source=scenario.source, field=field) from None
     if match is None:
-        inflict = spec_text.startswith(INFLICT_PREFIX)
-        names = [n for n in keywords.names() if n.startswith(INFLICT_PREFIX) == inflict]
-        known = ", ".join(n.removeprefix(INFLICT_PREFIX) for n in names) or "none are installed"
-        what = "an Inflict effect" if inflict else "a keyword of ruleset 'skilldice'"
-        shown = spec_text.removeprefix(INFLICT_PREFIX) if inflict else spec_text
-        hint = " (pip install mathhammer-inflict)" if inflict and not names else ""
+        kind = next((p for p in (INFLICT_PREFIX, POWER_PREFIX) if spec_text.startswith(p)), "")
+        names = [n for n in keywords.names() if (kind and n.startswith(kind)) or (not kind and not _prefixed(n))]
+        known = ", ".join(n.removeprefix(kind) for n in names) or "none are installed"
+        what = {INFLICT_PREFIX: "an Inflict effect", POWER_PREFIX: "a power's effect"}.get(
+            kind, "a keyword of ruleset 'skilldice'"
+        )
+        hint = " (pip install mathhammer-inflict)" if kind == INFLICT_PREFIX and not names else ""
+        shown = spec_text.removeprefix(kind)
         raise UnknownKeywordError(f"{shown!r} is not {what}; known: {known}{hint}", source=scenario.source, field=field)
     return match[0], dict(match[1])
+
+
+def _prefixed(name: str) -> bool:
+    return name.startswith((INFLICT_PREFIX, POWER_PREFIX))
 
 
 def _attack_roll(weapon: Weapon, target: Unit, versions: Mapping[str, str], prefix: str) -> Test:
@@ -118,9 +126,10 @@ def _pool(index: int, weapon: Weapon, scenario: Scenario, keywords: KeywordTable
     field = f"{side}.weapons[{index}]"
     for j, text in enumerate(weapon.keywords):
         spec, params = _resolve(text, keywords, scenario, f"{field}.keywords[{j}]")
-        if spec.name.startswith(INFLICT_PREFIX):
+        if _prefixed(spec.name):
+            where = "inflict" if spec.name.startswith(INFLICT_PREFIX) else "a power's power field"
             raise ScenarioError(
-                f"{text!r} is an Inflict effect: name it in inflict, not keywords",
+                f"{text!r} is {spec.name.split()[0].lower()} effect: name it in {where}, not keywords",
                 source=scenario.source,
                 field=f"{field}.keywords[{j}]",
             )
@@ -159,7 +168,15 @@ def _strikes(
         rules.add_counter(name, LABELS[name])
     pool = AttackPool(
         name=weapon.name,
-        attacks=[Attacks(models=weapon.models, dice="1", alive_of=0 if scenario.fight else None)],
+        attacks=[
+            Attacks(
+                models=weapon.models,
+                dice="1",
+                alive_of=0 if scenario.fight else None,
+                # Casters attempt their powers instead of attacking.
+                reserve=len(scenario.target_powers if rules.prefix else scenario.powers) if scenario.fight else 0,
+            )
+        ],
         attacks_counter=prefix + "attacks",
         steps=[],
         save=Save(rolled=False),
@@ -174,6 +191,33 @@ def _strikes(
     _count_classes(rules)
     _pool(index, weapon, scenario, keywords, rules)
     return pool
+
+
+def _powers(
+    powers: tuple[Power, ...], side: str, scenario: Scenario, keywords: KeywordTable, rules: AttackRules
+) -> list[AttackPool | Heal]:
+    """Each power a model of the side attempts (instead of its attack): what it does when manifested."""
+    sequences: list[AttackPool | Heal] = []
+    for i, power in enumerate(powers):
+        field = f"{side}.powers[{i}].power"
+        spec, params = _resolve(POWER_PREFIX + power.power, keywords, scenario, field)
+        if not spec.name.startswith(POWER_PREFIX):
+            raise ScenarioError(f"{power.power!r} is not a power's effect", source=scenario.source, field=field)
+        manifested = rules.add_counter("powers_manifested", "Powers manifested")
+        power_rules = PowerRules(
+            power=power, params=params, side=side, fight=scenario.fight is not None, manifested=manifested
+        )
+        try:
+            spec.apply(power_rules)
+        except ValueError as exc:
+            raise ScenarioError(str(exc), source=scenario.source, field=field) from None
+        for seq in power_rules.sequences:
+            if isinstance(seq, AttackPool):
+                seq.attacks_counter = rules.add_counter("power_attempts", "Power attempts")
+            else:
+                seq.counter = rules.add_counter("hp_healed", "HP restored")
+        sequences += power_rules.sequences
+    return sequences
 
 
 def _chances(prefix: str, label: str, defender: str) -> list[Chance]:
@@ -217,14 +261,20 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         )
 
     mine = rules_for("", f"{attacker.name}: " if fight else "")
-    strikes = [_strikes(i, w, target, scenario, keywords, mine, "target") for i, w in enumerate(scenario.weapons)]
+    strikes: list[AttackPool | Heal] = [
+        *_powers(scenario.powers, "attacker", scenario, keywords, mine),
+        *(_strikes(i, w, target, scenario, keywords, mine, "target") for i, w in enumerate(scenario.weapons)),
+    ]
     chances = _chances("", f"{attacker.name}: " if fight else "", target.name)
     distributions = ["attacker_damage"]
     if fight is not None:
         theirs = rules_for("return_", f"{target.name}: ")
-        back = [
-            _strikes(i, w, attacker, scenario, keywords, theirs, "attacker")
-            for i, w in enumerate(scenario.target_weapons)
+        back: list[AttackPool | Heal] = [
+            *_powers(scenario.target_powers, "target", scenario, keywords, theirs),
+            *(
+                _strikes(i, w, attacker, scenario, keywords, theirs, "attacker")
+                for i, w in enumerate(scenario.target_weapons)
+            ),
         ]
         plan.sequences = [*strikes, *back] if fight.first == "attacker" else [*back, *strikes]
         counters += ["rounds", "outcome"]

@@ -1,7 +1,9 @@
 """What a skill-dice keyword's or Inflict effect's ``apply`` receives.
 
 A keyword is registered with :class:`mathhammer.KeywordSpec` for ruleset
-``"skilldice"``; a weapon lists it in ``keywords``. An Inflict effect is a
+``"skilldice"``; a weapon lists it in ``keywords``. A Psychic Power's effect
+is a keyword named ``"Power <Effect>"`` whose ``apply`` receives a
+:class:`PowerRules` instead. An Inflict effect is a
 keyword whose name starts with ``Inflict`` (``"Inflict Direct Damage"``); a
 weapon names it in ``inflict`` without the prefix (``inflict = "Direct Damage
 2"``). While a scenario compiles, each weapon calls ``spec.apply(rules)``
@@ -17,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mathhammer.plan import AttackPool, Class, Effect, Outcome, Test
-from mathhammer_skilldice.model import Scenario, Weapon
+from mathhammer.plan import AttackPool, Attacks, Check, Class, Effect, Heal, Outcome, RollDie, Save, Test
+from mathhammer_skilldice.model import Power, Scenario, Weapon
 
 FOCUS_HIGHER: Class = "first_higher"
 PANIC_HIGHER: Class = "second_higher"
@@ -76,3 +78,63 @@ class AttackRules:
     def _on(self, effect: Effect, outcomes: tuple[Outcome, ...], cls: Class) -> None:
         for outcome in outcomes:
             self.attack_roll.effects.append(replace(effect, on=outcome, class_=cls))
+
+
+@dataclass
+class PowerRules:
+    """One Psychic Power while it compiles: ``apply`` adds what it does when manifested.
+
+    Attributes:
+        power: The power as the scenario gives it (name, caster's Skill, Difficulty).
+        params: What the power keyword's ``parse`` returned.
+        side: Whose power it is: ``"attacker"`` or ``"target"``.
+        fight: Whether the scenario is a fight (the caster attempts it each round while the unit stands).
+        sequences: The Plan sequences the power adds; use :meth:`strike` and :meth:`heal`.
+        manifested: The counter of manifested powers of this side.
+    """
+
+    power: Power
+    params: Mapping[str, Any]
+    side: str
+    fight: bool
+    manifested: str
+    sequences: list[AttackPool | Heal] = field(default_factory=list)
+
+    def psychic_test(self) -> Test:
+        """1d12 + Skill against the Difficulty (Psychic Powers)."""
+        return Test(
+            name=f"{self.power.name} (psychic test)",
+            target=self.power.difficulty,
+            modifiers=[self.power.skill] if self.power.skill else [],
+            dice=[RollDie(12)],
+            counter=self.manifested,
+        )
+
+    def strike(self, damage: str, effects: list[Effect] | None = None) -> AttackPool:
+        """The power hits the enemy unit when manifested: ``damage`` against its thresholds, or
+        whatever ``effects`` (keyed on ``"success"``) do."""
+        test = self.psychic_test()
+        test.effects = list(effects or [])
+        pool = AttackPool(
+            name=self.power.name,
+            attacks=[Attacks(models=1, dice="1", alive_of=0 if self.fight else None)],
+            steps=[test],
+            save=Save(rolled=False),
+            damage=damage,
+            excess="group",
+            against="attacker" if self.side == "target" else "target",
+        )
+        self.sequences.append(pool)
+        return pool
+
+    def heal(self, amount: str, *, return_models: bool = False) -> Heal:
+        """The caster's unit restores ``amount`` HP when the power is manifested."""
+        heal = Heal(
+            name=self.power.name,
+            side="attacker" if self.side == "attacker" else "target",
+            amount=amount,
+            return_models=return_models,
+            check=Check(die=12, target=self.power.difficulty, modifier=self.power.skill),
+        )
+        self.sequences.append(heal)
+        return heal

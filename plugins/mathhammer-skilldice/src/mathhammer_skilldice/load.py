@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mathhammer.fields import Fields
-from mathhammer_skilldice.model import Fight, Scenario, Unit, Weapon
+from mathhammer_skilldice.model import Fight, Power, Scenario, Unit, Weapon
 
 REROLLS = ("none", "attack_roll", "ones")
 MAX_MODELS = 1_000
@@ -47,10 +47,24 @@ def _unit(f: Fields, *, target: bool) -> Unit:
     return unit
 
 
-def _side(f: Fields, *, target: bool, fight: bool) -> tuple[Unit, tuple[Weapon, ...]]:
-    """A unit and its weapons; in a fight every unit attacks and is attacked."""
+def _power(f: Fields) -> Power:
+    power = Power(
+        name=f.text("name"),
+        skill=f.integer("skill", min=-20, max=20),
+        difficulty=f.integer("difficulty", min=1, max=100),
+        power=f.text("power"),
+    )
+    f.done()
+    return power
+
+
+def _side(f: Fields, *, target: bool, fight: bool) -> tuple[Unit, tuple[Weapon, ...], tuple[Power, ...]]:
+    """A unit, its weapons and powers; in a fight every unit attacks and is attacked."""
     tables = f.tables("weapons", [])
     weapons = tuple(_weapon(w) for w in tables)
+    powers = tuple(_power(p) for p in f.tables("powers", []))
+    if target and powers and not fight:
+        f.fail("powers", "are the target's own; it attempts them only in a fight (add a [fight] table)")
     if not weapons and (fight or not target):
         f.fail("weapons", "needs at least one [[...weapons]] table: every model attacks with a weapon")
     if fight and len(weapons) != 1:
@@ -60,15 +74,15 @@ def _side(f: Fields, *, target: bool, fight: bool) -> tuple[Unit, tuple[Weapon, 
             "fall first would decide the rest, and the rules do not say)",
         )
     unit = _unit(f, target=target or fight)
-    attacking = sum(w.models for w in weapons)
+    attacking = sum(w.models for w in weapons) + len(powers)
     if attacking > unit.models:
         f.fail(
             "weapons",
-            f"arm {attacking} models but the unit has {unit.models}: every model attacks once, with one "
-            "weapon, unless a rule grants more (list such attacks as extra models of the weapon)",
+            f"arm {attacking} models (casters of powers included) but the unit has {unit.models}: every model "
+            "attacks once, with one weapon, or attempts a power instead, unless a rule grants more",
         )
     f.done()
-    return unit, weapons
+    return unit, weapons, powers
 
 
 def _fight(f: Fields | None) -> Fight | None:
@@ -96,8 +110,8 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
         rules = {key: rules_table.text(key) for key in list(rules_table.data)}
         rules_table.done()
     fight = _fight(f.table("fight", None))
-    attacker, weapons = _side(f.table("attacker"), target=False, fight=fight is not None)
-    target, target_weapons = _side(f.table("target"), target=True, fight=fight is not None)
+    attacker, weapons, powers = _side(f.table("attacker"), target=False, fight=fight is not None)
+    target, target_weapons, target_powers = _side(f.table("target"), target=True, fight=fight is not None)
     f.done()
     return Scenario(
         weapons=weapons,
@@ -107,4 +121,6 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
         source=source,
         target_weapons=target_weapons,
         fight=fight,
+        powers=powers,
+        target_powers=target_powers,
     )

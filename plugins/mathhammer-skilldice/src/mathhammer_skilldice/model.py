@@ -35,6 +35,24 @@ class Weapon:
 
 
 @dataclass(frozen=True)
+class Power:
+    """A Psychic Power one model of the unit attempts instead of its normal attack.
+
+    Attributes:
+        name: What the power is called.
+        skill: The caster's Skill, added to 1d12.
+        difficulty: The total the roll must reach to manifest the power.
+        power: What it does, as the power's plugin spells it
+            (``"Damage D6"``, ``"Direct Damage 2"``, ``"Heal 2"``, ``"Restore 2"``).
+    """
+
+    name: str
+    skill: int
+    difficulty: int
+    power: str
+
+
+@dataclass(frozen=True)
 class Unit:
     """A unit: its models and Health Points, and as a target its DC and thresholds.
 
@@ -83,3 +101,5 @@ class Scenario:
     ruleset: str = "skilldice"
     target_weapons: tuple[Weapon, ...] = ()
     fight: Fight | None = None
+    powers: tuple[Power, ...] = ()
+    target_powers: tuple[Power, ...] = ()
