@@ -126,6 +126,10 @@ class RollDie:
     sides: int
     subtract: bool = False
     rerolled: bool = True
+    when: str | None = None
+    """The die is part of the roll only while this mark is set (see :class:`Mark`)."""
+    unless: str | None = None
+    """The die is part of the roll only while this mark is not set."""
 
 
 @dataclass
@@ -175,7 +179,7 @@ class Test:
         d = {k: v for k, v in asdict(self).items() if v is not None and k not in ("effects", "dice", "compare")}
         d["effects"] = [e.to_dict() for e in self.effects]
         if self.dice:
-            d["dice"] = [asdict(die) for die in self.dice]
+            d["dice"] = [{k: v for k, v in asdict(die).items() if v is not None} for die in self.dice]
         if self.compare is not None:
             d["compare"] = {"dice": list(self.compare.dice), "equal_is_critical": self.compare.equal_is_critical}
         return d
@@ -376,6 +380,27 @@ class Heal:
 
 
 @dataclass
+class Mark:
+    """Set ``mark`` for the rest of the round (the trial, outside a fight), when ``check`` succeeds if given.
+
+    Dice of later rolls may depend on it (:attr:`RollDie.when`): a power granting Advantage.
+    """
+
+    name: str
+    mark: str
+    check: Check | None = None
+    counter: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": "mark", "name": self.name, "mark": self.mark}
+        if self.check is not None:
+            d["check"] = asdict(self.check)
+        if self.counter:
+            d["counter"] = self.counter
+        return d
+
+
+@dataclass
 class Rounds:
     """A fight: the sequences repeated, round after round, until a side is destroyed or ``max`` rounds pass.
 
@@ -399,9 +424,11 @@ class Plan:
 
     counters: list[str]
     target: Target
-    sequences: list[AttackPool | MortalWounds | Heal] = field(default_factory=list)
+    sequences: list[AttackPool | MortalWounds | Heal | Mark] = field(default_factory=list)
     attacker: Target | None = None
     rounds: Rounds | None = None
+    marks: list[str] = field(default_factory=list)
+    """Names of the marks :class:`Mark` sequences set and dice depend on."""
     hooks: list[BatchHook] = field(default_factory=list)
     """Batch hooks the pools name by index (see :meth:`add_hook`)."""
 
@@ -433,6 +460,8 @@ class Plan:
             d["attacker"] = _side(self.attacker)
         if self.rounds is not None:
             d["rounds"] = {k: v for k, v in asdict(self.rounds).items() if v is not None}
+        if self.marks:
+            d["marks"] = list(self.marks)
         return d
 
     def to_json(self) -> str:

@@ -322,3 +322,21 @@ def test_healing_returns_models_only_when_the_power_says_so(registry: mathhammer
     assert restore.chance("P(both stand after 10 rounds)") == 1.0
     assert restore["attacker_damage"].pmf[1] == 1.0
     assert restore["hp_healed"].pmf[9] == 1.0
+
+
+def test_a_power_granting_advantage_to_the_units_attacks(run: Run) -> None:
+    """Power Advantage: manifested (1d12 + 0 >= 7: half the time), the unit's Attack Rolls this
+    round roll with Advantage; the caster does not attack. Four rifles: hits are the mixture."""
+    result = run(
+        {"models": 4},
+        attacker_powers=[{"name": "Boon", "skill": 0, "difficulty": 7, "power": "Advantage"}],
+    )
+    expected = 4 * (0.5 * float(p(attack_roll(advantage=1), hit=True)) + 0.5 * float(p(attack_roll(), hit=True)))
+    assert_mean(result["hits"], expected)
+    assert_mean(result["advantage_granted"], 0.5)
+    with_disadvantage = run(
+        {"models": 4, "disadvantage": True},
+        attacker_powers=[{"name": "Boon", "skill": 0, "difficulty": 7, "power": "Advantage"}],
+    )
+    cancelled = 4 * (0.5 * float(p(attack_roll(), hit=True)) + 0.5 * float(p(attack_roll(advantage=-1), hit=True)))
+    assert_mean(with_disadvantage["hits"], cancelled)

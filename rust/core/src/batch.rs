@@ -147,6 +147,11 @@ pub fn run_chunk_sequenced(
                     crate::executor::heal(seq, ws, &mut stream, &mut NoTrace);
                 }
             }
+            RunSequence::Mark { .. } => {
+                for ws in &mut wss {
+                    crate::executor::mark(seq, ws, &mut stream, &mut NoTrace);
+                }
+            }
             RunSequence::Pool(pool) => {
                 let flip = pool.against == crate::plan::Side::Attacker;
                 for ws in &mut wss {

@@ -1223,6 +1223,9 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
             "a fight of several rounds (each side's attacks depend on its survivors)",
         ));
     }
+    if !plan.marks.is_empty() {
+        return Err(decline("the plan sets marks that later rolls depend on"));
+    }
     for seq in &program.sequences {
         if let RunSequence::Pool(pool) = seq {
             if pool.against == Side::Attacker || pool.attacks.iter().any(|a| a.alive_of.is_some()) {
@@ -1450,6 +1453,9 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
             RunSequence::Pool(pool) => ev.pool(pool)?,
             RunSequence::Mortal { .. } => ev.mortal_source(seq)?,
             RunSequence::Heal { .. } => return Err(decline("the plan heals a side")),
+            RunSequence::Mark { .. } => {
+                return Err(decline("the plan sets marks that later rolls depend on"))
+            }
         }
     }
     ev.resolve_held()?;

@@ -111,6 +111,12 @@ pub(crate) struct RunPool {
 
 #[derive(Debug, Clone)]
 pub(crate) enum RunSequence {
+    Mark {
+        name: String,
+        mark: usize,
+        check: Option<crate::plan::Check>,
+        counter: Option<usize>,
+    },
     Heal {
         name: String,
         side: Side,
@@ -201,6 +207,12 @@ impl Program {
                 Sequence::Attack(p) => {
                     RunSequence::Pool(Box::new(Self::prepare_pool(&plan, &base, p)?))
                 }
+                Sequence::Mark(m) => RunSequence::Mark {
+                    name: m.name.clone(),
+                    mark: plan.mark_index(&format!("{base}.mark"), &m.mark)?,
+                    check: m.check,
+                    counter: plan.counter_index(&format!("{base}.counter"), m.counter.as_ref())?,
+                },
                 Sequence::Heal(h) => RunSequence::Heal {
                     name: h.name.clone(),
                     side: h.side,
@@ -331,7 +343,7 @@ impl Program {
                 on_success,
                 on_critical,
                 roll: (!t.dice.is_empty()).then(|| {
-                    let roll = Roll::new(t);
+                    let roll = Roll::new(plan, t);
                     let distribution = roll.distribution(t.reroll);
                     (roll, distribution)
                 }),
@@ -408,6 +420,8 @@ pub struct Workspace<'p> {
     pub(crate) save_faces: Vec<u32>,
     /// The faces of a roll of several dice.
     pub(crate) roll_faces: Vec<u32>,
+    /// The Plan's marks set now.
+    pub(crate) marks: Vec<bool>,
     /// Harm queued by the current pool's tokens, resolved after its saves.
     pub(crate) pending: Vec<Inflict>,
     /// Harm queued until every sequence is resolved: (sequence index, what).
@@ -445,6 +459,7 @@ impl Workspace<'_> {
             a.reset();
         }
         self.counters.iter_mut().for_each(|c| *c = 0);
+        self.marks.iter_mut().for_each(|m| *m = false);
         self.deferred.clear();
     }
 }
@@ -464,6 +479,7 @@ impl<'p> Workspace<'p> {
             order: Vec::new(),
             save_faces: Vec::new(),
             roll_faces: Vec::new(),
+            marks: vec![false; program.plan.marks.len()],
             pending: Vec::new(),
             deferred: Vec::new(),
             focus: None,
@@ -512,6 +528,7 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
             if ws.either_destroyed() {
                 break;
             }
+            ws.marks.iter_mut().for_each(|m| *m = false);
             obs.event(Event::Round { number: round + 1 });
             bump(&mut ws.counters, program.rounds_counter, 1);
         }
@@ -540,6 +557,7 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
                 }
                 RunSequence::Mortal { .. } => mortal_source(seq, ws, dice, obs),
                 RunSequence::Heal { .. } => heal(seq, ws, dice, obs),
+                RunSequence::Mark { .. } => mark(seq, ws, dice, obs),
             }
         }
     }
@@ -548,6 +566,34 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
         let attacker = ws.attacker.as_ref().is_some_and(TargetState::wiped_out);
         ws.counters[c] = u32::from(ws.state.wiped_out()) + 2 * u32::from(attacker);
     }
+}
+
+/// A mark: its check (if any), then the mark set for the rest of the round.
+pub(crate) fn mark<D: DiceSource, O: Observer>(
+    seq: &RunSequence,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    let RunSequence::Mark {
+        mark,
+        check,
+        counter,
+        ..
+    } = *seq
+    else {
+        return;
+    };
+    if let Some(c) = check {
+        let roll = dice.roll(c.die);
+        let failed = i64::from(roll) + i64::from(c.modifier) < i64::from(c.target);
+        obs.event(Event::Roll { roll, failed });
+        if failed {
+            return;
+        }
+    }
+    ws.marks[mark] = true;
+    bump(&mut ws.counters, counter, 1);
 }
 
 /// A healing sequence: its check (if any), then the wounds restored.
@@ -596,7 +642,9 @@ impl RunSequence {
     pub(crate) fn name(&self) -> &str {
         match self {
             RunSequence::Pool(p) => &p.name,
-            RunSequence::Mortal { name, .. } | RunSequence::Heal { name, .. } => name,
+            RunSequence::Mortal { name, .. }
+            | RunSequence::Heal { name, .. }
+            | RunSequence::Mark { name, .. } => name,
         }
     }
 }
@@ -743,7 +791,7 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
             let (outcome, class) = if t.automatic {
                 (Outcome::Success, None)
             } else if let Some((roll, _)) = &t.roll {
-                roll.roll(t.reroll, k, dice, obs, &mut ws.roll_faces)
+                roll.roll(t.reroll, k, &ws.marks, dice, obs, &mut ws.roll_faces)
             } else {
                 let first = dice.roll(t.die);
                 let mut roll = first;

@@ -163,6 +163,10 @@ pub struct Plan {
     /// destroyed or `max` rounds are fought (a fight between two units).
     #[serde(default)]
     pub rounds: Option<Rounds>,
+    /// Names of marks: facts a sequence may set during a trial (cleared at
+    /// the start of every round) that dice of later rolls depend on.
+    #[serde(default)]
+    pub marks: Vec<String>,
 }
 
 /// The most rounds a fight may last.
@@ -265,6 +269,22 @@ pub enum Sequence {
     MortalWounds(MortalSource),
     /// Wounds restored to one side's models.
     Heal(Heal),
+    /// Set a mark (only if its check succeeds, when it has one).
+    Mark(Mark),
+}
+
+/// Set mark `mark` for the rest of the round (the trial, outside a fight),
+/// after `check` succeeds when given: a power granting a later roll a die.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mark {
+    pub name: String,
+    pub mark: String,
+    #[serde(default)]
+    pub check: Option<Check>,
+    /// Counts the times the mark is set.
+    #[serde(default)]
+    pub counter: Option<String>,
 }
 
 /// Restore `amount` wounds to a side (`check`: only if a roll succeeds),
@@ -431,7 +451,7 @@ pub struct Test {
 }
 
 /// One die of a roll of several dice.
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct RollDie {
     pub sides: u32,
@@ -442,6 +462,20 @@ pub struct RollDie {
     /// when it shows a 1 (`ones`); false keeps the die as it fell.
     #[serde(default = "yes")]
     pub rerolled: bool,
+    /// The die is part of the roll only while this mark is set.
+    #[serde(default)]
+    pub when: Option<String>,
+    /// The die is part of the roll only while this mark is not set.
+    #[serde(default)]
+    pub unless: Option<String>,
+}
+
+impl RollDie {
+    /// Does the die depend on a mark?
+    #[must_use]
+    pub fn conditional(&self) -> bool {
+        self.when.is_some() || self.unless.is_some()
+    }
 }
 
 /// Compare two dice of a roll (indices into `dice`); with `equal_is_critical`
@@ -833,6 +867,15 @@ impl Plan {
                     let c = self.counter_index(&format!("{base}.counter"), h.counter.as_ref())?;
                     bounds.add(c, u64::from(h.amount.max()));
                 }
+                Sequence::Mark(m) => {
+                    self.mark_index(&format!("{base}.mark"), &m.mark)?;
+                    if let Some(c) = m.check {
+                        check_die(&format!("{base}.check.die"), c.die)?;
+                        check_modifier(&format!("{base}.check.modifier"), c.modifier)?;
+                    }
+                    let c = self.counter_index(&format!("{base}.counter"), m.counter.as_ref())?;
+                    bounds.add(c, 1);
+                }
             }
         }
         if let Some(r) = &self.rounds {
@@ -856,6 +899,22 @@ impl Plan {
             }
         }
         Ok(())
+    }
+
+    /// The index of mark `name`.
+    ///
+    /// # Errors
+    /// When `name` is not listed in `marks`.
+    pub fn mark_index(&self, field: &str, name: &str) -> Result<usize, CoreError> {
+        self.marks.iter().position(|m| m == name).ok_or_else(|| {
+            CoreError::plan(
+                field,
+                format!(
+                    "mark {name:?} is not one of the plan's marks {:?}",
+                    self.marks
+                ),
+            )
+        })
     }
 
     /// Check a fight's rounds; every bound gathered for one round is
@@ -896,7 +955,7 @@ impl Plan {
     }
 
     /// Check a test's roll of several dice, if it has one.
-    fn check_roll(t: &Test, f: &dyn Fn(&str) -> String) -> Result<(), CoreError> {
+    fn check_roll(&self, t: &Test, f: &dyn Fn(&str) -> String) -> Result<(), CoreError> {
         if t.dice.is_empty() {
             return if t.compare.is_some() {
                 Err(CoreError::plan(
@@ -932,7 +991,21 @@ impl Plan {
                 ),
             ));
         }
+        for (i, d) in t.dice.iter().enumerate() {
+            for mark in d.when.iter().chain(&d.unless) {
+                self.mark_index(&f(&format!("dice[{i}]")), mark)?;
+            }
+        }
         if let Some(c) = t.compare {
+            if c.dice
+                .iter()
+                .any(|&i| t.dice.get(i).is_some_and(RollDie::conditional))
+            {
+                return Err(CoreError::plan(
+                    f("compare.dice"),
+                    "the compared dice must always be rolled (not depend on a mark)",
+                ));
+            }
             if c.dice[0] == c.dice[1] || c.dice.iter().any(|&i| i >= t.dice.len()) {
                 return Err(CoreError::plan(
                     f("compare.dice"),
@@ -1056,7 +1129,7 @@ impl Plan {
             let f = |name: &str| format!("{base}.steps[{ti}].{name}");
             let counter = self.counter_index(&f("counter"), t.counter.as_ref())?;
             check_die(&f("die"), t.die)?;
-            Self::check_roll(t, &f)?;
+            self.check_roll(t, &f)?;
             for (i, &m) in t.modifiers.iter().enumerate() {
                 check_modifier(&f(&format!("modifiers[{i}]")), m)?;
             }

@@ -12,6 +12,8 @@ use crate::trace::{Event, Observer};
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Roll {
     pub(crate) dice: Vec<RollDie>,
+    /// Per die: the mark it needs set, and the mark it needs unset (indices).
+    pub(crate) marks: Vec<(Option<usize>, Option<usize>)>,
     pub(crate) compare: Option<Compare>,
     pub(crate) modifier: i64,
     pub(crate) target: i64,
@@ -22,9 +24,18 @@ pub(crate) struct Roll {
 pub(crate) type Classed = (Outcome, Option<Class>, f64);
 
 impl Roll {
-    pub(crate) fn new(t: &Test) -> Roll {
+    pub(crate) fn new(plan: &crate::plan::Plan, t: &Test) -> Roll {
+        let index = |m: &Option<String>| {
+            m.as_ref()
+                .and_then(|m| plan.marks.iter().position(|x| x == m))
+        };
         Roll {
             dice: t.dice.clone(),
+            marks: t
+                .dice
+                .iter()
+                .map(|d| (index(&d.when), index(&d.unless)))
+                .collect(),
             compare: t.compare,
             modifier: t
                 .modifiers
@@ -93,19 +104,41 @@ impl Roll {
         }
     }
 
-    /// Roll the dice (in order), re-roll as the policy says, and report them.
+    /// Is die `i` part of the roll with these marks set?
+    fn active(&self, i: usize, marks: &[bool]) -> bool {
+        let (when, unless) = self.marks[i];
+        when.is_none_or(|m| marks[m]) && unless.is_none_or(|m| !marks[m])
+    }
+
+    /// Does any die depend on a mark?
+    pub(crate) fn conditional(&self) -> bool {
+        self.dice.iter().any(RollDie::conditional)
+    }
+
+    /// Roll the dice (in order; a die its marks leave out shows 0 and is not
+    /// rolled), re-roll as the policy says, and report them.
     pub(crate) fn roll<D: DiceSource, O: Observer>(
         &self,
         reroll: Reroll,
         step: usize,
+        marks: &[bool],
         dice: &mut D,
         obs: &mut O,
         faces: &mut Vec<u32>,
     ) -> (Outcome, Option<Class>) {
         faces.clear();
-        faces.extend(self.dice.iter().map(|d| dice.roll(d.sides)));
+        for (i, d) in self.dice.iter().enumerate() {
+            faces.push(if self.active(i, marks) {
+                dice.roll(d.sides)
+            } else {
+                0
+            });
+        }
         let (mut outcome, mut class) = self.classify(faces);
-        let again = self.rerolled(reroll, outcome, faces);
+        let mut again = self.rerolled(reroll, outcome, faces);
+        for (i, a) in again.iter_mut().enumerate() {
+            *a &= faces[i] > 0;
+        }
         let first = again.iter().any(|&r| r).then(|| faces.clone());
         if first.is_some() {
             for (i, d) in self.dice.iter().enumerate() {
@@ -206,8 +239,11 @@ mod tests {
                     sides,
                     subtract,
                     rerolled: true,
+                    when: None,
+                    unless: None,
                 })
                 .collect(),
+            marks: vec![(None, None); dice.len()],
             compare: Some(Compare {
                 dice: [0, 1],
                 equal_is_critical: true,

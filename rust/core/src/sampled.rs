@@ -135,7 +135,9 @@ impl Sampler {
         let mut pools = Vec::new();
         for seq in &program.sequences {
             pools.push(match seq {
-                RunSequence::Mortal { .. } | RunSequence::Heal { .. } => None,
+                RunSequence::Mortal { .. }
+                | RunSequence::Heal { .. }
+                | RunSequence::Mark { .. } => None,
                 RunSequence::Pool(pool) => Some(PoolTables::new(
                     pool,
                     match (pool.against, &program.plan.attacker) {
@@ -196,7 +198,15 @@ pub(crate) fn one_token(
     let (save_slot, mortal_slot) = (m, m + 1);
     // Every slot counts tokens, so the most tokens the pool can make bounds
     // every slot; they must fit the packing. A batch hook needs every die.
-    if m + 2 > SLOTS || pool.max_tokens() >= 1 << BITS || pool.batch_hook.is_some() {
+    // A roll whose dice depend on marks has no one table: die by die.
+    if m + 2 > SLOTS
+        || pool.max_tokens() >= 1 << BITS
+        || pool.batch_hook.is_some()
+        || pool
+            .tests
+            .iter()
+            .any(|t| t.roll.as_ref().is_some_and(|r| r.0.conditional()))
+    {
         return None;
     }
     // The one kind of harm outside the save this pool may have (how

@@ -166,3 +166,34 @@ fn rolls_are_checked() {
     let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
     assert!(e.contains("thresholds"), "{e}");
 }
+
+/// A mark set by a check (a power granting Advantage) adds a die to a later
+/// roll: the chance to hit is the mixture of the two rolls.
+#[test]
+fn a_mark_adds_a_die_to_later_rolls() {
+    let mut plan = skill_dice(&json!([]));
+    plan["marks"] = json!(["advantage"]);
+    plan["sequences"][0]["steps"][0]["dice"] =
+        json!([{"sides": 12}, {"sides": 12}, {"sides": 6, "when": "advantage"}]);
+    plan["sequences"]
+        .as_array_mut()
+        .unwrap()
+        .insert(0, json!({"kind": "mark", "name": "Boon", "mark": "advantage", "check": {"die": 12, "target": 7}}));
+    // Without the die: hits on 2d12 + 3 >= 15 or a match; with it, as hit_chances().
+    let mut without = 0u32;
+    for a in 1..=12 {
+        for b in 1..=12 {
+            if a == b || a + b + 3 >= 15 {
+                without += 1;
+            }
+        }
+    }
+    let expected = 5.0 * (0.5 * f64::from(without) / 144.0 + 0.5 * hit_chances().0);
+    let mc = simulated(&plan, Path::Auto);
+    within(mc[1].0, expected, mc[1].1, "hits");
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("marks"), "{e}");
+    plan["sequences"][1]["steps"][0]["dice"][2]["when"] = json!("curse");
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("curse"), "{e}");
+}

@@ -32,6 +32,7 @@ from mathhammer.plan import (
     Effect,
     Group,
     Heal,
+    Mark,
     Plan,
     Reroll,
     RollDie,
@@ -43,7 +44,7 @@ from mathhammer.plan import (
 from mathhammer.result import Chance
 from mathhammer.ruleset import Compiled
 from mathhammer.versions import VersionChoice, check_choice
-from mathhammer_skilldice.keyword_api import AttackRules, PowerRules
+from mathhammer_skilldice.keyword_api import AttackRules, PowerRules, advantage_mark
 from mathhammer_skilldice.model import Power, Scenario, Unit, Weapon
 from mathhammer_skilldice.rules import ADVANTAGE, RULES, SKILL_DIE, thresholds
 
@@ -100,10 +101,19 @@ def _prefixed(name: str) -> bool:
     return name.startswith((INFLICT_PREFIX, POWER_PREFIX))
 
 
-def _attack_roll(weapon: Weapon, target: Unit, versions: Mapping[str, str], prefix: str) -> Test:
+def _attack_roll(
+    weapon: Weapon, target: Unit, versions: Mapping[str, str], prefix: str, granted: str | None = None
+) -> Test:
+    """The Attack Roll; ``granted`` names the mark of a power granting Advantage this round."""
     dice = [RollDie(SKILL_DIE), RollDie(SKILL_DIE)]
-    if weapon.advantage:
-        dice.append(RollDie(ADVANTAGE, subtract=weapon.advantage < 0, rerolled=versions["advantage_die"] == "rerolled"))
+    rerolled = versions["advantage_die"] == "rerolled"
+    if weapon.advantage > 0:
+        dice.append(RollDie(ADVANTAGE, rerolled=rerolled))
+    elif weapon.advantage < 0:
+        # Granted Advantage cancels the weapon's Disadvantage.
+        dice.append(RollDie(ADVANTAGE, subtract=True, rerolled=rerolled, unless=granted))
+    elif granted is not None:
+        dice.append(RollDie(ADVANTAGE, rerolled=rerolled, when=granted))
     return Test(
         name="attack roll",
         target=target.dc,
@@ -161,6 +171,7 @@ def _strikes(
     keywords: KeywordTable,
     rules: AttackRules,
     against: Literal["target", "attacker"],
+    marks: list[str],
 ) -> AttackPool:
     """One side's attacks with one weapon: a pool, its keywords and Inflict effect applied."""
     prefix = rules.prefix
@@ -185,7 +196,9 @@ def _strikes(
         top_threshold_counter=prefix + "battle_shock",
         against=against,
     )
-    roll = _attack_roll(weapon, defender, rules.versions, prefix)
+    # A power of this side granting Advantage (compiled before the strikes) set its mark.
+    mark = advantage_mark("target" if prefix else "attacker")
+    roll = _attack_roll(weapon, defender, rules.versions, prefix, mark if mark in marks else None)
     pool.steps = [roll]
     rules.pool, rules.attack_roll, rules.weapon = pool, roll, weapon
     _count_classes(rules)
@@ -194,10 +207,15 @@ def _strikes(
 
 
 def _powers(
-    powers: tuple[Power, ...], side: str, scenario: Scenario, keywords: KeywordTable, rules: AttackRules
-) -> list[AttackPool | Heal]:
+    powers: tuple[Power, ...],
+    side: str,
+    scenario: Scenario,
+    keywords: KeywordTable,
+    rules: AttackRules,
+    marks: list[str],
+) -> list[AttackPool | Heal | Mark]:
     """Each power a model of the side attempts (instead of its attack): what it does when manifested."""
-    sequences: list[AttackPool | Heal] = []
+    sequences: list[AttackPool | Heal | Mark] = []
     for i, power in enumerate(powers):
         field = f"{side}.powers[{i}].power"
         spec, params = _resolve(POWER_PREFIX + power.power, keywords, scenario, field)
@@ -214,9 +232,14 @@ def _powers(
         for seq in power_rules.sequences:
             if isinstance(seq, AttackPool):
                 seq.attacks_counter = rules.add_counter("power_attempts", "Power attempts")
-            else:
+            elif isinstance(seq, Heal):
                 seq.counter = rules.add_counter("hp_healed", "HP restored")
+            else:
+                seq.counter = rules.add_counter("advantage_granted", "Advantage granted")
         sequences += power_rules.sequences
+        for mark in power_rules.marks:
+            if mark not in marks:
+                marks.append(mark)
     return sequences
 
 
@@ -261,18 +284,21 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         )
 
     mine = rules_for("", f"{attacker.name}: " if fight else "")
-    strikes: list[AttackPool | Heal] = [
-        *_powers(scenario.powers, "attacker", scenario, keywords, mine),
-        *(_strikes(i, w, target, scenario, keywords, mine, "target") for i, w in enumerate(scenario.weapons)),
+    strikes: list[AttackPool | Heal | Mark] = [
+        *_powers(scenario.powers, "attacker", scenario, keywords, mine, plan.marks),
+        *(
+            _strikes(i, w, target, scenario, keywords, mine, "target", plan.marks)
+            for i, w in enumerate(scenario.weapons)
+        ),
     ]
     chances = _chances("", f"{attacker.name}: " if fight else "", target.name)
     distributions = ["attacker_damage"]
     if fight is not None:
         theirs = rules_for("return_", f"{target.name}: ")
-        back: list[AttackPool | Heal] = [
-            *_powers(scenario.target_powers, "target", scenario, keywords, theirs),
+        back: list[AttackPool | Heal | Mark] = [
+            *_powers(scenario.target_powers, "target", scenario, keywords, theirs, plan.marks),
             *(
-                _strikes(i, w, attacker, scenario, keywords, theirs, "attacker")
+                _strikes(i, w, attacker, scenario, keywords, theirs, "attacker", plan.marks)
                 for i, w in enumerate(scenario.target_weapons)
             ),
         ]

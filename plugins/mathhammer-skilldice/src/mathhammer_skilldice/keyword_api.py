@@ -19,8 +19,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mathhammer.plan import AttackPool, Attacks, Check, Class, Effect, Heal, Outcome, RollDie, Save, Test
+from mathhammer.plan import AttackPool, Attacks, Check, Class, Effect, Heal, Mark, Outcome, RollDie, Save, Test
 from mathhammer_skilldice.model import Power, Scenario, Weapon
+
+
+def advantage_mark(side: str) -> str:
+    """The mark a power granting ``side`` Advantage sets."""
+    return f"{side}_advantage"
+
 
 FOCUS_HIGHER: Class = "first_higher"
 PANIC_HIGHER: Class = "second_higher"
@@ -98,7 +104,9 @@ class PowerRules:
     side: str
     fight: bool
     manifested: str
-    sequences: list[AttackPool | Heal] = field(default_factory=list)
+    sequences: list[AttackPool | Heal | Mark] = field(default_factory=list)
+    marks: list[str] = field(default_factory=list)
+    """Marks the power sets; the ruleset adds them to the Plan."""
 
     def psychic_test(self) -> Test:
         """1d12 + Skill against the Difficulty (Psychic Powers)."""
@@ -126,6 +134,19 @@ class PowerRules:
         )
         self.sequences.append(pool)
         return pool
+
+    def grant_advantage(self) -> Mark:
+        """When manifested, the caster's unit rolls its Attack Rolls this round with Advantage
+        (cancelling a Disadvantage; a weapon with Advantage already gains nothing more)."""
+        mark = Mark(
+            name=self.power.name,
+            mark=advantage_mark(self.side),
+            check=Check(die=12, target=self.power.difficulty, modifier=self.power.skill),
+        )
+        if mark.mark not in self.marks:
+            self.marks.append(mark.mark)
+        self.sequences.append(mark)
+        return mark
 
     def heal(self, amount: str, *, return_models: bool = False) -> Heal:
         """The caster's unit restores ``amount`` HP when the power is manifested."""

@@ -41,6 +41,11 @@ def restore(rules: PowerRules) -> None:
     rules.heal(str(rules.params["x"]), return_models=True)
 
 
+def advantage(rules: PowerRules) -> None:
+    """The caster's unit makes its Attack Rolls this round with Advantage."""
+    rules.grant_advantage()
+
+
 @mathhammer.hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     for name, apply, what in [
@@ -50,3 +55,8 @@ def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
         ("Power Restore", restore, "the caster's unit restores X HP, destroyed models returning"),
     ]:
         register(KeywordSpec("skilldice", name, apply, parse=with_value(name, "dice"), description=what))
+    register(
+        KeywordSpec(
+            "skilldice", "Power Advantage", advantage, description="the caster's unit attacks with Advantage this round"
+        )
+    )
