@@ -89,18 +89,27 @@ impl Roll {
     /// every re-rollable die (`failures` on a fail, `non_critical` on anything
     /// but a critical), or the re-rollable dice showing 1 (`ones`, never on a
     /// critical: it would throw the critical away).
-    fn rerolled(&self, reroll: Reroll, outcome: Outcome, faces: &[u32]) -> Vec<bool> {
-        let all = |yes: bool| self.dice.iter().map(|d| yes && d.rerolled).collect();
+    /// As a bit mask over the dice (a roll has at most 13 dice: validation
+    /// bounds the ways it can fall), so the hot loop allocates nothing.
+    fn rerolled(&self, reroll: Reroll, outcome: Outcome, faces: &[u32]) -> u64 {
+        let all = |yes: bool| {
+            self.dice
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| yes && d.rerolled)
+                .fold(0u64, |m, (i, _)| m | 1 << i)
+        };
         match reroll {
-            Reroll::None => all(false),
+            Reroll::None => 0,
             Reroll::Failures => all(outcome == Outcome::Fail),
             Reroll::NonCritical => all(outcome != Outcome::Critical),
             Reroll::Ones => self
                 .dice
                 .iter()
                 .zip(faces)
-                .map(|(d, &f)| d.rerolled && f == 1 && outcome != Outcome::Critical)
-                .collect(),
+                .enumerate()
+                .filter(|(_, (d, &f))| d.rerolled && f == 1 && outcome != Outcome::Critical)
+                .fold(0u64, |m, (i, _)| m | 1 << i),
         }
     }
 
@@ -136,13 +145,15 @@ impl Roll {
         }
         let (mut outcome, mut class) = self.classify(faces);
         let mut again = self.rerolled(reroll, outcome, faces);
-        for (i, a) in again.iter_mut().enumerate() {
-            *a &= faces[i] > 0;
+        for (i, &f) in faces.iter().enumerate() {
+            if f == 0 {
+                again &= !(1 << i); // a die its marks left out is not re-rolled
+            }
         }
-        let first = again.iter().any(|&r| r).then(|| faces.clone());
-        if first.is_some() {
+        let first = (again != 0).then(|| faces.clone());
+        if again != 0 {
             for (i, d) in self.dice.iter().enumerate() {
-                if again[i] {
+                if again & (1 << i) != 0 {
                     faces[i] = dice.roll(d.sides);
                 }
             }
@@ -184,8 +195,9 @@ impl Roll {
         let p_first = weight(&everything);
         for_each_face(&sides, &everything, &vec![1; sides.len()], |faces| {
             let (o, c) = self.classify(faces);
-            let again = self.rerolled(reroll, o, faces);
-            if !again.iter().any(|&r| r) {
+            let mask = self.rerolled(reroll, o, faces);
+            let again: Vec<bool> = (0..sides.len()).map(|i| mask & (1 << i) != 0).collect();
+            if mask == 0 {
                 add(o, c, p_first);
                 return;
             }
