@@ -250,6 +250,25 @@ Excess = Literal["lost", "group", "unit"]
 
 
 @dataclass
+class TopThreshold:
+    """What an attack meeting a group's highest damage threshold does straight after its damage.
+
+    Sets ``mark`` (see :class:`Mark`), and inflicts ``mortal`` wounds on the
+    models hit, spilling over, after ``check`` fails when given.
+    """
+
+    mark: str | None = None
+    mortal: str | None = None
+    check: Check | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {k: v for k, v in (("mark", self.mark), ("mortal", self.mortal)) if v is not None}
+        if self.check is not None:
+            d["check"] = asdict(self.check)
+        return d
+
+
+@dataclass
 class AttackPool:
     """A pool of identical attack dice: tests, then save, then damage.
 
@@ -277,6 +296,8 @@ class AttackPool:
     cap_at_wounds: bool = False
     top_threshold_counter: str | None = None
     """Counts attacks whose damage meets the highest of the group's thresholds."""
+    top_threshold: TopThreshold | None = None
+    """What such an attack does besides (a Battle Shock test's effect)."""
     against: Literal["target", "attacker"] = "target"
     """Whose models the pool attacks: the attacker's in a fight's return blows."""
 
@@ -293,6 +314,7 @@ class AttackPool:
                 "excess": self.excess,
                 "cap_at_wounds": self.cap_at_wounds,
                 **({"top_threshold_counter": self.top_threshold_counter} if self.top_threshold_counter else {}),
+                **({"top_threshold": self.top_threshold.to_dict()} if self.top_threshold else {}),
             },
             **({"mortal_counter": self.mortal_counter} if self.mortal_counter else {}),
             **({"focus": list(self.focus)} if self.focus else {}),

@@ -12,7 +12,7 @@ import mathhammer
 import mathhammer_inflict
 from mathhammer import Registry, Result
 from mathhammer_skilldice import plugin
-from mathhammer_skilldice.keywords import hazardous, powers
+from mathhammer_skilldice.keywords import battle_shock, hazardous, powers
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -23,6 +23,7 @@ def skilldice_registry(*extra: tuple[str, object]) -> Registry:
             ("skilldice", plugin),
             ("skilldice-hazardous", hazardous),
             ("skilldice-powers", powers),
+            ("skilldice-battle-shock", battle_shock),
             ("inflict", mathhammer_inflict),
             *extra,
         ]

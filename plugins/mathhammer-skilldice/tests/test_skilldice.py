@@ -340,3 +340,36 @@ def test_a_power_granting_advantage_to_the_units_attacks(run: Run) -> None:
     )
     cancelled = 4 * (0.5 * float(p(attack_roll(), hit=True)) + 0.5 * float(p(attack_roll(advantage=-1), hit=True)))
     assert_mean(with_disadvantage["hits"], cancelled)
+
+
+def test_battle_shock_has_no_effect_unless_the_scenario_gives_one(run: Run) -> None:
+    """The rules do not say what a Battle Shock test does: counted, no effect by default. A scenario
+    may choose one: "Lose 2 HP unless 7+" costs a unit that fails a d12 test (half the time) 2 HP."""
+    roll = attack_roll()
+    critical = Fraction(12, 144)
+    shocks = 5 * ((p(roll, hit=True) - critical) * Fraction(1, 6) + critical)
+    plain = run()
+    shocked = run(battle_shock="Lose 2 HP unless 7+")
+    assert_mean(shocked["battle_shock"], float(shocks))
+    assert_mean(shocked["damage"], plain["damage"].mean + float(shocks) * 2 * 6 / 12)
+
+
+def test_a_shaken_unit_strikes_back_with_disadvantage() -> None:
+    """"Shaken": a unit that takes a Battle Shock test makes its Attack Rolls with Disadvantage for
+    the rest of the round. Red's sure blow (Damage 10 against Major 2) shakes Blue, whose 99 survivors
+    then strike back with -1d6."""
+    registry = skilldice_registry()
+
+    def fight(effect: str | None) -> Result:
+        data = duel(rounds=1)
+        data["attacker"].update(hp_per_model=100)
+        data["attacker"]["weapons"][0].update(skill=20)
+        data["target"].update(models=100, hp_per_model=3)
+        data["target"]["weapons"][0].update(models=100, skill=3, damage="0")
+        if effect:
+            data["battle_shock"] = effect
+        scenario = mathhammer.scenario_from_data(data, registry=registry)
+        return mathhammer.simulate(scenario, trials=20_000, seed=4, registry=registry)
+
+    assert_mean(fight(None)["return_hits"], 99 * float(p(attack_roll(skill=3), hit=True)))
+    assert_mean(fight("Shaken")["return_hits"], 99 * float(p(attack_roll(skill=3, advantage=-1), hit=True)))

@@ -1270,7 +1270,7 @@ fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
     for seq in &program.sequences {
         if let RunSequence::Pool(pool) = seq {
             let groups = &plan.target.groups;
-            if pool.top_threshold_counter.is_some() {
+            if pool.top_threshold_counter.is_some() || pool.top_threshold.is_some() {
                 return Err(decline(format!(
                     "pool {:?} counts attacks meeting the top damage threshold, which depends on the target",
                     pool.name

@@ -75,6 +75,14 @@ pub(crate) enum InflictKind {
     },
 }
 
+/// [`crate::plan::TopThreshold`] with its mark resolved.
+#[derive(Debug, Clone)]
+pub(crate) struct RunTopThreshold {
+    pub(crate) mark: Option<usize>,
+    pub(crate) mortal: Option<DiceExpr>,
+    pub(crate) check: Option<crate::plan::Check>,
+}
+
 /// A save with its modifiers summed per group.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RunSave {
@@ -102,6 +110,7 @@ pub(crate) struct RunPool {
     pub(crate) excess: Excess,
     pub(crate) cap_at_wounds: bool,
     pub(crate) top_threshold_counter: Option<usize>,
+    pub(crate) top_threshold: Option<RunTopThreshold>,
     /// The side the pool attacks.
     pub(crate) against: Side,
     pub(crate) mortal_counter: Option<usize>,
@@ -369,6 +378,19 @@ impl Program {
                 &format!("{base}.damage.top_threshold_counter"),
                 p.damage.top_threshold_counter.as_ref(),
             )?,
+            top_threshold: match &p.damage.top_threshold {
+                None => None,
+                Some(t) => Some(RunTopThreshold {
+                    mark: match &t.mark {
+                        Some(m) => {
+                            Some(plan.mark_index(&format!("{base}.damage.top_threshold.mark"), m)?)
+                        }
+                        None => None,
+                    },
+                    mortal: t.mortal,
+                    check: t.check,
+                }),
+            },
             mortal_counter: plan
                 .counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?,
         })
@@ -1022,8 +1044,54 @@ fn damage_model<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
-    let Some(mut g) = current else {
+    if apply_damage(pool, ws, current, fixed, dice, obs) {
+        top_threshold(pool, ws, dice, obs);
+    }
+}
+
+/// What an attack meeting the top damage threshold does after its damage.
+fn top_threshold<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    let Some(t) = &pool.top_threshold else {
         return;
+    };
+    if let Some(m) = t.mark {
+        ws.marks[m] = true;
+    }
+    if let Some(amount) = t.mortal {
+        if let Some(c) = t.check {
+            let roll = dice.roll(c.die);
+            let failed = i64::from(roll) + i64::from(c.modifier) < i64::from(c.target);
+            obs.event(Event::Roll { roll, failed });
+            if !failed {
+                return;
+            }
+        }
+        let n = amount.roll(dice);
+        obs.event(Event::Mortal {
+            against: ws.state.side,
+            amount: n,
+            spill: true,
+        });
+        inflict_mortal(&mut ws.state, n, true, None, true, dice, obs);
+    }
+}
+
+/// The damage itself; true when it met the group's top threshold.
+fn apply_damage<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    current: Option<usize>,
+    fixed: Option<u32>,
+    dice: &mut D,
+    obs: &mut O,
+) -> bool {
+    let Some(mut g) = current else {
+        return false;
     };
     let group = ws.state.group(g);
     let rolled = fixed.unwrap_or_else(|| pool.damage.roll(dice));
@@ -1033,12 +1101,13 @@ fn damage_model<D: DiceSource, O: Observer>(
         amount,
         lost,
     });
-    if group.thresholds.last().is_some_and(|&top| amount >= top) {
+    let top = group.thresholds.last().is_some_and(|&top| amount >= top);
+    if top {
         bump(&mut ws.counters, pool.top_threshold_counter, 1);
     }
     if pool.excess == Excess::Lost {
         ws.state.wound_model(g, lost, group.feel_no_pain, dice, obs);
-        return;
+        return top;
     }
     // Carried on, a point at a time where Feel No Pain rolls for each.
     let mut left = lost;
@@ -1054,10 +1123,11 @@ fn damage_model<D: DiceSource, O: Observer>(
         if ws.state.alive[g] == 0 {
             match (pool.excess, ws.state.current(&ws.order)) {
                 (Excess::Unit, Some(next)) => g = next,
-                _ => return,
+                _ => return top,
             }
         }
     }
+    top
 }
 
 /// Harm from one token outside the save: mortal wounds (amount rolled,

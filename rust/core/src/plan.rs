@@ -699,6 +699,25 @@ pub struct Damage {
     /// `thresholds` (a test the target must take, such as Battle Shock).
     #[serde(default)]
     pub top_threshold_counter: Option<String>,
+    /// What else such an attack does, straight after its damage (the test's
+    /// effect): set a mark, and inflict mortal wounds on the models hit
+    /// (after a check fails, when it has one).
+    #[serde(default)]
+    pub top_threshold: Option<TopThreshold>,
+}
+
+/// The consequences of an attack meeting a group's highest damage threshold.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopThreshold {
+    #[serde(default)]
+    pub mark: Option<String>,
+    /// Mortal wounds the models hit suffer, spilling over.
+    #[serde(default)]
+    pub mortal: Option<DiceExpr>,
+    /// With `mortal`: roll this check first; only a failure inflicts them.
+    #[serde(default)]
+    pub check: Option<Check>,
 }
 
 /// Where damage beyond a model's remaining wounds goes.
@@ -1218,6 +1237,24 @@ impl Plan {
             p.damage.top_threshold_counter.as_ref(),
         )?;
         bounds.add(top, bounds.tokens);
+        if let Some(t) = &p.damage.top_threshold {
+            if let Some(m) = &t.mark {
+                self.mark_index(&format!("{base}.damage.top_threshold.mark"), m)?;
+            }
+            if let Some(c) = t.check {
+                check_die(&format!("{base}.damage.top_threshold.check.die"), c.die)?;
+                check_modifier(
+                    &format!("{base}.damage.top_threshold.check.modifier"),
+                    c.modifier,
+                )?;
+                if t.mortal.is_none() {
+                    return Err(CoreError::plan(
+                        format!("{base}.damage.top_threshold.check"),
+                        "decides whether mortal wounds are inflicted; give mortal",
+                    ));
+                }
+            }
+        }
         bounds.add(mortal, mortal_events);
         Ok(())
     }

@@ -197,3 +197,21 @@ fn a_mark_adds_a_die_to_later_rolls() {
     let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
     assert!(e.contains("curse"), "{e}");
 }
+
+/// An attack meeting the top threshold can do more: here a test (a d6, 4+
+/// passes) whose failure costs the unit 2 more wounds, and a mark.
+#[test]
+fn the_top_threshold_has_consequences() {
+    let mut plan = skill_dice(&json!([]));
+    plan["marks"] = json!(["shaken"]);
+    plan["sequences"][0]["damage"]["top_threshold"] =
+        json!({"mark": "shaken", "mortal": "2", "check": {"die": 6, "target": 4}});
+    let (hit, _) = hit_chances();
+    // Hits lose 0-3 by D6 against 2, 3, 6 (mean 5/3); a 6 (1 in 6) meets the top and
+    // fails its test half the time, costing 2 more.
+    let per_hit = (0.0 + 1.0 + 3.0 * 2.0 + 3.0) / 6.0 + 1.0 / 6.0 * 0.5 * 2.0;
+    let mc = simulated(&plan, Path::Auto);
+    within(mc[4].0, 5.0 * hit * per_hit, mc[4].1, "damage");
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("marks") || e.contains("threshold"), "{e}");
+}

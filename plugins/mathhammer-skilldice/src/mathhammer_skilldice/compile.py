@@ -28,6 +28,7 @@ from mathhammer.keywords import KeywordSpec, KeywordTable
 from mathhammer.plan import (
     AttackPool,
     Attacks,
+    Check,
     Compare,
     Effect,
     Group,
@@ -40,16 +41,24 @@ from mathhammer.plan import (
     Save,
     Target,
     Test,
+    TopThreshold,
 )
 from mathhammer.result import Chance
 from mathhammer.ruleset import Compiled
 from mathhammer.versions import VersionChoice, check_choice
-from mathhammer_skilldice.keyword_api import AttackRules, PowerRules, advantage_mark
+from mathhammer_skilldice.keyword_api import (
+    AttackRules,
+    BattleShockRules,
+    PowerRules,
+    advantage_mark,
+    shaken_mark,
+)
 from mathhammer_skilldice.model import Power, Scenario, Unit, Weapon
 from mathhammer_skilldice.rules import ADVANTAGE, RULES, SKILL_DIE, thresholds
 
 INFLICT_PREFIX = "Inflict "
 POWER_PREFIX = "Power "
+SHOCK_PREFIX = "Battle Shock "
 COUNTERS = ["attacks", "hits", "critical_hits", "inflicts", "hazardous", "battle_shock"]
 LABELS = {
     "attacks": "Attacks",
@@ -85,12 +94,14 @@ def _resolve(
     except ValueError as exc:
         raise ScenarioError(f"{spec_text!r}: {exc}", source=scenario.source, field=field) from None
     if match is None:
-        kind = next((p for p in (INFLICT_PREFIX, POWER_PREFIX) if spec_text.startswith(p)), "")
+        kind = next((p for p in (INFLICT_PREFIX, POWER_PREFIX, SHOCK_PREFIX) if spec_text.startswith(p)), "")
         names = [n for n in keywords.names() if (kind and n.startswith(kind)) or (not kind and not _prefixed(n))]
         known = ", ".join(n.removeprefix(kind) for n in names) or "none are installed"
-        what = {INFLICT_PREFIX: "an Inflict effect", POWER_PREFIX: "a power's effect"}.get(
-            kind, "a keyword of ruleset 'skilldice'"
-        )
+        what = {
+            INFLICT_PREFIX: "an Inflict effect",
+            POWER_PREFIX: "a power's effect",
+            SHOCK_PREFIX: "a Battle Shock effect",
+        }.get(kind, "a keyword of ruleset 'skilldice'")
         hint = " (pip install mathhammer-inflict)" if kind == INFLICT_PREFIX and not names else ""
         shown = spec_text.removeprefix(kind)
         raise UnknownKeywordError(f"{shown!r} is not {what}; known: {known}{hint}", source=scenario.source, field=field)
@@ -98,22 +109,31 @@ def _resolve(
 
 
 def _prefixed(name: str) -> bool:
-    return name.startswith((INFLICT_PREFIX, POWER_PREFIX))
+    return name.startswith((INFLICT_PREFIX, POWER_PREFIX, SHOCK_PREFIX))
 
 
 def _attack_roll(
-    weapon: Weapon, target: Unit, versions: Mapping[str, str], prefix: str, granted: str | None = None
+    weapon: Weapon,
+    target: Unit,
+    versions: Mapping[str, str],
+    prefix: str,
+    granted: str | None = None,
+    shaken: str | None = None,
 ) -> Test:
-    """The Attack Roll; ``granted`` names the mark of a power granting Advantage this round."""
+    """The Attack Roll. ``granted`` names the mark of a power granting Advantage this round,
+    ``shaken`` that of a Battle Shock giving Disadvantage: any Advantage and any Disadvantage
+    cancel, and neither stacks, so each die is rolled only while its side alone applies."""
     dice = [RollDie(SKILL_DIE), RollDie(SKILL_DIE)]
     rerolled = versions["advantage_die"] == "rerolled"
     if weapon.advantage > 0:
-        dice.append(RollDie(ADVANTAGE, rerolled=rerolled))
+        dice.append(RollDie(ADVANTAGE, rerolled=rerolled, unless=shaken))
     elif weapon.advantage < 0:
-        # Granted Advantage cancels the weapon's Disadvantage.
         dice.append(RollDie(ADVANTAGE, subtract=True, rerolled=rerolled, unless=granted))
-    elif granted is not None:
-        dice.append(RollDie(ADVANTAGE, rerolled=rerolled, when=granted))
+    else:
+        if granted is not None:
+            dice.append(RollDie(ADVANTAGE, rerolled=rerolled, when=granted, unless=shaken))
+        if shaken is not None:
+            dice.append(RollDie(ADVANTAGE, subtract=True, rerolled=rerolled, when=shaken, unless=granted))
     return Test(
         name="attack roll",
         target=target.dc,
@@ -172,6 +192,7 @@ def _strikes(
     rules: AttackRules,
     against: Literal["target", "attacker"],
     marks: list[str],
+    shock: BattleShockRules | None,
 ) -> AttackPool:
     """One side's attacks with one weapon: a pool, its keywords and Inflict effect applied."""
     prefix = rules.prefix
@@ -196,10 +217,25 @@ def _strikes(
         top_threshold_counter=prefix + "battle_shock",
         against=against,
     )
-    # A power of this side granting Advantage (compiled before the strikes) set its mark.
-    mark = advantage_mark("target" if prefix else "attacker")
-    roll = _attack_roll(weapon, defender, rules.versions, prefix, mark if mark in marks else None)
+    # A power of this side granting Advantage (compiled before the strikes) set its mark;
+    # a Battle Shock effect making units shaken set theirs.
+    side = "target" if prefix else "attacker"
+    granted, shaken = advantage_mark(side), shaken_mark(side)
+    roll = _attack_roll(
+        weapon,
+        defender,
+        rules.versions,
+        prefix,
+        granted if granted in marks else None,
+        shaken if shaken in marks else None,
+    )
     pool.steps = [roll]
+    if shock is not None and (shock.lose or shock.shaken):
+        pool.top_threshold = TopThreshold(
+            mark=shaken_mark("attacker" if side == "target" else "target") if shock.shaken else None,
+            mortal=shock.lose,
+            check=Check(die=12, target=shock.test) if shock.test is not None else None,
+        )
     rules.pool, rules.attack_roll, rules.weapon = pool, roll, weapon
     _count_classes(rules)
     _pool(index, weapon, scenario, keywords, rules)
@@ -243,6 +279,23 @@ def _powers(
     return sequences
 
 
+def _battle_shock(scenario: Scenario, keywords: KeywordTable) -> BattleShockRules | None:
+    """The scenario's chosen Battle Shock effect, if any (the rules give the test none)."""
+    if scenario.battle_shock is None:
+        return None
+    spec, params = _resolve(SHOCK_PREFIX + scenario.battle_shock, keywords, scenario, "battle_shock")
+    if not spec.name.startswith(SHOCK_PREFIX):
+        raise ScenarioError(
+            f"{scenario.battle_shock!r} is not a Battle Shock effect", source=scenario.source, field="battle_shock"
+        )
+    shock = BattleShockRules(params=params)
+    try:
+        spec.apply(shock)
+    except ValueError as exc:
+        raise ScenarioError(str(exc), source=scenario.source, field="battle_shock") from None
+    return shock
+
+
 def _chances(prefix: str, label: str, defender: str) -> list[Chance]:
     """Per attack P(hit), P(Critical Hit), P(Inflict), P(Hazardous); P(at least one Battle Shock test)."""
     per = prefix + "attacks"
@@ -283,11 +336,14 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
             label_prefix=label_prefix,
         )
 
+    shock = _battle_shock(scenario, keywords)
+    if shock is not None and shock.shaken:
+        plan.marks += [shaken_mark("attacker"), shaken_mark("target")]
     mine = rules_for("", f"{attacker.name}: " if fight else "")
     strikes: list[AttackPool | Heal | Mark] = [
         *_powers(scenario.powers, "attacker", scenario, keywords, mine, plan.marks),
         *(
-            _strikes(i, w, target, scenario, keywords, mine, "target", plan.marks)
+            _strikes(i, w, target, scenario, keywords, mine, "target", plan.marks, shock)
             for i, w in enumerate(scenario.weapons)
         ),
     ]
@@ -298,7 +354,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         back: list[AttackPool | Heal | Mark] = [
             *_powers(scenario.target_powers, "target", scenario, keywords, theirs, plan.marks),
             *(
-                _strikes(i, w, attacker, scenario, keywords, theirs, "attacker", plan.marks)
+                _strikes(i, w, attacker, scenario, keywords, theirs, "attacker", plan.marks, shock)
                 for i, w in enumerate(scenario.target_weapons)
             ),
         ]

@@ -28,6 +28,11 @@ def advantage_mark(side: str) -> str:
     return f"{side}_advantage"
 
 
+def shaken_mark(side: str) -> str:
+    """The mark a Battle Shock effect making ``side`` shaken sets."""
+    return f"{side}_shaken"
+
+
 FOCUS_HIGHER: Class = "first_higher"
 PANIC_HIGHER: Class = "second_higher"
 
@@ -159,3 +164,22 @@ class PowerRules:
         )
         self.sequences.append(heal)
         return heal
+
+
+@dataclass
+class BattleShockRules:
+    """What a Battle Shock effect's ``apply`` receives: the rules say a unit losing 3 HP to one
+    attack makes a Battle Shock test, not what the test does, so a scenario may choose an effect
+    (``battle_shock = "..."``) a plugin provides; it applies to every unit that takes one.
+
+    Attributes:
+        params: What the effect keyword's ``parse`` returned.
+        lose: HP (a dice expression) the unit loses, spilling over, straight after the attack.
+        test: With ``lose``: the d12 roll (plus nothing) at or above which the unit passes and loses none.
+        shaken: The unit makes its Attack Rolls with Disadvantage for the rest of the round.
+    """
+
+    params: Mapping[str, Any]
+    lose: str | None = None
+    test: int | None = None
+    shaken: bool = False

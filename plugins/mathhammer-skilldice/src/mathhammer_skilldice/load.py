@@ -110,6 +110,7 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
         rules = {key: rules_table.text(key) for key in list(rules_table.data)}
         rules_table.done()
     fight = _fight(f.table("fight", None))
+    battle_shock = f.text("battle_shock", None)
     attacker, weapons, powers = _side(f.table("attacker"), target=False, fight=fight is not None)
     target, target_weapons, target_powers = _side(f.table("target"), target=True, fight=fight is not None)
     f.done()
@@ -123,4 +124,5 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
         fight=fight,
         powers=powers,
         target_powers=target_powers,
+        battle_shock=battle_shock,
     )

@@ -103,3 +103,5 @@ class Scenario:
     fight: Fight | None = None
     powers: tuple[Power, ...] = ()
     target_powers: tuple[Power, ...] = ()
+    battle_shock: str | None = None
+    """The Battle Shock test's effect, as its plugin spells it (the rules give none)."""
