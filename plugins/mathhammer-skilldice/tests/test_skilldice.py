@@ -36,22 +36,27 @@ def attack_roll(
     reroll: str = "none",
     critical_hits: str = "always",
     advantage_die: str = "kept",
+    sixes: tuple[int, ...] | None = None,
 ) -> Roll:
-    """P(hit, class) of one Attack Roll, class "F" (Focus higher), "=" or "P", by enumeration."""
+    """P(hit, class) of one Attack Roll, class "F" (Focus higher), "=" or "P", by enumeration.
 
-    def classify(f: int, p: int, a: int) -> tuple[bool, str, bool]:
-        total = f + p + skill + advantage * a
+    ``sixes`` are the signs of the d6 dice (+1 Advantage, -1 Disadvantage); ``advantage`` is
+    the shorthand for one of them."""
+    signs = sixes if sixes is not None else ((advantage,) if advantage else ())
+
+    def classify(f: int, p: int, a: tuple[int, ...]) -> tuple[bool, str, bool]:
+        total = f + p + skill + sum(sign * x for sign, x in zip(signs, a, strict=True))
         critical = f == p and (critical_hits == "always" or total >= dc)
         hit = critical or total >= dc
         return hit, "F" if f > p else "=" if f == p else "P", critical
 
-    sides = range(1, 7) if advantage else [0]
-    weight = Fraction(1, 144 * (6 if advantage else 1))
+    d6s = list(itertools.product(range(1, 7), repeat=len(signs)))
+    weight = Fraction(1, 144 * len(d6s))
     out: Roll = {}
-    for f, p, a in itertools.product(range(1, 13), range(1, 13), sides):
+    for f, p, a in itertools.product(range(1, 13), range(1, 13), d6s):
         hit, cls, critical = classify(f, p, a)
         if reroll == "attack_roll" and not hit:
-            again = sides if advantage_die == "rerolled" else [a]
+            again = d6s if advantage_die == "rerolled" else [a]
             for f2, p2, a2 in itertools.product(range(1, 13), range(1, 13), again):
                 hit2, cls2, _ = classify(f2, p2, a2)
                 key = (hit2, cls2)
@@ -93,13 +98,15 @@ def test_advantage_adds_and_disadvantage_subtracts_a_d6(run: Run, advantage: int
     assert_mean(result["hits"], 5 * float(p(attack_roll(advantage=advantage), hit=True)))
 
 
-def test_advantage_and_disadvantage_together_cancel(run: Run) -> None:
+def test_advantage_and_disadvantage_together_roll_both_dice(run: Run) -> None:
+    """Advantage adds 1d6 and Disadvantage subtracts 1d6: with both, both are rolled."""
     result = run({"advantage": True, "disadvantage": True})
-    assert_mean(result["hits"], 5 * float(p(attack_roll(), hit=True)))
+    assert_mean(result["hits"], 5 * float(p(attack_roll(sixes=(1, -1)), hit=True)))
 
 
 @pytest.mark.parametrize(
-    ("reroll", "advantage_die"), [("attack_roll", "kept"), ("attack_roll", "rerolled"), ("ones", "kept")]
+    ("reroll", "advantage_die"),
+    [("attack_roll", "kept"), ("attack_roll", "rerolled"), ("ones", "kept"), ("ones", "rerolled")],
 )
 def test_re_rolls(run: Run, reroll: str, advantage_die: str) -> None:
     """Re-rolling the Attack Roll re-rolls both Skill Dice (the Advantage die kept, or, in the other
@@ -326,7 +333,8 @@ def test_healing_returns_models_only_when_the_power_says_so(registry: mathhammer
 
 def test_a_power_granting_advantage_to_the_units_attacks(run: Run) -> None:
     """Power Advantage: manifested (1d12 + 0 >= 7: half the time), the unit's Attack Rolls this
-    round roll with Advantage; the caster does not attack. Four rifles: hits are the mixture."""
+    round roll with Advantage; the caster does not attack. Four rifles: hits are the mixture. A
+    weapon with Disadvantage then rolls both dice."""
     result = run(
         {"models": 4},
         attacker_powers=[{"name": "Boon", "skill": 0, "difficulty": 7, "power": "Advantage"}],
@@ -338,8 +346,10 @@ def test_a_power_granting_advantage_to_the_units_attacks(run: Run) -> None:
         {"models": 4, "disadvantage": True},
         attacker_powers=[{"name": "Boon", "skill": 0, "difficulty": 7, "power": "Advantage"}],
     )
-    cancelled = 4 * (0.5 * float(p(attack_roll(), hit=True)) + 0.5 * float(p(attack_roll(advantage=-1), hit=True)))
-    assert_mean(with_disadvantage["hits"], cancelled)
+    both = 4 * (
+        0.5 * float(p(attack_roll(sixes=(1, -1)), hit=True)) + 0.5 * float(p(attack_roll(advantage=-1), hit=True))
+    )
+    assert_mean(with_disadvantage["hits"], both)
 
 
 def test_battle_shock_has_no_effect_unless_the_scenario_gives_one(run: Run) -> None:
@@ -355,7 +365,7 @@ def test_battle_shock_has_no_effect_unless_the_scenario_gives_one(run: Run) -> N
 
 
 def test_a_shaken_unit_strikes_back_with_disadvantage() -> None:
-    """"Shaken": a unit that takes a Battle Shock test makes its Attack Rolls with Disadvantage for
+    """ "Shaken": a unit that takes a Battle Shock test makes its Attack Rolls with Disadvantage for
     the rest of the round. Red's sure blow (Damage 10 against Major 2) shakes Blue, whose 99 survivors
     then strike back with -1d6."""
     registry = skilldice_registry()
@@ -373,3 +383,60 @@ def test_a_shaken_unit_strikes_back_with_disadvantage() -> None:
 
     assert_mean(fight(None)["return_hits"], 99 * float(p(attack_roll(skill=3), hit=True)))
     assert_mean(fight("Shaken")["return_hits"], 99 * float(p(attack_roll(skill=3, advantage=-1), hit=True)))
+
+
+def test_a_powers_damage_meets_the_thresholds_and_causes_battle_shock(run: Run) -> None:
+    """A power dealing Damage 6 against Minor 2, Major 3 costs 3 HP and a Battle Shock test."""
+    result = run(
+        {"models": 4, "damage": "0"},
+        attacker_powers=[{"name": "Bolt", "skill": 2, "difficulty": 9, "power": "Damage 6"}],
+    )
+    assert_mean(result["battle_shock"], 6 / 12)
+
+
+def test_in_a_fight_the_caster_does_not_also_attack() -> None:
+    """Red (3 models: 2 swords and a caster) against Blue: each round the caster attempts its
+    power and the other survivors attack, so Red never makes more than 2 attacks a round."""
+    data = duel(rounds=1)
+    data["attacker"].update(models=3)
+    data["attacker"]["weapons"][0].update(models=2)
+    data["attacker"]["powers"] = [{"name": "Zap", "skill": 0, "difficulty": 13, "power": "Direct Damage 1"}]
+    scenario = mathhammer.scenario_from_data(data, registry=skilldice_registry())
+    result = mathhammer.simulate(scenario, trials=2_000, seed=1, registry=skilldice_registry())
+    assert result["attacks"].pmf[2] == 1.0
+    assert result["power_attempts"].pmf[1] == 1.0
+    assert result["powers_manifested"].mean == 0.0  # 1d12 never reaches 13
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        (lambda d: d["target"].update(name="Red"), "target", "different names"),
+        (lambda d: d["attacker"].update(models=2), "attacker.weapons", "every model attacks or casts"),
+        (
+            lambda d: (
+                d.update(fight={"rounds": 100})
+                or d["attacker"].update(models=1000)
+                or d["attacker"]["weapons"][0].update(models=1000)
+            ),
+            "fight.rounds",
+            "fewer rounds",
+        ),
+    ],
+)
+def test_fights_are_checked(change: Any, field: str, message: str) -> None:
+    data = duel()
+    change(data)
+    with pytest.raises(ScenarioError, match=message) as error:
+        mathhammer.scenario_from_data(data, source="fight.toml", registry=skilldice_registry())
+    assert error.value.field == field
+
+
+def test_the_targets_weapons_need_a_fight() -> None:
+    data = duel()
+    del data["fight"]
+    for key in ("dc", "minor", "major"):
+        del data["attacker"][key]
+    with pytest.raises(ScenarioError, match="only in a fight") as error:
+        mathhammer.scenario_from_data(data, source="attack.toml", registry=skilldice_registry())
+    assert error.value.field == "target.weapons"

@@ -75,7 +75,7 @@ def test_boltguns_bolt_pistol_and_heavy_bolter(registry: Registry) -> None:
     # the model. The 5 equals InSv 5+ and fails to damage.
     assert [(e["roll"], e["saved"]) for e in second if e["event"] == "save"] == [(3, False), (5, True)]
     damage = [e for e in second if e["event"] == "damage"]
-    assert damage == [{"event": "damage", "group": "BLUE trooper", "amount": 2, "lost": 2}]
+    assert damage == [{"event": "damage", "side": "target", "group": "BLUE trooper", "amount": 2, "lost": 2}]
     assert r["models_destroyed"] == 2
     assert r["counters"] == {"attacks": 8, "hits": 6, "wounds": 5, "failed_saves": 2, "mortal_wounds": 0}
 

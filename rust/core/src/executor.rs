@@ -1097,6 +1097,7 @@ fn apply_damage<D: DiceSource, O: Observer>(
     let rolled = fixed.unwrap_or_else(|| pool.damage.roll(dice));
     let (amount, lost) = pool.damage_to(group, rolled);
     obs.event(Event::Damage {
+        side: ws.state.side,
         group: g,
         amount,
         lost,

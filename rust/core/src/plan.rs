@@ -961,6 +961,42 @@ impl Plan {
                 }
             }
         }
+        for (si, s) in self.sequences.iter().enumerate() {
+            if let Sequence::Attack(p) = s {
+                for (ti, t) in p.steps.iter().enumerate() {
+                    for (ei, e) in t.effects.iter().enumerate() {
+                        if matches!(
+                            e,
+                            Effect::Mortal {
+                                after_all: true,
+                                ..
+                            } | Effect::Unsaved {
+                                after_all: true,
+                                ..
+                            }
+                        ) {
+                            return Err(CoreError::plan(
+                                format!("sequences[{si}].steps[{ti}].effects[{ei}].after_all"),
+                                "holds harm until every sequence is resolved, which in a fight is after the last round",
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(c) = &r.outcome_counter {
+            if bounds.counters[self
+                .counter_index("rounds.outcome_counter", Some(c))?
+                .unwrap_or(0)]
+                > 0
+                || r.counter.as_ref() == Some(c)
+            {
+                return Err(CoreError::plan(
+                    "rounds.outcome_counter",
+                    format!("{c:?} is counted by a sequence too; the outcome needs a counter of its own"),
+                ));
+            }
+        }
         let rounds = u64::from(r.max);
         bounds.tokens = bounds.tokens.saturating_mul(rounds);
         for c in &mut bounds.counters {
@@ -1120,6 +1156,12 @@ impl Plan {
             },
         };
         for (ai, a) in p.attacks.iter().enumerate() {
+            if a.reserve > 0 && a.alive_of.is_none() {
+                return Err(CoreError::plan(
+                    format!("{base}.attacks[{ai}].reserve"),
+                    "reserves models alive, so it needs alive_of",
+                ));
+            }
             if let Some(g) = a.alive_of {
                 if attacking.is_none_or(|t| g >= t.groups.len()) {
                     return Err(CoreError::plan(

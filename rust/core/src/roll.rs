@@ -193,19 +193,38 @@ impl Roll {
         };
         let everything = vec![true; sides.len()];
         let p_first = weight(&everything);
+        // The second roll's distribution depends only on which dice are
+        // re-rolled and the faces of the others: worked out once for each.
+        let mut second: std::collections::HashMap<(u64, Vec<u32>), Vec<Classed>> =
+            std::collections::HashMap::new();
         for_each_face(&sides, &everything, &vec![1; sides.len()], |faces| {
             let (o, c) = self.classify(faces);
             let mask = self.rerolled(reroll, o, faces);
-            let again: Vec<bool> = (0..sides.len()).map(|i| mask & (1 << i) != 0).collect();
             if mask == 0 {
                 add(o, c, p_first);
                 return;
             }
-            let p_second = p_first * weight(&again);
-            for_each_face(&sides, &again, faces, |second| {
-                let (o2, c2) = self.classify(second);
-                add(o2, c2, p_second);
+            let kept: Vec<u32> = faces
+                .iter()
+                .enumerate()
+                .map(|(i, &f)| if mask & (1 << i) == 0 { f } else { 0 })
+                .collect();
+            let then = second.entry((mask, kept)).or_insert_with(|| {
+                let again: Vec<bool> = (0..sides.len()).map(|i| mask & (1 << i) != 0).collect();
+                let p = weight(&again);
+                let mut d: Vec<Classed> = Vec::new();
+                for_each_face(&sides, &again, faces, |roll| {
+                    let (o2, c2) = self.classify(roll);
+                    match d.iter_mut().find(|e| e.0 == o2 && e.1 == c2) {
+                        Some(e) => e.2 += p,
+                        None => d.push((o2, c2, p)),
+                    }
+                });
+                d
             });
+            for &(o2, c2, q) in then.iter() {
+                add(o2, c2, p_first * q);
+            }
         });
         out
     }

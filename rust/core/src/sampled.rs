@@ -417,10 +417,15 @@ fn run_pool(
         // Every group saves on the same faces, so the failures are the lowest
         // rolls: resolve them in order, the passes change nothing.
         let failed = binomial[wounds as usize].sample(stream) as u32;
+        // `apply_fixed` knows damage modifiers only: anything that converts
+        // or follows damage goes one attack at a time.
         if pool.damage.is_random()
             || pool.damage.min() == 0
             || pool.excess != Excess::Lost
             || pool.cap_at_wounds
+            || pool.top_threshold_counter.is_some()
+            || pool.top_threshold.is_some()
+            || ws.state.has_thresholds()
         {
             for _ in 0..failed {
                 let current = ws.state.current(&ws.order);

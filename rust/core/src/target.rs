@@ -52,6 +52,12 @@ impl<'p> TargetState<'p> {
         self.destroyed = 0;
     }
 
+    /// Does any group convert damage through thresholds?
+    #[must_use]
+    pub fn has_thresholds(&self) -> bool {
+        self.groups.iter().any(|g| !g.thresholds.is_empty())
+    }
+
     #[must_use]
     pub fn wiped_out(&self) -> bool {
         self.destroyed == self.models

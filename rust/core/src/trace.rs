@@ -54,6 +54,7 @@ pub enum Event {
     /// Damage rolled for an unsaved attack, and the wounds it costs the
     /// group (`amount` unless the group has damage thresholds).
     Damage {
+        side: Side,
         group: usize,
         amount: u32,
         lost: u32,

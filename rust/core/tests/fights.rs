@@ -153,4 +153,20 @@ fn fights_are_checked() {
     plan["sequences"] = json!([]);
     let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
     assert!(e.contains("list the attacker"), "{e}");
+    // The outcome needs a counter of its own; reserve needs alive_of; harm held
+    // until every sequence is resolved would wait for the last round.
+    let mut plan = duel("A", 1, 1, 4, 3);
+    plan["rounds"]["outcome_counter"] = json!("rounds");
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("outcome_counter"), "{e}");
+    let mut plan = duel("A", 1, 1, 4, 3);
+    plan["sequences"][0]["attacks"][0]["alive_of"] = Value::Null;
+    plan["sequences"][0]["attacks"][0]["reserve"] = json!(1);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("reserve"), "{e}");
+    let mut plan = duel("A", 1, 1, 4, 3);
+    plan["sequences"][0]["steps"][0]["effects"] =
+        json!([{"on": "success", "action": "mortal", "amount": "1", "after_all": true}]);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("after_all"), "{e}");
 }

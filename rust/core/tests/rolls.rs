@@ -215,3 +215,39 @@ fn the_top_threshold_has_consequences() {
     let e = evaluate(&program(&plan)).unwrap_err().to_string();
     assert!(e.contains("marks") || e.contains("threshold"), "{e}");
 }
+
+/// Fixed damage against thresholds on the fast path (no count effects, so the
+/// tables are used): the damage is converted one attack at a time.
+#[test]
+fn fixed_damage_meets_thresholds_on_the_fast_path() {
+    let plan = json!({
+        "version": 1,
+        "counters": ["shock"],
+        "target": {"groups": [{"name": "Squad", "models": 5, "wounds": 3, "thresholds": [2, 4, 8]}], "order": [0]},
+        "sequences": [{
+            "kind": "attack", "name": "Guns", "attacks": [{"models": 6, "dice": "1"}],
+            "steps": [{"name": "hit", "target": 4}],
+            "save": {"rolled": false}, "damage": {"dice": "3", "top_threshold_counter": "shock"}
+        }]
+    });
+    // Damage 3 meets Minor 2 only: 1 wound per hit, 6 x 1/2 = 3; never the top.
+    let exact = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(exact.contains("threshold"), "{exact}");
+    for path in [Path::DieByDie, Path::Auto] {
+        let mc = simulated(&plan, path);
+        within(mc[1].0, 3.0, mc[1].1, &format!("damage on {path:?}"));
+        assert!(mc[0].0.abs() < 1e-12, "no attack meets the top threshold");
+    }
+    let mut counted = plan.clone();
+    counted["sequences"][0]["damage"]["top_threshold_counter"] = Value::Null;
+    counted["counters"] = json!([]);
+    let exact = evaluate(&program(&counted)).unwrap();
+    let mc = simulated(&counted, Path::Auto);
+    within(
+        mc[0].0,
+        mean(&exact.pmfs[0]),
+        mc[0].1,
+        "damage on the fast path",
+    );
+    assert!((mean(&exact.pmfs[0]) - 3.0).abs() < 1e-12);
+}

@@ -324,12 +324,14 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("saved", saved)?;
         }
         Event::Damage {
+            side,
             group,
             amount,
             lost,
         } => {
             d.set_item("event", "damage")?;
-            d.set_item("group", name(*group))?;
+            d.set_item("side", side_name(*side))?;
+            d.set_item("group", names.name(*side, *group))?;
             d.set_item("amount", amount)?;
             d.set_item("lost", lost)?;
         }

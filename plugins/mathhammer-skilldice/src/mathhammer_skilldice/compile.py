@@ -121,19 +121,16 @@ def _attack_roll(
     shaken: str | None = None,
 ) -> Test:
     """The Attack Roll. ``granted`` names the mark of a power granting Advantage this round,
-    ``shaken`` that of a Battle Shock giving Disadvantage: any Advantage and any Disadvantage
-    cancel, and neither stacks, so each die is rolled only while its side alone applies."""
+    ``shaken`` that of a Battle Shock giving Disadvantage."""
     dice = [RollDie(SKILL_DIE), RollDie(SKILL_DIE)]
-    rerolled = versions["advantage_die"] == "rerolled"
-    if weapon.advantage > 0:
-        dice.append(RollDie(ADVANTAGE, rerolled=rerolled, unless=shaken))
-    elif weapon.advantage < 0:
-        dice.append(RollDie(ADVANTAGE, subtract=True, rerolled=rerolled, unless=granted))
-    else:
-        if granted is not None:
-            dice.append(RollDie(ADVANTAGE, rerolled=rerolled, when=granted, unless=shaken))
-        if shaken is not None:
-            dice.append(RollDie(ADVANTAGE, subtract=True, rerolled=rerolled, when=shaken, unless=granted))
+    # Only a re-rolled Attack Roll may re-roll the d6 (natural 1s name the Skill Dice alone).
+    rerolled = versions["advantage_die"] == "rerolled" and weapon.reroll == "attack_roll"
+    # Advantage adds a d6 and Disadvantage subtracts one; either is a state (it does not
+    # stack with itself), and a unit with both rolls both.
+    if weapon.advantage or granted is not None:
+        dice.append(RollDie(ADVANTAGE, rerolled=rerolled, when=None if weapon.advantage else granted))
+    if weapon.disadvantage or shaken is not None:
+        dice.append(RollDie(ADVANTAGE, subtract=True, rerolled=rerolled, when=None if weapon.disadvantage else shaken))
     return Test(
         name="attack roll",
         target=target.dc,
@@ -230,12 +227,7 @@ def _strikes(
         shaken if shaken in marks else None,
     )
     pool.steps = [roll]
-    if shock is not None and (shock.lose or shock.shaken):
-        pool.top_threshold = TopThreshold(
-            mark=shaken_mark("attacker" if side == "target" else "target") if shock.shaken else None,
-            mortal=shock.lose,
-            check=Check(die=12, target=shock.test) if shock.test is not None else None,
-        )
+    pool.top_threshold = _shock_consequence(shock, "attacker" if side == "target" else "target")
     rules.pool, rules.attack_roll, rules.weapon = pool, roll, weapon
     _count_classes(rules)
     _pool(index, weapon, scenario, keywords, rules)
@@ -249,6 +241,7 @@ def _powers(
     keywords: KeywordTable,
     rules: AttackRules,
     marks: list[str],
+    shock: BattleShockRules | None,
 ) -> list[AttackPool | Heal | Mark]:
     """Each power a model of the side attempts (instead of its attack): what it does when manifested."""
     sequences: list[AttackPool | Heal | Mark] = []
@@ -268,6 +261,9 @@ def _powers(
         for seq in power_rules.sequences:
             if isinstance(seq, AttackPool):
                 seq.attacks_counter = rules.add_counter("power_attempts", "Power attempts")
+                # A power's damage meets the thresholds like an attack's.
+                seq.top_threshold_counter = rules.add_counter("battle_shock", LABELS["battle_shock"])
+                seq.top_threshold = _shock_consequence(shock, "attacker" if side == "target" else "target")
             elif isinstance(seq, Heal):
                 seq.counter = rules.add_counter("hp_healed", "HP restored")
             else:
@@ -277,6 +273,17 @@ def _powers(
             if mark not in marks:
                 marks.append(mark)
     return sequences
+
+
+def _shock_consequence(shock: BattleShockRules | None, defender: str) -> TopThreshold | None:
+    """What a Battle Shock test does to ``defender``, as the scenario's chosen effect says."""
+    if shock is None or not (shock.lose or shock.shaken):
+        return None
+    return TopThreshold(
+        mark=shaken_mark(defender) if shock.shaken else None,
+        mortal=shock.lose,
+        check=Check(die=12, target=shock.test) if shock.test is not None else None,
+    )
 
 
 def _battle_shock(scenario: Scenario, keywords: KeywordTable) -> BattleShockRules | None:
@@ -341,7 +348,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         plan.marks += [shaken_mark("attacker"), shaken_mark("target")]
     mine = rules_for("", f"{attacker.name}: " if fight else "")
     strikes: list[AttackPool | Heal | Mark] = [
-        *_powers(scenario.powers, "attacker", scenario, keywords, mine, plan.marks),
+        *_powers(scenario.powers, "attacker", scenario, keywords, mine, plan.marks, shock),
         *(
             _strikes(i, w, target, scenario, keywords, mine, "target", plan.marks, shock)
             for i, w in enumerate(scenario.weapons)
@@ -352,7 +359,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     if fight is not None:
         theirs = rules_for("return_", f"{target.name}: ")
         back: list[AttackPool | Heal | Mark] = [
-            *_powers(scenario.target_powers, "target", scenario, keywords, theirs, plan.marks),
+            *_powers(scenario.target_powers, "target", scenario, keywords, theirs, plan.marks, shock),
             *(
                 _strikes(i, w, attacker, scenario, keywords, theirs, "attacker", plan.marks, shock)
                 for i, w in enumerate(scenario.target_weapons)

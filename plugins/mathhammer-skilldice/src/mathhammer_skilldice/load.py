@@ -8,23 +8,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mathhammer import _core
+from mathhammer.exceptions import ScenarioError
 from mathhammer.fields import Fields
 from mathhammer_skilldice.model import Fight, Power, Scenario, Unit, Weapon
 
 REROLLS = ("none", "attack_roll", "ones")
+MAX_ROUND_ATTACKS = _core.MAX_TOKENS_PER_TRIAL
+"""The core's bound on attack dice in one trial."""
 MAX_MODELS = 1_000
 
 
 def _weapon(f: Fields) -> Weapon:
-    advantage = f.flag("advantage", False)
-    disadvantage = f.flag("disadvantage", False)
     weapon = Weapon(
         name=f.text("name"),
         models=f.integer("models", min=1, max=MAX_MODELS),
         skill=f.integer("skill", min=-20, max=20),
         damage=f.dice("damage"),
-        # Advantage and Disadvantage together cancel out (README, Decisions).
-        advantage=int(advantage) - int(disadvantage),
+        advantage=f.flag("advantage", False),
+        disadvantage=f.flag("disadvantage", False),
         reroll=f.text("reroll", "none", choices=REROLLS),
         keywords=tuple(f.texts("keywords", [])),
         inflict=f.text("inflict", None),
@@ -67,6 +69,8 @@ def _side(f: Fields, *, target: bool, fight: bool) -> tuple[Unit, tuple[Weapon, 
         f.fail("powers", "are the target's own; it attempts them only in a fight (add a [fight] table)")
     if not weapons and (fight or not target):
         f.fail("weapons", "needs at least one [[...weapons]] table: every model attacks with a weapon")
+    if weapons and target and not fight:
+        f.fail("weapons", "are the target's own; it strikes back only in a fight (add a [fight] table)")
     if fight and len(weapons) != 1:
         f.fail(
             "weapons",
@@ -75,6 +79,18 @@ def _side(f: Fields, *, target: bool, fight: bool) -> tuple[Unit, tuple[Weapon, 
         )
     unit = _unit(f, target=target or fight)
     attacking = sum(w.models for w in weapons) + len(powers)
+    if fight and len(powers) > 1:
+        f.fail(
+            "powers",
+            f"lists {len(powers)}; in a fight a unit attempts at most one power a round here (which casters "
+            "survive would decide the rest, and the rules do not say)",
+        )
+    if fight and attacking != unit.models:
+        f.fail(
+            "weapons",
+            f"arm {attacking} of the unit's {unit.models} models (casters included); in a fight every model "
+            "attacks or casts, so give the weapon all the models that are not casting",
+        )
     if attacking > unit.models:
         f.fail(
             "weapons",
@@ -113,6 +129,17 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
     battle_shock = f.text("battle_shock", None)
     attacker, weapons, powers = _side(f.table("attacker"), target=False, fight=fight is not None)
     target, target_weapons, target_powers = _side(f.table("target"), target=True, fight=fight is not None)
+    if fight is not None and target.name == attacker.name:
+        f.fail("target", f"is named {target.name!r} like the attacker; give the two units different names")
+    if fight is not None:
+        per_round = sum(w.models for w in weapons + target_weapons) + len(powers) + len(target_powers)
+        if per_round * fight.rounds > MAX_ROUND_ATTACKS:
+            raise ScenarioError(
+                f"is {fight.rounds}: {per_round} attacks a round for {fight.rounds} rounds is more than the "
+                f"{MAX_ROUND_ATTACKS:,} attacks one run allows; fight fewer rounds",
+                source=source,
+                field="fight.rounds",
+            )
     f.done()
     return Scenario(
         weapons=weapons,

@@ -16,8 +16,8 @@ class Weapon:
         skill: Added to the two Skill Dice.
         damage: Damage of a hit: a number or dice expression (a Critical Hit
             deals its largest value).
-        advantage: Roll a d6 and add it (Advantage) or subtract it
-            (``-1``: Disadvantage); both cancel, so a profile states the net.
+        advantage: Roll a d6 and add it (Advantage).
+        disadvantage: Roll a d6 and subtract it (Disadvantage); with both, both dice are rolled.
         reroll: ``"none"``, ``"attack_roll"`` (re-roll a missed Attack Roll) or
             ``"ones"`` (re-roll a Skill Die showing a natural 1).
         keywords: Weapon keywords, such as ``"Hazardous 2"``.
@@ -28,7 +28,8 @@ class Weapon:
     models: int
     skill: int
     damage: str
-    advantage: int = 0
+    advantage: bool = False
+    disadvantage: bool = False
     reroll: str = "none"
     keywords: tuple[str, ...] = ()
     inflict: str | None = None
