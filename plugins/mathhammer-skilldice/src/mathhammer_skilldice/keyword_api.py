@@ -142,7 +142,7 @@ class PowerRules:
 
     def grant_advantage(self) -> Mark:
         """When manifested, the caster's unit rolls its Attack Rolls this round with Advantage
-        (cancelling a Disadvantage; a weapon with Advantage already gains nothing more)."""
+        (a weapon with Disadvantage then rolls both dice; one with Advantage gains nothing more)."""
         mark = Mark(
             name=self.power.name,
             mark=advantage_mark(self.side),
