@@ -52,8 +52,9 @@ def test_the_second_worked_example_tells_groups_order_and_where_each_save_went()
     assert "Allocation order: Geminae Superia (first), Seraphim (second), Saint Celestine (third)." in lines
     saves = [line for line in lines if line.startswith("▪")]
     assert saves == [
-        "▪ 1 (modified to 0) → Geminae Superia (Sv 2+, InSv 4+): inflicts damage.",  # the two 1s go to the
-        "▪ 1 (modified to 0) → Geminae Superia (Sv 2+, InSv 4+): inflicts damage.",  # Geminae Superia
+        # the two 1s go to the Geminae Superia, one unwounded model each
+        "▪ 1 (modified to 0) → Geminae Superia, an unwounded model (Sv 2+, InSv 4+): inflicts damage.",
+        "▪ 1 (modified to 0) → Geminae Superia, an unwounded model (Sv 2+, InSv 4+): inflicts damage.",
         "▪ 3 (modified to 2) → Seraphim (Sv 3+, InSv 6+): inflicts damage.",  # the 3 to the Seraphim, AP-1
         "▪ 4 (modified to 3) → Seraphim (Sv 3+, InSv 6+): the attack fails (saved by Sv 3+).",  # the rest fail
         "▪ 6 (modified to 5) → Seraphim (Sv 3+, InSv 6+): the attack fails (saved).",
@@ -228,3 +229,37 @@ def test_a_roll_of_several_dice_is_told_die_by_die_with_its_class() -> None:
     assert "→ 1 mortal wound (Inflict Direct Damage)." in lines
     assert "3 damage to the Raiders: against its thresholds, 2 wounds lost." in lines
     assert lines[-1].startswith("In all: Attacks 5, Hits 3, Critical Hits 1, Inflicts 2, Hazardous rolls 2")
+
+
+def test_a_save_roll_names_the_wounded_model_it_goes_to(tmp_path: Path) -> None:
+    """Damage goes to a wounded model first: a roll after a wound that did not destroy its model
+    goes to that model, and the narration says so."""
+    scenario_file = tmp_path / "wounded.toml"
+    scenario_file.write_text(
+        """
+ruleset = "wh40k"
+[[attacker.weapons]]
+name = "Bolt rifle"
+attacks = "2"
+skill = "2+"
+strength = 8
+ap = 0
+damage = "1"
+[target]
+name = "Terminators"
+toughness = 4
+[[target.models]]
+name = "Terminator"
+count = 2
+wounds = 3
+save = "4+"
+""",
+        encoding="utf-8",
+    )
+    scenario = mathhammer.load_scenario(scenario_file)
+    lines = [line.strip() for line in explain(scenario, dice=[6, 6, 6, 6, 1, 2]).lines]
+    saves = [line for line in lines if line.startswith("▪")]
+    assert saves == [
+        "▪ 1 → Terminator, an unwounded model (Sv 4+): inflicts damage.",
+        "▪ 2 → Terminator, the wounded model (2 of 3 wounds left) (Sv 4+): inflicts damage.",
+    ]

@@ -27,7 +27,7 @@ from typing import Any
 from mathhammer import _core
 from mathhammer.exceptions import ScriptError
 from mathhammer.keywords import KeywordSpec, KeywordTable
-from mathhammer.plan import AttackPool, Effect, MortalWounds, Plan, Save, Test
+from mathhammer.plan import AttackPool, Effect, Group, MortalWounds, Plan, Save, Test
 from mathhammer.registry import Registry, default_registry
 from mathhammer.ruleset import Compiled
 from mathhammer.simulate import compile_scenario
@@ -446,12 +446,27 @@ class _Narrator:
         save = self.own_saves[len(self.own_saves) - self.saves_left] if own else None
         self.saves_left -= 1
         group = e["group"]
-        where = f" → {group}" if group else ""
+        where = f" → {group}{self.which_model(group, e.get('wounds_left'))}" if group else ""
         profile = self.save_profile(group) + (" with its own save" if own else "")
         roll, modifier = e["roll"], self.modifier(group, save)
         shown = f"{roll} (modified to {roll + modifier})" if modifier else str(roll)
         outcome = f"the attack fails ({self.saved_by(roll, modifier, group)})" if e["saved"] else "inflicts damage"
         self.say(f"▪ {shown}{where}{profile}: {outcome}.", 2)
+
+    def which_model(self, group: str, wounds_left: int | None) -> str:
+        """Which model of the group the roll went to: the wounded one, if the group has one."""
+        wounds = next((g.wounds for g in self.defending_groups() if g.name == group), None)
+        if wounds_left is None or wounds is None or wounds == 1:
+            return ""
+        if wounds_left < wounds:
+            return f", the wounded model ({wounds_left} of {wounds} wounds left)"
+        return ", an unwounded model"
+
+    def defending_groups(self) -> list[Group]:
+        """The groups of the side the current pool attacks."""
+        attacker = self.pool is not None and self.pool.against == "attacker" and self.plan.attacker is not None
+        side = self.plan.attacker if attacker else self.plan.target
+        return list(side.groups) if side is not None else []
 
     def saved_by(self, roll: int, modifier: int, group: str | None) -> str:
         """Which characteristic saved a roll: the armour save after modifiers, the invulnerable one unmodified."""

@@ -986,6 +986,7 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
                 roll: face,
                 group: current,
                 saved,
+                wounds_left: current.map(|g| ws.state.front[g]),
             });
             if !saved && !pool.save.special_saves(g, dice, obs) {
                 unsaved(pool, ws, current, dice, obs);
@@ -1202,6 +1203,7 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
                         roll,
                         group: current,
                         saved,
+                        wounds_left: current.map(|g| ws.state.front[g]),
                     });
                     if saved || own.special_saves(g, dice, obs) {
                         return;

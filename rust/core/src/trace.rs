@@ -42,6 +42,9 @@ pub enum Event {
         roll: u32,
         group: Option<usize>,
         saved: bool,
+        /// Wounds left on the model the roll went to (the group's wounded
+        /// model, if it has one), before any damage.
+        wounds_left: Option<u32>,
     },
     /// A special save rolled after a failed save; `rerolled_from` holds the
     /// first roll when a success had to be rolled again.

@@ -296,7 +296,9 @@ fn saves_resolve_lowest_first_through_the_groups() {
     let saves: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Save { roll, group, saved } => Some((*roll, *group, *saved)),
+            Event::Save {
+                roll, group, saved, ..
+            } => Some((*roll, *group, *saved)),
             _ => None,
         })
         .collect();

@@ -305,11 +305,17 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("event", "order")?;
             d.set_item("groups", order.iter().map(|&g| name(g)).collect::<Vec<_>>())?;
         }
-        Event::Save { roll, group, saved } => {
+        Event::Save {
+            roll,
+            group,
+            saved,
+            wounds_left,
+        } => {
             d.set_item("event", "save")?;
             d.set_item("roll", roll)?;
             d.set_item("group", group.map(name))?;
             d.set_item("saved", saved)?;
+            d.set_item("wounds_left", wounds_left)?;
         }
         Event::SpecialSave {
             group,
