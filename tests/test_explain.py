@@ -221,14 +221,14 @@ def test_a_roll_of_several_dice_is_told_die_by_die_with_its_class() -> None:
     lines = told("skilldice-vanguard.toml", [6, 6, 12, 5, 2, 9, 3, 4, 10, 2, 3, 6])
     assert lines[2:5] == [
         "attack roll: 6 + 6 + 3 = 15, needs 15: is a critical; the two match.",
-        "→ counted (critical_hits).",
+        "→ counted in Critical Hits.",
         "→ inflicts its largest damage with no save.",
     ]
     assert "attack roll: 2 + 9 + 3 = 14, needs 15: misses; the second die is higher." in lines
     assert "→ 1 mortal wound on the attacking unit (Hazardous)." in lines
     assert "→ 1 mortal wound (Inflict Direct Damage)." in lines
     assert "3 damage to the Raiders: against its thresholds, 2 wounds lost." in lines
-    assert lines[-1].startswith("In all: Attacks 5, Hits 3, Critical Hits 1, Inflicts 2, Hazardous rolls 2")
+    assert lines[-1].startswith("In all: Attacks 5, Hits 3, Critical Hits 1, Inflicts 2, Panic > Focus (Hazardous) 2")
 
 
 def test_a_save_roll_names_the_wounded_model_it_goes_to(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from mathhammer.progress import ProgressBar
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import Result
 from mathhammer.scenario import load_scenario
-from mathhammer.simulate import DEFAULT_TRIALS, evaluate
+from mathhammer.simulate import DEFAULT_TRIALS, MAX_THREADS, MAX_TRIALS, evaluate
 
 
 def _positive(text: str) -> int:
@@ -38,6 +38,18 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    if value > MAX_TRIALS:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than the {MAX_TRIALS:,} trials one run allows")
+    return value
+
+
+def _threads(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 (every core) or a count up to {MAX_THREADS}")
     return value
 
 
@@ -66,7 +78,7 @@ def _evaluation_options() -> argparse.ArgumentParser:
         "--trials", type=_positive, default=DEFAULT_TRIALS, help="Monte Carlo trials (default 1,000,000)"
     )
     options.add_argument("--seed", type=_seed, default=None, help="seed for reproducible results (default: random)")
-    options.add_argument("--threads", type=int, default=0, help="worker threads (default: every core)")
+    options.add_argument("--threads", type=_threads, default=0, help="worker threads (default: every core)")
     how = options.add_mutually_exclusive_group()
     how.add_argument(
         "--exact",
@@ -322,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as other tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return 141  # 128 + SIGPIPE, what a shell reports for a program a closed pipe stopped
     except OSError as exc:  # writing an image or reading a file the scenario loader did not open
         if args.debug:
             raise

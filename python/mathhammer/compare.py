@@ -48,10 +48,24 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 Metric = Literal["models_destroyed", "damage", "p_unit_destroyed"]
-METRICS: dict[Metric, tuple[str, str]] = {
+
+
+class Percent:
+    """Formats a probability as a percentage that never rounds a possibility away:
+    ``<0.1%`` and ``>99.9%`` rather than 0.0% and 100.0%."""
+
+    def format(self, value: float) -> str:
+        if 0 < value < 0.001:
+            return "<0.1%"
+        if 0.999 < value < 1:
+            return ">99.9%"
+        return f"{value:.1%}"
+
+
+METRICS: dict[Metric, tuple[str, str | Percent]] = {
     "models_destroyed": ("Expected models destroyed", "{:.2f}"),
     "damage": ("Expected damage", "{:.2f}"),
-    "p_unit_destroyed": ("P(unit destroyed)", "{:.1%}"),
+    "p_unit_destroyed": ("P(unit destroyed)", Percent()),
 }
 """Each number a comparison reports: its title and how a cell prints it."""
 

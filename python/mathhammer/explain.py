@@ -262,7 +262,7 @@ def _effect(effect: Effect) -> str:
     if effect.action == "own_save":
         return "takes its own save"
     if effect.action == "count":
-        return f"counted ({effect.counter})"
+        return "counted"
     return effect.action
 
 
@@ -425,7 +425,10 @@ class _Narrator:
             elif effect.action == "mortal":
                 self.own_mortal += 1
             source = self.sources.get((self.index, step, number))
-            self.say(f"→ {_effect(effect)}" + (f" ({source})" if source else "") + ".", 2)
+            what = _effect(effect)
+            if effect.action == "count" and effect.counter:
+                what = f"counted in {self.labels.get(effect.counter, effect.counter)}"
+            self.say(f"→ {what}" + (f" ({source})" if source else "") + ".", 2)
 
     # -- allocation and saves ---------------------------------------------
 

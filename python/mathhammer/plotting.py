@@ -10,11 +10,13 @@ matplotlib is an optional dependency: ``pip install 'mathhammer[plot]'``.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -80,7 +82,10 @@ def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = D
             ax.grid(axis="y", alpha=0.3)
         at_least.set_ylim(0, 1.02)
         if len(named) > 1:
-            exactly.legend(fontsize="small")
+            if len(named) <= LEGEND_INSIDE:
+                exactly.legend(fontsize="small")
+            else:  # many series: the legend beside the charts, not over them
+                at_least.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0), ncols=2)
     return figure
 
 
@@ -91,7 +96,13 @@ def _padded(values: npt.NDArray[np.float64], size: int) -> npt.NDArray[np.float6
     return out
 
 
-Panel = tuple[str, "npt.NDArray[np.float64]", str]
+class Formatter(Protocol):
+    """Formats one number of a heatmap (``"{:.2f}"`` or a :class:`mathhammer.compare.Percent`)."""
+
+    def format(self, value: float, /) -> str: ...
+
+
+Panel = tuple[str, "npt.NDArray[np.float64]", Formatter]
 """One heatmap: its title, the matrix, and a format for each cell (``"{:.2f}"``)."""
 
 
@@ -132,6 +143,18 @@ def check_output(path: str | Path) -> Path:
     return path
 
 
+LEGEND_INSIDE = 8
+"""Above this many series the legend goes beside the charts."""
+
+
+@contextlib.contextmanager
+def _quiet_layout() -> Iterator[None]:
+    """Matplotlib warns when a crowded figure cannot be laid out perfectly; the figure is still right."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="constrained_layout not applied")
+        yield
+
+
 def save(figure: Figure, path: str | Path, *, title: str = "mathhammer", extra_html: str = "") -> Path:
     """Write ``figure`` to ``path``: PNG, SVG, or a self-contained HTML page.
 
@@ -145,7 +168,8 @@ def save(figure: Figure, path: str | Path, *, title: str = "mathhammer", extra_h
     suffix = path.suffix.lower()
     if suffix == ".html":
         svg = io.StringIO()
-        figure.savefig(svg, format="svg")
+        with _quiet_layout():
+            figure.savefig(svg, format="svg")
         body = svg.getvalue()
         body = body[body.index("<svg") :]  # drop the XML prologue and doctype: invalid inside HTML
         path.write_text(
@@ -156,5 +180,6 @@ def save(figure: Figure, path: str | Path, *, title: str = "mathhammer", extra_h
             encoding="utf-8",
         )
     else:
-        figure.savefig(path, format=suffix[1:], dpi=120 if suffix == ".png" else None)
+        with _quiet_layout():
+            figure.savefig(path, format=suffix[1:], dpi=120 if suffix == ".png" else None)
     return path

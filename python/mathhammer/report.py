@@ -53,7 +53,7 @@ def stages_table(result: Result) -> Table:
         table.add_column("± se", justify="right")
     table.add_column("sd", justify="right")
     table.add_column("middle 90%", justify="right")
-    for stage in result.stages.values():
+    for stage in result.shown:
         row = [stage.label, f"{stage.mean:.3f}"]
         if not exact:
             row.append(f"{stage.se:.4f}")

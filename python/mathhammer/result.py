@@ -154,6 +154,14 @@ class Result:
     """Probabilities the ruleset reports beside the stages (see :meth:`chance`)."""
     distributions: Sequence[str] = DISTRIBUTION_STAGES
     """Stages whose whole distribution tables and JSON show (the ruleset may add some)."""
+    hidden: Sequence[str] = ()
+    """Stages whose mean means nothing (a code the ruleset reads through :attr:`chances`): kept in
+    the Result and JSON, left out of the per-stage tables."""
+
+    @property
+    def shown(self) -> list[Stage]:
+        """The stages the per-stage tables show."""
+        return [s for name, s in self.stages.items() if name not in self.hidden]
 
     @classmethod
     def from_histograms(
@@ -243,8 +251,8 @@ class Result:
             MissingDependencyError: when pandas is not installed (``pip install 'mathhammer[pandas]'``).
         """
         pandas = require("pandas", "pandas", feature="to_pandas()")
-        rows = [{"label": s.label, "mean": s.mean, "se": s.se, "sd": s.sd} for s in self.stages.values()]
-        frame: pd.DataFrame = pandas.DataFrame(rows, index=pandas.Index(list(self.stages), name="stage"))
+        rows = [{"label": s.label, "mean": s.mean, "se": s.se, "sd": s.sd} for s in self.shown]
+        frame: pd.DataFrame = pandas.DataFrame(rows, index=pandas.Index([s.name for s in self.shown], name="stage"))
         return frame
 
     def plot(self, stages: Sequence[str] = DISTRIBUTION_STAGES) -> Figure:
@@ -262,7 +270,7 @@ class Result:
         exact = self.evaluator == "exact"
         head = "<tr><th>stage</th><th>mean</th>" + ("" if exact else "<th>± se</th>") + "<th>sd</th></tr>"
         rows = []
-        for stage in self.stages.values():
+        for stage in self.shown:
             se = "" if exact else f"<td>{stage.se:.4f}</td>"
             rows.append(
                 f"<tr><td style='text-align:left'>{html.escape(stage.label)}</td>"
@@ -273,6 +281,7 @@ class Result:
             f"<p><b>{html.escape(self.description)}</b></p>",
             f"<table>{head}{''.join(rows)}</table>",
             f"<p><b>P(unit destroyed) = {self.p_unit_destroyed:.4f}</b></p>",
+            *(f"<p>{html.escape(c.label)} = {c.of(self.stages)[0]:.4f}</p>" for c in self.chances),
             "<div style='display:flex; gap:2em; align-items:flex-start'>",
         ]
         for name in self.distributions:
@@ -287,7 +296,7 @@ class Result:
 
     def to_text(self) -> str:
         """A plain-text report: per-stage means, then the distributions."""
-        width = max(18, *(len(s.label) + 2 for s in self.stages.values()))
+        width = max(18, *(len(s.label) + 2 for s in self.shown))
         how = (
             f"{self.trials:,} trials, seed {self.seed}, monte_carlo{' (fast path)' if self.fast_path else ''}"
             if self.evaluator == "monte_carlo"
@@ -298,9 +307,10 @@ class Result:
             "",
             f"{'stage':<{width}}{'mean':>10}{'± se':>10}",
         ]
-        for stage in self.stages.values():
+        for stage in self.shown:
             lines.append(f"{stage.label:<{width}}{stage.mean:>10.3f}{stage.se:>10.4f}")
         lines.append(f"{'P(unit destroyed)':<{width}}{self.p_unit_destroyed:>10.4f}")
+        lines += [f"{c.label} = {c.of(self.stages)[0]:.4f}" for c in self.chances]
         for name in self.distributions:
             stage = self.stages[name]
             lines += ["", f"{stage.label}:", f"{'k':>4}{'P(=k)':>10}{'P(>=k)':>10}"]

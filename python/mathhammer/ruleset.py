@@ -29,6 +29,8 @@ class Compiled:
     chances: list[Chance] = field(default_factory=list)
     distributions: list[str] = field(default_factory=list)
     """Stages beyond damage and models destroyed whose whole distribution the Result shows."""
+    hidden: list[str] = field(default_factory=list)
+    """Stages whose mean means nothing (codes read through chances), left out of the tables."""
 
 
 @runtime_checkable

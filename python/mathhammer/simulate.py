@@ -14,6 +14,8 @@ from mathhammer.result import DISTRIBUTION_STAGES, Result
 from mathhammer.ruleset import Compiled
 
 DEFAULT_TRIALS = 1_000_000
+MAX_TRIALS = 1_000_000_000_000
+"""The most trials one run may ask for (the core refuses more): more is a typing mistake."""
 MAX_SEED = 2**64 - 1
 MAX_THREADS = 1024
 
@@ -57,8 +59,8 @@ def simulate(
         ScenarioError: for a scenario its ruleset rejects.
         KeyboardInterrupt: when interrupted; the run stops between chunks.
     """
-    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
-        raise ScenarioError(f"trials is {trials!r}; it must be a whole number of at least 1", field="trials")
+    if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
+        raise ScenarioError(f"trials is {trials!r}; it must be a whole number from 1 to {MAX_TRIALS:,}", field="trials")
     if seed is None:
         seed = secrets.randbits(63)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
@@ -84,6 +86,7 @@ def simulate(
         rule_versions=compiled.rule_versions,
         chances=tuple(compiled.chances),
         distributions=(*DISTRIBUTION_STAGES, *compiled.distributions),
+        hidden=tuple(compiled.hidden),
         fast_path=core_plan.uses_fast_path(),
         seconds=seconds,
         ruleset_version=_ruleset_version(scenario, registry),
@@ -116,6 +119,7 @@ def evaluate_exact(scenario: Any, *, registry: Registry | None = None) -> Result
         rule_versions=compiled.rule_versions,
         chances=tuple(compiled.chances),
         distributions=(*DISTRIBUTION_STAGES, *compiled.distributions),
+        hidden=tuple(compiled.hidden),
         seconds=time.perf_counter() - start,
         ruleset_version=_ruleset_version(scenario, registry),
     )

@@ -18,6 +18,10 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::Duration;
 
+/// The most trials one run may ask for (hours of work on many cores): more
+/// is a typing mistake, not a simulation.
+pub const MAX_TRIALS: u64 = 1_000_000_000_000;
+
 /// Trials per chunk. Part of the reproducibility contract: changing it changes
 /// what a seed gives.
 pub const CHUNK_TRIALS: u64 = 16_384;
@@ -254,16 +258,25 @@ pub fn run_chunks(
     control: &Control,
 ) -> Tally {
     let numbers = runner.program.numbers().len();
+    // Once a stop is asked for, the chunks not yet begun are skipped without
+    // being visited one by one (a run may have billions of them).
     chunks
         .into_par_iter()
-        .map(|k| run_chunk(runner, seed, k, trials, control))
-        .reduce(
+        .map(|k| {
+            if control.stopped() {
+                Err(())
+            } else {
+                Ok(run_chunk(runner, seed, k, trials, control))
+            }
+        })
+        .try_reduce(
             || Tally::new(numbers),
             |mut a, b| {
                 a.merge(&b);
-                a
+                Ok(a)
             },
         )
+        .unwrap_or_else(|()| Tally::new(numbers))
 }
 
 /// Options for [`simulate`].
@@ -305,8 +318,11 @@ pub fn simulate_with(
     options: RunOptions,
     mut poll: impl FnMut(u64, u64) -> Result<(), CoreError>,
 ) -> Result<Tally, CoreError> {
-    if options.trials == 0 {
-        return Err(CoreError::plan("trials", "must be at least 1"));
+    if options.trials == 0 || options.trials > MAX_TRIALS {
+        return Err(CoreError::plan(
+            "trials",
+            format!("is {}; it must be from 1 to {MAX_TRIALS}", options.trials),
+        ));
     }
     let workers = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)

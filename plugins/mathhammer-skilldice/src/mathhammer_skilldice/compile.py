@@ -65,7 +65,7 @@ LABELS = {
     "hits": "Hits",
     "critical_hits": "Critical Hits",
     "inflicts": "Inflicts",
-    "hazardous": "Hazardous rolls",
+    "hazardous": "Panic > Focus (Hazardous)",
     "battle_shock": "Battle Shock tests",
     "damage": "HP lost",
     "models_destroyed": "Models removed",
@@ -310,7 +310,7 @@ def _chances(prefix: str, label: str, defender: str) -> list[Chance]:
         Chance(f"{label}P(hit) per attack", prefix + "hits", per=per),
         Chance(f"{label}P(Critical Hit) per attack", prefix + "critical_hits", per=per),
         Chance(f"{label}P(Inflict) per attack", prefix + "inflicts", per=per),
-        Chance(f"{label}P(Hazardous) per attack", prefix + "hazardous", per=per),
+        Chance(f"{label}P(Panic > Focus: Hazardous) per attack", prefix + "hazardous", per=per),
         Chance(f"P(Battle Shock test for {defender})", prefix + "battle_shock", at_least=1),
     ]
 
@@ -388,5 +388,10 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     else:
         plan.sequences = list(strikes)
     return Compiled(
-        plan=plan, rule_versions=versions, stage_labels=labels, chances=chances, distributions=distributions
+        plan=plan,
+        rule_versions=versions,
+        stage_labels=labels,
+        chances=chances,
+        distributions=distributions,
+        hidden=["outcome"] if fight is not None else [],
     )
