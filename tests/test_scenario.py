@@ -53,3 +53,9 @@ def test_misspelt_fields_get_a_suggestion(registry: Registry, tmp_path: Path) ->
     )
     with pytest.raises(ScenarioError, match=r"attacker\.weapons\[0\]\.strenght: is not a known field; did you mean"):
         load_scenario(path, registry=registry)
+
+
+def test_a_profile_library_is_not_a_scenario_and_the_error_says_what_to_run() -> None:
+    library = Path(__file__).resolve().parents[1] / "examples" / "profiles.toml"
+    with pytest.raises(ScenarioError, match="mathhammer compare"):
+        load_scenario(library)

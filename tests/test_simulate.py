@@ -68,3 +68,8 @@ def test_bad_run_arguments_are_named(registry: Registry, kwargs: dict[str, objec
 def test_an_object_without_a_ruleset_is_refused(registry: Registry) -> None:
     with pytest.raises(ScenarioError, match="names no ruleset"):
         mathhammer.simulate(object(), registry=registry, trials=10)
+
+
+def test_a_path_is_not_a_scenario_and_the_error_says_how_to_load_it() -> None:
+    with pytest.raises(ScenarioError, match=r"load_scenario\('examples/boltguns.toml'\)"):
+        mathhammer.simulate("examples/boltguns.toml")

@@ -33,6 +33,12 @@ def read_toml(path: str | Path) -> dict[str, Any]:
 def scenario_from_data(data: Mapping[str, Any], *, source: str | None = None, registry: Registry | None = None) -> Any:
     """Load scenario data (a parsed TOML document) with the ruleset it names."""
     registry = registry or default_registry()
+    if ("attackers" in data or "targets" in data) and "attacker" not in data and "target" not in data:
+        raise ScenarioError(
+            "is a profile library (attackers and targets), not one scenario: compare it with "
+            "'mathhammer compare FILE', or pick a pairing with 'mathhammer plot FILE -a NAME -t NAME'",
+            source=source,
+        )
     name = data.get("ruleset")
     if not isinstance(name, str):
         raise ScenarioError(

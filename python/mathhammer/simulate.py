@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
+from pathlib import PurePath
 from typing import Any, Literal
 
 from mathhammer import _core
@@ -24,6 +25,11 @@ def compile_scenario(scenario: Any, *, registry: Registry | None = None) -> Comp
     """Compile a scenario object with the ruleset it names (its ``ruleset`` attribute)."""
     registry = registry or default_registry()
     name = getattr(scenario, "ruleset", None)
+    if isinstance(scenario, (str, PurePath)):
+        raise ScenarioError(
+            f"{str(scenario)!r} is a path, not a scenario: load it first, as in "
+            f"mathhammer.simulate(mathhammer.load_scenario({str(scenario)!r}))"
+        )
     if not isinstance(name, str):
         raise ScenarioError(f"{type(scenario).__name__} names no ruleset (it has no 'ruleset' attribute)")
     ruleset = registry.ruleset(name)
