@@ -36,14 +36,15 @@ def test_the_first_worked_example_is_told_as_the_rulebook_tells_it() -> None:
         "1 damage to one BLUE trooper model.",
         "One BLUE trooper model is destroyed (4 left in its group).",
         "▪ 4 → BLUE trooper (Sv 3+, InSv 5+): the attack fails (saved by Sv 3+).",  # below InSv, reaches Sv 3+
-        "▪ 6 → BLUE trooper (Sv 3+, InSv 5+): the attack fails (saved).",  # reaches InSv 5+
+        "▪ 6 → BLUE trooper (Sv 3+, InSv 5+): the attack fails (saved by Sv 3+; InSv 5+ would too).",
     ]
     heavy = lines[lines.index("2. Heavy bolter (attacks)") :]
     assert "3 hit rolls (needs 4+): 4, 1, 5. 2 of 3 succeed." in heavy  # two of the attacks hit
     assert "2 wound rolls (needs 3+): 3, 6*. 2 of 2 succeed, 1 critical (*)." in heavy  # both wound
     # "The lowest result, when modified by the AP of -1, is less than Sv 3+"; "the other equals InSv 5+".
     assert "▪ 3 (modified to 2) → BLUE trooper (Sv 3+, InSv 5+): inflicts damage." in heavy
-    assert "▪ 5 (modified to 4) → BLUE trooper (Sv 3+, InSv 5+): the attack fails (saved)." in heavy
+    saved = "the attack fails (saved by Sv 3+; InSv 5+ would too)."
+    assert f"▪ 5 (modified to 4) → BLUE trooper (Sv 3+, InSv 5+): {saved}" in heavy
     assert lines[-1].endswith("Damage dealt 2, Models destroyed 2.")
 
 
@@ -57,7 +58,7 @@ def test_the_second_worked_example_tells_groups_order_and_where_each_save_went()
         "▪ 1 (modified to 0) → Geminae Superia, an unwounded model (Sv 2+, InSv 4+): inflicts damage.",
         "▪ 3 (modified to 2) → Seraphim (Sv 3+, InSv 6+): inflicts damage.",  # the 3 to the Seraphim, AP-1
         "▪ 4 (modified to 3) → Seraphim (Sv 3+, InSv 6+): the attack fails (saved by Sv 3+).",  # the rest fail
-        "▪ 6 (modified to 5) → Seraphim (Sv 3+, InSv 6+): the attack fails (saved).",
+        "▪ 6 (modified to 5) → Seraphim (Sv 3+, InSv 6+): the attack fails (saved by Sv 3+; InSv 6+ would too).",
     ]
     destroyed = [line for line in lines if "is destroyed" in line]
     assert destroyed == [
@@ -205,7 +206,7 @@ def test_a_save_says_which_characteristic_saved_it() -> None:
     lines = [line.strip() for line in narrate(plan, {"events": events})]
     assert lines[2:4] == [
         "▪ 4 (modified to 1) → Terminator (Sv 2+, InSv 4+): the attack fails (saved by InSv 4+).",
-        "▪ 6 (modified to 3) → Terminator (Sv 2+, InSv 4+): the attack fails (saved).",  # both would
+        "▪ 6 (modified to 3) → Terminator (Sv 2+, InSv 4+): the attack fails (saved by Sv 2+; InSv 4+ would too).",
     ]
 
 

@@ -478,6 +478,8 @@ class _Narrator:
         invulnerable = g is not None and g.invulnerable is not None and roll >= g.invulnerable
         if g is not None and armour != invulnerable:
             return f"saved by Sv {g.save}+" if armour else f"saved by InSv {g.invulnerable}+"
+        if g is not None and armour and invulnerable:
+            return f"saved by Sv {g.save}+; InSv {g.invulnerable}+ would too"
         return "saved"
 
     def on_special_save(self, e: dict[str, Any]) -> None:
