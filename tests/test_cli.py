@@ -107,6 +107,23 @@ def test_bad_trials_is_an_argument_error(capsys: pytest.CaptureFixture[str]) -> 
     assert "'0' must be at least 1" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--trials", "18446744073709551616", "more than the 1,000,000,000,000 trials one run allows"),
+        ("--threads", "-1", "'-1' must be 0 (every core) or a count up to 1024"),
+        ("--threads", "many", "'many' is not a whole number"),
+    ],
+)
+def test_run_options_are_argument_errors(
+    capsys: pytest.CaptureFixture[str], option: str, value: str, message: str
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        cli.main(["simulate", str(EXAMPLES / "boltguns.toml"), option, value])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
 def test_ctrl_c_stops_a_long_run_promptly(tmp_path: Path) -> None:
     import signal
     import subprocess

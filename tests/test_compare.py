@@ -142,3 +142,13 @@ def test_a_bad_thread_count_is_named() -> None:
     profiles = read_profiles([LIBRARY])
     with pytest.raises(ScenarioError, match="threads is -1; it must be 0 "):
         compare(profiles.select("attacker", ["plasma"]), profiles.select("target", ["rhino"]), threads=-1)
+
+
+@pytest.mark.parametrize(
+    ("p", "shown"), [(0.0, "0.0%"), (4e-5, "<0.1%"), (0.5, "50.0%"), (0.99985, ">99.9%"), (1.0, "100.0%")]
+)
+def test_a_possibility_is_never_rounded_away(p: float, shown: str) -> None:
+    """P(unit destroyed) prints 0.0% and 100.0% only when exact; a rare outcome reads <0.1%."""
+    from mathhammer.compare import METRICS
+
+    assert METRICS["p_unit_destroyed"][1].format(p) == shown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -73,3 +74,9 @@ def test_an_object_without_a_ruleset_is_refused(registry: Registry) -> None:
 def test_a_path_is_not_a_scenario_and_the_error_says_how_to_load_it() -> None:
     with pytest.raises(ScenarioError, match=r"load_scenario\('examples/boltguns.toml'\)"):
         mathhammer.simulate("examples/boltguns.toml")
+
+
+def test_more_trials_than_a_run_allows_is_refused_before_the_core() -> None:
+    with pytest.raises(ScenarioError, match="from 1 to 1,000,000,000,000"):
+        examples = Path(__file__).resolve().parents[1] / "examples"
+        mathhammer.simulate(mathhammer.load_scenario(examples / "boltguns.toml"), trials=2**64)
