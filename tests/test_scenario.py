@@ -59,3 +59,10 @@ def test_a_profile_library_is_not_a_scenario_and_the_error_says_what_to_run() ->
     library = Path(__file__).resolve().parents[1] / "examples" / "profiles.toml"
     with pytest.raises(ScenarioError, match="mathhammer compare"):
         load_scenario(library)
+
+
+def test_malformed_toml_quotes_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('ruleset = "wh40k"\n[attacker\nname = "x"\n', encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"2 \| \[attacker"):
+        read_toml(bad)

@@ -244,7 +244,10 @@ def _plot(run: _Run) -> int:
         }
         title = " vs ".join(results)
     extra = "".join(f"<h2>{html.escape(name)}</h2>{result._repr_html_()}" for name, result in results.items())
-    written = plotting.save(plotting.distribution_figure(results), args.output, title=title, extra_html=extra)
+    # Every stage a ruleset shows as a distribution (a fight's rounds and both sides' losses too).
+    stages = list(dict.fromkeys(name for result in results.values() for name in result.distributions))
+    figure = plotting.distribution_figure(results, stages)
+    written = plotting.save(figure, args.output, title=title, extra_html=extra)
     print(f"wrote {written}")
     return 0
 

@@ -77,7 +77,7 @@ def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = D
         exactly.set_title(f"{label}: P(exactly k)")
         at_least.set_title(f"{label}: P(at least k)")
         for ax in (exactly, at_least):
-            ax.set_xlabel(label.lower())
+            ax.set_xlabel(label)
             ax.set_xticks(k if last <= 30 else np.linspace(0, last, 11).round())
             ax.grid(axis="y", alpha=0.3)
         at_least.set_ylim(0, 1.02)

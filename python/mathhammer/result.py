@@ -255,7 +255,7 @@ class Result:
         frame: pd.DataFrame = pandas.DataFrame(rows, index=pandas.Index([s.name for s in self.shown], name="stage"))
         return frame
 
-    def plot(self, stages: Sequence[str] = DISTRIBUTION_STAGES) -> Figure:
+    def plot(self, stages: Sequence[str] | None = None) -> Figure:
         """A matplotlib Figure: for each of ``stages``, P(exactly k) and P(at least k).
 
         Raises:
@@ -263,7 +263,7 @@ class Result:
         """
         from mathhammer.plotting import distribution_figure
 
-        return distribution_figure({self.ruleset: self}, stages)
+        return distribution_figure({self.ruleset: self}, self.distributions if stages is None else stages)
 
     def _repr_html_(self) -> str:
         """An HTML report for Jupyter: per-stage statistics and the distributions with bars, self-contained."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,7 +28,12 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"is not valid TOML: {exc}", source=source) from None
+        # Quote the line the parser stopped on, so the mistake is in front of the reader.
+        found = re.search(r"at line (\d+)", str(exc))
+        lineno = getattr(exc, "lineno", None) or (int(found.group(1)) if found else None)
+        lines = text.splitlines()
+        quoted = f"\n  {lineno} | {lines[lineno - 1]}" if lineno and 0 < lineno <= len(lines) else ""
+        raise ScenarioError(f"is not valid TOML: {exc}{quoted}", source=source) from None
 
 
 def scenario_from_data(data: Mapping[str, Any], *, source: str | None = None, registry: Registry | None = None) -> Any:
