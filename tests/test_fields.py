@@ -54,3 +54,10 @@ def test_tables_carry_their_path() -> None:
     (w,) = f.tables("weapons")
     with pytest.raises(ScenarioError, match=r"field attacker\.weapons\[0\]\.name: must be text, not 1"):
         w.text("name")
+
+
+def test_a_missing_field_names_the_misspelt_key_that_is_there() -> None:
+    fields = Fields({"nmae": "Boltgun"}, "attacker.weapons[0]", "army.toml")
+    with pytest.raises(ScenarioError, match="the table has 'nmae': did you mean 'name'") as error:
+        fields.text("name")
+    assert error.value.field == "attacker.weapons[0].name"

@@ -49,7 +49,11 @@ class Fields:
         if key in self.data:
             return self.data[key]
         if default is _MISSING:
-            self.fail(key, "is required but missing")
+            # A misspelt key is the usual cause: name it.
+            unread = [k for k in self.data if k not in self._read and isinstance(k, str)]
+            close = difflib.get_close_matches(key, unread, n=1)
+            hint = f"; the table has {close[0]!r}: did you mean {key!r}?" if close else ""
+            self.fail(key, f"is required but missing{hint}")
         return default
 
     def text(self, key: str, default: Any = _MISSING, *, choices: tuple[str, ...] | None = None) -> Any:
