@@ -487,6 +487,14 @@ impl Workspace<'_> {
 }
 
 impl<'p> Workspace<'p> {
+    /// One side's models, when the Plan lists them.
+    pub(crate) fn side_mut(&mut self, side: Side) -> Option<&mut TargetState<'p>> {
+        match side {
+            Side::Target => Some(&mut self.state),
+            Side::Attacker => self.attacker.as_mut(),
+        }
+    }
+
     #[must_use]
     pub fn new(program: &'p Program) -> Self {
         Workspace {
@@ -590,6 +598,21 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
     }
 }
 
+/// Roll `check` and report it; true when it passes.
+fn roll_check<D: DiceSource, O: Observer>(
+    check: crate::plan::Check,
+    dice: &mut D,
+    obs: &mut O,
+) -> bool {
+    let roll = dice.roll(check.die);
+    let passed = check.passes(roll);
+    obs.event(Event::Roll {
+        roll,
+        failed: !passed,
+    });
+    passed
+}
+
 /// A mark: its check (if any), then the mark set for the rest of the round.
 pub(crate) fn mark<D: DiceSource, O: Observer>(
     seq: &RunSequence,
@@ -606,13 +629,8 @@ pub(crate) fn mark<D: DiceSource, O: Observer>(
     else {
         return;
     };
-    if let Some(c) = check {
-        let roll = dice.roll(c.die);
-        let failed = i64::from(roll) + i64::from(c.modifier) < i64::from(c.target);
-        obs.event(Event::Roll { roll, failed });
-        if failed {
-            return;
-        }
+    if check.is_some_and(|c| !roll_check(c, dice, obs)) {
+        return;
     }
     ws.marks[mark] = true;
     bump(&mut ws.counters, counter, 1);
@@ -636,20 +654,11 @@ pub(crate) fn heal<D: DiceSource, O: Observer>(
     else {
         return;
     };
-    if let Some(c) = check {
-        let roll = dice.roll(c.die);
-        let failed = i64::from(roll) + i64::from(c.modifier) < i64::from(c.target);
-        obs.event(Event::Roll { roll, failed });
-        if failed {
-            return;
-        }
+    if check.is_some_and(|c| !roll_check(c, dice, obs)) {
+        return;
     }
     let n = amount.roll(dice);
-    let state = match side {
-        Side::Target => Some(&mut ws.state),
-        Side::Attacker => ws.attacker.as_mut(),
-    };
-    if let Some(state) = state {
+    if let Some(state) = ws.side_mut(side) {
         let healed = state.heal(n, return_models);
         bump(&mut ws.counters, counter, healed);
         obs.event(Event::Heal {
@@ -711,11 +720,7 @@ pub(crate) fn mortal_source<D: DiceSource, O: Observer>(
             amount: n,
             spill,
         });
-        let state = match against {
-            Side::Target => Some(&mut ws.state),
-            Side::Attacker => ws.attacker.as_mut(),
-        };
-        if let Some(state) = state {
+        if let Some(state) = ws.side_mut(against) {
             inflict_mortal(state, n, spill, None, feel_no_pain, dice, obs);
         }
     }
@@ -1064,13 +1069,9 @@ fn top_threshold<D: DiceSource, O: Observer>(
         ws.marks[m] = true;
     }
     if let Some(amount) = t.mortal {
-        if let Some(c) = t.check {
-            let roll = dice.roll(c.die);
-            let failed = i64::from(roll) + i64::from(c.modifier) < i64::from(c.target);
-            obs.event(Event::Roll { roll, failed });
-            if !failed {
-                return;
-            }
+        // Only a failed check costs the mortal wounds.
+        if t.check.is_some_and(|c| roll_check(c, dice, obs)) {
+            return;
         }
         let n = amount.roll(dice);
         obs.event(Event::Mortal {

@@ -317,6 +317,19 @@ pub struct Check {
     pub modifier: i32,
 }
 
+impl Check {
+    /// Does a roll of `roll` pass?
+    #[must_use]
+    pub fn passes(&self, roll: u32) -> bool {
+        i64::from(roll) + i64::from(self.modifier) >= i64::from(self.target)
+    }
+
+    fn validate(&self, field: &str) -> Result<(), CoreError> {
+        check_die(&format!("{field}.die"), self.die)?;
+        check_modifier(&format!("{field}.modifier"), self.modifier)
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AttackPool {
@@ -880,8 +893,7 @@ impl Plan {
                         ));
                     }
                     if let Some(c) = h.check {
-                        check_die(&format!("{base}.check.die"), c.die)?;
-                        check_modifier(&format!("{base}.check.modifier"), c.modifier)?;
+                        c.validate(&format!("{base}.check"))?;
                     }
                     let c = self.counter_index(&format!("{base}.counter"), h.counter.as_ref())?;
                     bounds.add(c, u64::from(h.amount.max()));
@@ -889,8 +901,7 @@ impl Plan {
                 Sequence::Mark(m) => {
                     self.mark_index(&format!("{base}.mark"), &m.mark)?;
                     if let Some(c) = m.check {
-                        check_die(&format!("{base}.check.die"), c.die)?;
-                        check_modifier(&format!("{base}.check.modifier"), c.modifier)?;
+                        c.validate(&format!("{base}.check"))?;
                     }
                     let c = self.counter_index(&format!("{base}.counter"), m.counter.as_ref())?;
                     bounds.add(c, 1);
@@ -1284,11 +1295,7 @@ impl Plan {
                 self.mark_index(&format!("{base}.damage.top_threshold.mark"), m)?;
             }
             if let Some(c) = t.check {
-                check_die(&format!("{base}.damage.top_threshold.check.die"), c.die)?;
-                check_modifier(
-                    &format!("{base}.damage.top_threshold.check.modifier"),
-                    c.modifier,
-                )?;
+                c.validate(&format!("{base}.damage.top_threshold.check"))?;
                 if t.mortal.is_none() {
                     return Err(CoreError::plan(
                         format!("{base}.damage.top_threshold.check"),
