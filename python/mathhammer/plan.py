@@ -376,6 +376,14 @@ class Check:
     modifier: int = 0
 
 
+def _check_and_counter(check: Check | None, counter: str | None) -> dict[str, Any]:
+    """The optional ``check`` and ``counter`` of a Heal or Mark, as the Plan spells them."""
+    return {
+        **({"check": asdict(check)} if check is not None else {}),
+        **({"counter": counter} if counter else {}),
+    }
+
+
 @dataclass
 class Heal:
     """Restore ``amount`` wounds to a side (only if ``check`` succeeds, when given).
@@ -392,13 +400,8 @@ class Heal:
     counter: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": "heal", "name": self.name, "side": self.side, "amount": self.amount}
-        d["return_models"] = self.return_models
-        if self.check is not None:
-            d["check"] = asdict(self.check)
-        if self.counter:
-            d["counter"] = self.counter
-        return d
+        d = {"kind": "heal", "name": self.name, "side": self.side, "amount": self.amount}
+        return {**d, "return_models": self.return_models, **_check_and_counter(self.check, self.counter)}
 
 
 @dataclass
@@ -414,12 +417,7 @@ class Mark:
     counter: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": "mark", "name": self.name, "mark": self.mark}
-        if self.check is not None:
-            d["check"] = asdict(self.check)
-        if self.counter:
-            d["counter"] = self.counter
-        return d
+        return {"kind": "mark", "name": self.name, "mark": self.mark, **_check_and_counter(self.check, self.counter)}
 
 
 @dataclass

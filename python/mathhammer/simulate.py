@@ -36,6 +36,16 @@ def compile_scenario(scenario: Any, *, registry: Registry | None = None) -> Comp
     return ruleset.compile(scenario, registry.keyword_table(name))
 
 
+def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
+    """What a Result takes from the compiled scenario whichever evaluator ran."""
+    return {
+        "rule_versions": compiled.rule_versions,
+        "chances": tuple(compiled.chances),
+        "distributions": (*DISTRIBUTION_STAGES, *compiled.distributions),
+        "hidden": tuple(compiled.hidden),
+    }
+
+
 def _ruleset_version(scenario: Any, registry: Registry | None) -> str:
     """The version of the plugin providing the scenario's ruleset, for the Result."""
     return str((registry or default_registry()).ruleset(scenario.ruleset).version)
@@ -89,10 +99,7 @@ def simulate(
         trials=trials,
         seed=seed,
         target_models=core_plan.target_models,
-        rule_versions=compiled.rule_versions,
-        chances=tuple(compiled.chances),
-        distributions=(*DISTRIBUTION_STAGES, *compiled.distributions),
-        hidden=tuple(compiled.hidden),
+        **_from_ruleset(compiled),
         fast_path=core_plan.uses_fast_path(),
         seconds=seconds,
         ruleset_version=_ruleset_version(scenario, registry),
@@ -122,10 +129,7 @@ def evaluate_exact(scenario: Any, *, registry: Registry | None = None) -> Result
         trials=0,
         seed=None,
         target_models=core_plan.target_models,
-        rule_versions=compiled.rule_versions,
-        chances=tuple(compiled.chances),
-        distributions=(*DISTRIBUTION_STAGES, *compiled.distributions),
-        hidden=tuple(compiled.hidden),
+        **_from_ruleset(compiled),
         seconds=time.perf_counter() - start,
         ruleset_version=_ruleset_version(scenario, registry),
     )
