@@ -68,3 +68,15 @@ def test_html_is_one_self_contained_page(tmp_path: Path) -> None:
 def test_an_unknown_suffix_says_which_to_use(tmp_path: Path) -> None:
     with pytest.raises(MathhammerError, match=r"out\.jpg: cannot write a \.jpg file; name it \.png, \.svg or \.html"):
         save(result([1.0]).plot(), tmp_path / "out.jpg")
+
+
+def test_many_series_put_the_legend_beside_the_charts_and_save_without_a_warning(tmp_path: Path) -> None:
+    """Above eight series the legend moves off the P(exactly k) chart, and the crowded figure saves
+    cleanly (warnings are errors in these tests)."""
+    many = {f"attacker {i}": result([0.1 * (i % 9), 1 - 0.1 * (i % 9)]) for i in range(42)}
+    figure = distribution_figure(many)
+    assert figure.axes[0].get_legend() is None
+    assert figure.axes[1].get_legend() is not None
+    save(figure, tmp_path / "many.png")
+    few = distribution_figure({"a": result([0.5, 0.5]), "b": result([0.2, 0.8])})
+    assert few.axes[0].get_legend() is not None and few.axes[1].get_legend() is None

@@ -440,3 +440,17 @@ def test_the_targets_weapons_need_a_fight() -> None:
     with pytest.raises(ScenarioError, match="only in a fight") as error:
         mathhammer.scenario_from_data(data, source="attack.toml", registry=skilldice_registry())
     assert error.value.field == "target.weapons"
+
+
+def test_a_fights_outcome_code_stays_out_of_the_tables_and_its_chances_show() -> None:
+    """The outcome counter is a code (0-3) read through the chances: not a stage to average. The
+    notebook view shows the chances, and the plot has every distribution the fight reports."""
+    registry = skilldice_registry()
+    scenario = mathhammer.scenario_from_data(duel(), registry=registry)
+    result = mathhammer.simulate(scenario, trials=2_000, seed=2, registry=registry)
+    assert "outcome" in result.stages and "outcome" not in [s.name for s in result.shown]
+    assert "How the fight ended" not in result.to_text()
+    assert "P(Red wins)" in result._repr_html_()
+    figure = result.plot()
+    assert len(figure.axes) == 2 * len(result.distributions)
+    assert {"rounds", "attacker_damage"} <= set(result.distributions)
