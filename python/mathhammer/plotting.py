@@ -10,11 +10,9 @@ matplotlib is an optional dependency: ``pip install 'mathhammer[plot]'``.
 
 from __future__ import annotations
 
-import contextlib
 import html
 import io
-import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -147,14 +145,6 @@ LEGEND_INSIDE = 8
 """Above this many series the legend goes beside the charts."""
 
 
-@contextlib.contextmanager
-def _quiet_layout() -> Iterator[None]:
-    """Matplotlib warns when a crowded figure cannot be laid out perfectly; the figure is still right."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="constrained_layout not applied")
-        yield
-
-
 def save(figure: Figure, path: str | Path, *, title: str = "mathhammer", extra_html: str = "") -> Path:
     """Write ``figure`` to ``path``: PNG, SVG, or a self-contained HTML page.
 
@@ -168,8 +158,7 @@ def save(figure: Figure, path: str | Path, *, title: str = "mathhammer", extra_h
     suffix = path.suffix.lower()
     if suffix == ".html":
         svg = io.StringIO()
-        with _quiet_layout():
-            figure.savefig(svg, format="svg")
+        figure.savefig(svg, format="svg")
         body = svg.getvalue()
         body = body[body.index("<svg") :]  # drop the XML prologue and doctype: invalid inside HTML
         path.write_text(
@@ -180,6 +169,5 @@ def save(figure: Figure, path: str | Path, *, title: str = "mathhammer", extra_h
             encoding="utf-8",
         )
     else:
-        with _quiet_layout():
-            figure.savefig(path, format=suffix[1:], dpi=120 if suffix == ".png" else None)
+        figure.savefig(path, format=suffix[1:], dpi=120 if suffix == ".png" else None)
     return path
