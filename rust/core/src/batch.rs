@@ -7,17 +7,13 @@
 //! pool's attack dice, each test's passes and criticals, and the tokens about
 //! to be saved; it may change how many tokens are saved and add mortal wounds
 //! inflicted after the pool's normal damage. One call per chunk keeps it
-//! vectorised; the core never calls it once per roll.
+//! vectorised; the core never calls it once per roll. This module is what
+//! crosses to the hook; `montecarlo` runs hooked Plans a chunk at a time.
 
 use crate::error::CoreError;
-use crate::executor::{
-    mortal_source, resolve_deferred, run_pool_saves, run_pool_tests, Program, RunPool, RunSequence,
-    Workspace,
-};
-use crate::montecarlo::{Control, Tally};
 use crate::plan::{MAX_TOKENS_PER_TRIAL, MAX_VALUE};
-use crate::rng::Stream;
-use crate::trace::NoTrace;
+use crate::program::RunPool;
+use crate::workspace::Workspace;
 
 /// Something that can run the batch hooks a Plan names, by index.
 pub trait BatchHooks: Send + Sync + std::fmt::Debug {
@@ -114,80 +110,4 @@ pub(crate) fn missing(index: usize) -> CoreError {
     CoreError::Hook {
         reason: format!("the plan names batch hook {index}, but no hooks were given"),
     }
-}
-
-/// Run chunk `chunk` sequence by sequence, calling the Plan's batch hooks once
-/// per hooked pool. Like [`crate::montecarlo::run_chunk`], it stops early when
-/// `control` asks.
-///
-/// # Errors
-/// A hook's error, or a missing hook.
-pub fn run_chunk_sequenced(
-    program: &Program,
-    seed: u64,
-    chunk: u64,
-    trials: u64,
-    control: &Control,
-) -> Result<Tally, CoreError> {
-    let start = chunk * crate::montecarlo::CHUNK_TRIALS;
-    let n = trials
-        .saturating_sub(start)
-        .min(crate::montecarlo::CHUNK_TRIALS) as usize;
-    let mut stream = Stream::new(seed, chunk);
-    let mut wss: Vec<Workspace<'_>> = (0..n).map(|_| Workspace::new(program)).collect();
-    wss.iter_mut().for_each(Workspace::reset);
-    let mut tally = Tally::new(program.numbers().len());
-    for (index, seq) in program.sequences.iter().enumerate() {
-        if control.stopped() {
-            return Ok(tally);
-        }
-        match seq {
-            RunSequence::Heal { .. } => {
-                for ws in &mut wss {
-                    crate::executor::heal(seq, ws, &mut stream, &mut NoTrace);
-                }
-            }
-            RunSequence::Mark { .. } => {
-                for ws in &mut wss {
-                    crate::executor::mark(seq, ws, &mut stream, &mut NoTrace);
-                }
-            }
-            RunSequence::Pool(pool) => {
-                let flip = pool.against == crate::plan::Side::Attacker;
-                for ws in &mut wss {
-                    if flip {
-                        ws.flip();
-                    }
-                    run_pool_tests(index, pool, ws, &mut stream, &mut NoTrace);
-                }
-                if let Some(hook) = pool.batch_hook {
-                    let hooks = program.hooks.as_ref().ok_or_else(|| missing(hook))?;
-                    let mut batch = Batch::gather(pool, &wss);
-                    hooks.call(hook, &mut batch)?;
-                    batch.check(n)?;
-                    for (t, ws) in wss.iter_mut().enumerate() {
-                        batch.scatter(t, ws);
-                    }
-                }
-                for ws in &mut wss {
-                    run_pool_saves(pool, ws, &mut stream, &mut NoTrace);
-                    if flip {
-                        ws.flip();
-                    }
-                }
-            }
-            RunSequence::Mortal { .. } => {
-                for ws in &mut wss {
-                    mortal_source(seq, ws, &mut stream, &mut NoTrace);
-                }
-            }
-        }
-    }
-    for ws in &mut wss {
-        resolve_deferred(program, ws, &mut stream, &mut NoTrace);
-        tally.record_trial(ws);
-    }
-    tally.trials = n as u64;
-    control.add_done(n as u64);
-    Ok(tally)
 }

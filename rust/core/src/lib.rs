@@ -3,6 +3,7 @@
 //! `mathhammer-py` crate wraps this one for the extension module.
 
 pub mod alias;
+pub(crate) mod allocation;
 pub mod batch;
 pub mod dice;
 pub mod error;
@@ -10,18 +11,23 @@ pub mod exact;
 pub mod executor;
 pub mod montecarlo;
 pub mod plan;
+pub mod program;
 pub mod rng;
 pub(crate) mod roll;
 pub mod sampled;
+pub(crate) mod tables;
 pub mod target;
 pub mod trace;
+pub mod workspace;
 
 pub use dice::DiceExpr;
 pub use error::CoreError;
-pub use executor::{run_trial, Program, TrialOutcome, Workspace};
+pub use executor::run_trial;
 pub use montecarlo::{simulate, Path, RunOptions, Runner, Tally, CHUNK_TRIALS};
 pub use plan::Plan;
+pub use program::Program;
 pub use rng::{DiceSource, Scripted, Stream};
+pub use workspace::{TrialOutcome, Workspace};
 
 /// Replay one trial with the given dice and record every step.
 ///
@@ -39,5 +45,5 @@ pub fn replay(
     if let Some(e) = ws.failure.take() {
         return Err(e);
     }
-    Ok((executor::outcome(&ws), rec.events, source.used()))
+    Ok((workspace::outcome(&ws), rec.events, source.used()))
 }

@@ -6,11 +6,15 @@
 //! on one thread or many, and memory grows with the number of distinct
 //! outcomes, never with the number of trials.
 
+use crate::batch::{self, Batch};
 use crate::error::CoreError;
-use crate::executor::{run_trial, Program, Workspace};
+use crate::executor::{self, run_trial};
+use crate::plan::Side;
+use crate::program::{Program, RunSequence};
 use crate::rng::Stream;
 use crate::sampled::{self, Sampler};
 use crate::trace::NoTrace;
+use crate::workspace::Workspace;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -214,11 +218,10 @@ pub fn run_chunk(
 ) -> Tally {
     let program = runner.program;
     if program.has_batch_hooks() {
-        return crate::batch::run_chunk_sequenced(program, seed, chunk, trials, control)
-            .unwrap_or_else(|e| {
-                control.fail(e);
-                Tally::new(program.numbers().len())
-            });
+        return run_chunk_sequenced(program, seed, chunk, trials, control).unwrap_or_else(|e| {
+            control.fail(e);
+            Tally::new(program.numbers().len())
+        });
     }
     let start = chunk * CHUNK_TRIALS;
     let n = trials.saturating_sub(start).min(CHUNK_TRIALS);
@@ -239,6 +242,80 @@ pub fn run_chunk(
     tally.trials = n;
     control.add_done(n);
     tally
+}
+
+/// Run chunk `chunk` sequence by sequence, calling the Plan's batch hooks once
+/// per hooked pool. Like [`run_chunk`], it stops early when
+/// `control` asks.
+///
+/// # Errors
+/// A hook's error, or a missing hook.
+fn run_chunk_sequenced(
+    program: &Program,
+    seed: u64,
+    chunk: u64,
+    trials: u64,
+    control: &Control,
+) -> Result<Tally, CoreError> {
+    let start = chunk * CHUNK_TRIALS;
+    let n = trials.saturating_sub(start).min(CHUNK_TRIALS) as usize;
+    let mut stream = Stream::new(seed, chunk);
+    let mut wss: Vec<Workspace<'_>> = (0..n).map(|_| Workspace::new(program)).collect();
+    wss.iter_mut().for_each(Workspace::reset);
+    let mut tally = Tally::new(program.numbers().len());
+    for (index, seq) in program.sequences.iter().enumerate() {
+        if control.stopped() {
+            return Ok(tally);
+        }
+        match seq {
+            RunSequence::Heal { .. } => {
+                for ws in &mut wss {
+                    executor::heal(seq, ws, &mut stream, &mut NoTrace);
+                }
+            }
+            RunSequence::Mark { .. } => {
+                for ws in &mut wss {
+                    executor::mark(seq, ws, &mut stream, &mut NoTrace);
+                }
+            }
+            RunSequence::Pool(pool) => {
+                let flip = pool.against == Side::Attacker;
+                for ws in &mut wss {
+                    if flip {
+                        ws.flip();
+                    }
+                    executor::run_pool_tests(index, pool, ws, &mut stream, &mut NoTrace);
+                }
+                if let Some(hook) = pool.batch_hook {
+                    let hooks = program.hooks.as_ref().ok_or_else(|| batch::missing(hook))?;
+                    let mut batch = Batch::gather(pool, &wss);
+                    hooks.call(hook, &mut batch)?;
+                    batch.check(n)?;
+                    for (t, ws) in wss.iter_mut().enumerate() {
+                        batch.scatter(t, ws);
+                    }
+                }
+                for ws in &mut wss {
+                    executor::run_pool_saves(pool, ws, &mut stream, &mut NoTrace);
+                    if flip {
+                        ws.flip();
+                    }
+                }
+            }
+            RunSequence::Mortal { .. } => {
+                for ws in &mut wss {
+                    executor::mortal_source(seq, ws, &mut stream, &mut NoTrace);
+                }
+            }
+        }
+    }
+    for ws in &mut wss {
+        executor::resolve_deferred(program, ws, &mut stream, &mut NoTrace);
+        tally.record_trial(ws);
+    }
+    tally.trials = n as u64;
+    control.add_done(n as u64);
+    Ok(tally)
 }
 
 /// Number of chunks a run of `trials` trials has.

@@ -1,5 +1,6 @@
 //! The target's state during one trial, and the allocation rules that read it.
 
+use crate::allocation::{self, Allocation, Models};
 use crate::plan::{Group, Side, Target};
 use crate::rng::DiceSource;
 use crate::trace::{Event, Observer};
@@ -10,9 +11,7 @@ use crate::trace::{Event, Observer};
 /// model first).
 #[derive(Debug, Clone)]
 pub struct TargetState<'p> {
-    groups: &'p [Group],
-    preference: Vec<usize>,
-    wounded_first: bool,
+    allocation: Allocation<'p>,
     pub alive: Vec<u32>,
     pub front: Vec<u32>,
     /// Wounds removed from models (after Feel No Pain, without excess).
@@ -26,14 +25,8 @@ pub struct TargetState<'p> {
 impl<'p> TargetState<'p> {
     #[must_use]
     pub fn new(target: &'p Target, side: Side) -> Self {
-        let mut preference = vec![0; target.groups.len()];
-        for (pos, &g) in target.order.iter().enumerate() {
-            preference[g] = pos;
-        }
         TargetState {
-            groups: &target.groups,
-            preference,
-            wounded_first: target.wounded_groups_first,
+            allocation: Allocation::new(target),
             alive: target.groups.iter().map(|g| g.models).collect(),
             front: target.groups.iter().map(|g| g.wounds).collect(),
             damage: 0,
@@ -44,7 +37,7 @@ impl<'p> TargetState<'p> {
     }
 
     pub fn reset(&mut self) {
-        for (i, g) in self.groups.iter().enumerate() {
+        for (i, g) in self.allocation.groups.iter().enumerate() {
             self.alive[i] = g.models;
             self.front[i] = g.wounds;
         }
@@ -55,7 +48,10 @@ impl<'p> TargetState<'p> {
     /// Does any group convert damage through thresholds?
     #[must_use]
     pub fn has_thresholds(&self) -> bool {
-        self.groups.iter().any(|g| !g.thresholds.is_empty())
+        self.allocation
+            .groups
+            .iter()
+            .any(|g| !g.thresholds.is_empty())
     }
 
     #[must_use]
@@ -65,40 +61,26 @@ impl<'p> TargetState<'p> {
 
     #[must_use]
     pub fn group(&self, g: usize) -> &'p Group {
-        &self.groups[g]
+        &self.allocation.groups[g]
     }
 
-    fn key(&self, g: usize) -> (u32, bool, usize) {
-        let wounded = self.front[g] < self.groups[g].wounds;
-        (
-            self.groups[g].tier,
-            self.wounded_first && !wounded,
-            self.preference[g],
-        )
+    /// The allocation order declared for a pool, into `order`, with `focus`
+    /// (when it has a model alive) first.
+    pub(crate) fn declare_order(&self, focus: Option<usize>, order: &mut Vec<usize>) {
+        self.allocation.declare(self, focus, order);
     }
 
-    /// The allocation order declared for a pool: by tier, then (when the
-    /// Plan asks for it) groups holding a wounded model, then preference.
-    /// Destroyed groups stay in the list; [`Self::current`] skips them.
-    pub fn declare_order(&self, order: &mut Vec<usize>) {
-        order.clear();
-        order.extend(0..self.groups.len());
-        order.sort_by_key(|&g| self.key(g));
-    }
-
-    /// The current allocation group: the first with a model alive.
+    /// The current allocation group: the first of `order` with a model alive.
     #[must_use]
+    #[inline]
     pub fn current(&self, order: &[usize]) -> Option<usize> {
-        order.iter().copied().find(|&g| self.alive[g] > 0)
+        allocation::current(self, order)
     }
 
-    /// The group a mortal wound goes to now: the same ordering, re-read for
-    /// every wound, so a model wounded by the previous one is picked first.
+    /// The group a mortal wound goes to now (`focus` first, while it stands).
     #[must_use]
-    pub fn pick_for_mortal(&self) -> Option<usize> {
-        (0..self.groups.len())
-            .filter(|&g| self.alive[g] > 0)
-            .min_by_key(|&g| self.key(g))
+    pub(crate) fn pick_for_mortal(&self, focus: Option<usize>) -> Option<usize> {
+        self.allocation.pick_for_mortal(self, focus)
     }
 
     /// Apply `amount` damage to the front model of `g`, one wound at a time,
@@ -141,7 +123,7 @@ impl<'p> TargetState<'p> {
         if self.front[g] == 0 {
             self.alive[g] -= 1;
             self.destroyed += 1;
-            self.front[g] = self.groups[g].wounds;
+            self.front[g] = self.allocation.groups[g].wounds;
             obs.event(Event::ModelDestroyed {
                 side: self.side,
                 group: g,
@@ -159,13 +141,16 @@ impl<'p> TargetState<'p> {
     /// Returns the wounds restored.
     pub fn heal(&mut self, mut amount: u32, return_models: bool) -> u32 {
         let mut order = Vec::new();
-        self.declare_order(&mut order);
+        self.declare_order(None, &mut order);
         let mut healed = 0;
         for g in order {
             if amount == 0 {
                 break;
             }
-            let (models, w) = (self.groups[g].models, self.groups[g].wounds);
+            let (models, w) = (
+                self.allocation.groups[g].models,
+                self.allocation.groups[g].wounds,
+            );
             let alive = self.alive[g];
             if alive == 0 && !return_models {
                 continue;
@@ -212,16 +197,16 @@ impl<'p> TargetState<'p> {
             if self.alive[g] == 0 {
                 continue;
             }
-            let d = self.groups[g].modify_damage(d);
-            if self.groups[g].feel_no_pain.is_some() {
-                let fnp = self.groups[g].feel_no_pain;
+            let d = self.allocation.groups[g].modify_damage(d);
+            if self.allocation.groups[g].feel_no_pain.is_some() {
+                let fnp = self.allocation.groups[g].feel_no_pain;
                 while attacks > 0 && self.alive[g] > 0 {
                     attacks -= 1;
                     self.wound_model(g, d, fnp, dice, &mut crate::trace::NoTrace);
                 }
                 continue;
             }
-            let w = self.groups[g].wounds;
+            let w = self.allocation.groups[g].wounds;
             // Finish the front model, then whole models, then start one more.
             let front_cost = self.front[g].div_ceil(d);
             if attacks < front_cost {
@@ -248,6 +233,17 @@ impl<'p> TargetState<'p> {
             }
         }
         attacks
+    }
+}
+
+impl Models for TargetState<'_> {
+    #[inline]
+    fn alive(&self, g: usize) -> u32 {
+        self.alive[g]
+    }
+    #[inline]
+    fn front(&self, g: usize) -> u32 {
+        self.front[g]
     }
 }
 
@@ -299,7 +295,7 @@ mod tests {
                 for attacks in 0..16 {
                     let mut one = TargetState::new(&target, Side::Target);
                     let mut order = Vec::new();
-                    one.declare_order(&mut order);
+                    one.declare_order(None, &mut order);
                     // Wound the unit a little first so front models start partly wounded.
                     for _ in 0..pre {
                         if let Some(g) = one.current(&order) {

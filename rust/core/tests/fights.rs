@@ -129,7 +129,7 @@ fn healing_restores_wounds_and_returns_models_only_when_told() {
     let mut recorder = Recorder::default();
     let mut dice = mathhammer_core::rng::Stream::new(1, 0);
     let program = program(&plan);
-    let mut ws = mathhammer_core::executor::Workspace::new(&program);
+    let mut ws = mathhammer_core::Workspace::new(&program);
     mathhammer_core::executor::run_trial(&program, &mut ws, &mut dice, &mut recorder);
     assert!(recorder.events.contains(&Event::Heal {
         side: mathhammer_core::plan::Side::Target,

@@ -1,0 +1,451 @@
+//! The exact evaluator's running state: the target's states and their
+//! probabilities, the counters' marginals, and the steps that move them.
+
+use super::admit::Admission;
+use super::budget::{decline, over_budget, spend};
+use super::pmf::{accumulate, compound, convolve, harm_damage};
+use super::state::{
+    add, failed, front, held, held_focus, mortals, with_held, with_held_focus, with_mortals, Dist,
+    Unit,
+};
+use super::{Exact, MAX_STATES};
+use crate::error::CoreError;
+use crate::plan::{Excess, Plan, Side};
+use crate::program::{Inflict, InflictKind, RunPool, RunSequence};
+use crate::tables::binomial_pmf;
+
+pub(super) struct Evaluator<'p> {
+    pub(super) unit: Unit<'p>,
+    pub(super) states: Dist,
+    /// Per counter, its marginal pmf so far.
+    pub(super) counters: Vec<Vec<f64>>,
+    /// The one kind of harm held until every attack is resolved, and the pool
+    /// whose damage it uses; how many are held is in each state's top bits.
+    pub(super) deferred: Option<(Inflict, RunPool)>,
+    /// Whether failed saves are carried in the state (some pool's groups save
+    /// on different faces, so its failures depend on which group is current).
+    pub(super) carry_failed: bool,
+    /// The attacker's own models and their distribution of states, when the
+    /// Plan lists them (only mortal-wound sources aimed at them change it).
+    pub(super) attacker: Option<(Unit<'p>, Dist)>,
+    /// The mortal-wound counter carried in the state, when mortal wounds
+    /// reduced by the model they hit make it depend on the state.
+    pub(super) carry_mortal: Option<usize>,
+}
+
+impl<'p> Evaluator<'p> {
+    pub(super) fn new(plan: &'p Plan, admission: Admission) -> Self {
+        let unit = Unit::new(&plan.target);
+        let start = unit.start();
+        Evaluator {
+            unit,
+            states: Dist::from_iter([(start, 1.0)]),
+            counters: vec![vec![1.0]; plan.counters.len()],
+            deferred: None,
+            carry_failed: admission.carry_failed,
+            carry_mortal: admission.carry_mortal,
+            attacker: plan.attacker.as_ref().map(|a| {
+                let unit = Unit::new(a);
+                let start = unit.start();
+                (unit, Dist::from_iter([(start, 1.0)]))
+            }),
+        }
+    }
+
+    /// The distributions every number of the Plan ends with: the counters,
+    /// with what was carried in the states added in, then the target's and
+    /// the attacker's damage and models destroyed.
+    pub(super) fn finish(mut self, failed_counter: Option<usize>) -> Exact {
+        let mut damage = Vec::new();
+        let mut destroyed = Vec::new();
+        let mut carried = Vec::new();
+        let mut carried_mortal = Vec::new();
+        for (&s, &p) in &self.states {
+            if self.carry_mortal.is_some() {
+                accumulate(&mut carried_mortal, mortals(s), p);
+            }
+            if self.carry_failed {
+                accumulate(&mut carried, failed(s), p);
+            }
+            accumulate(&mut damage, self.unit.damage(s), p);
+            accumulate(&mut destroyed, self.unit.destroyed(s), p);
+        }
+        if self.carry_failed {
+            if let Some(c) = failed_counter {
+                self.counters[c] = convolve(&self.counters[c], &carried);
+            }
+        }
+        if let Some(c) = self.carry_mortal {
+            self.counters[c] = convolve(&self.counters[c], &carried_mortal);
+        }
+        let mut pmfs = self.counters;
+        pmfs.push(damage);
+        pmfs.push(destroyed);
+        if let Some((unit, states)) = &self.attacker {
+            let (mut lost, mut slain) = (Vec::new(), Vec::new());
+            for (&s, &p) in states {
+                accumulate(&mut lost, unit.damage(s), p);
+                accumulate(&mut slain, unit.destroyed(s), p);
+            }
+            pmfs.push(lost);
+            pmfs.push(slain);
+        }
+        Exact { pmfs }
+    }
+
+    pub(super) fn count(&mut self, counter: Option<usize>, pmf: &[f64]) {
+        if let Some(c) = counter {
+            self.counters[c] = convolve(&self.counters[c], pmf);
+        }
+    }
+
+    pub(super) fn check_size(&self) -> Result<(), CoreError> {
+        over_budget()?;
+        if self.states.len() > MAX_STATES {
+            return Err(decline(format!(
+                "the target can be left in more than {MAX_STATES} distinct states"
+            )));
+        }
+        Ok(())
+    }
+
+    /// One unsaved attack of the pool's damage on the current group of
+    /// `order`; what the front model cannot take is lost or carries on, as
+    /// the pool's `excess` says.
+    pub(super) fn unsaved(
+        &self,
+        dist: &Dist,
+        order: &[usize],
+        pool: &RunPool,
+        damage: &[f64],
+    ) -> Dist {
+        let mut out = Dist::default();
+        if spend(dist.len() * damage.len()) {
+            return out;
+        }
+        for (&s, &p) in dist {
+            let Some(g) = Unit::current(s, order) else {
+                add(&mut out, s, p);
+                continue;
+            };
+            let grp = &self.unit.groups[g];
+            for (d, &q) in damage.iter().enumerate() {
+                if q == 0.0 {
+                    continue;
+                }
+                let amount = pool.damage_to(grp, d as u32).1;
+                let room = if pool.excess == Excess::Lost {
+                    front(s, g)
+                } else {
+                    u32::MAX
+                };
+                for (lost, r) in Unit::lost(amount, room, grp.feel_no_pain) {
+                    let next = if lost == 0 {
+                        s
+                    } else {
+                        self.unit.take(s, g, lost, order, pool.excess)
+                    };
+                    add(&mut out, next, p * q * r);
+                }
+            }
+        }
+        out
+    }
+
+    /// One attack that takes the pool's own save `save` (if any) and, failing
+    /// it, inflicts the pool's damage.
+    pub(super) fn own_save(
+        &self,
+        dist: &Dist,
+        order: &[usize],
+        pool: &RunPool,
+        save: Option<usize>,
+        damage: &[f64],
+    ) -> Dist {
+        let Some(own) = save.map(|i| &pool.own_saves[i]) else {
+            return self.unsaved(dist, order, pool, damage);
+        };
+        let mut out = Dist::default();
+        let mut failing = Dist::default();
+        for (&s, &p) in dist {
+            match Unit::current(s, order) {
+                None => add(&mut out, s, p),
+                Some(g) => {
+                    let q = own.fail_chance(g, self.unit.groups);
+                    add(&mut out, s, p * (1.0 - q));
+                    add(&mut failing, s, p * q);
+                }
+            }
+        }
+        for (s, p) in self.unsaved(&failing, order, pool, damage) {
+            add(&mut out, s, p);
+        }
+        out
+    }
+
+    /// `n` mortal wounds: one at a time, each picking its model, or all on the
+    /// model the first one picks.
+    fn mortal(
+        unit: &Unit<'_>,
+        dist: &Dist,
+        n: u32,
+        spill: bool,
+        focus: Option<usize>,
+        fnp: bool,
+    ) -> Dist {
+        if n == 0 {
+            return dist.clone();
+        }
+        if spend(dist.len() * n as usize) {
+            return Dist::default();
+        }
+        if !spill {
+            let mut out = Dist::default();
+            for (&s, &p) in dist {
+                match unit.pick_for_mortal(s, focus) {
+                    None => add(&mut out, s, p),
+                    Some(g) => {
+                        for (lost, r) in
+                            Unit::lost(n, front(s, g), unit.groups[g].mortal_fnp().filter(|_| fnp))
+                        {
+                            let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
+                            add(&mut out, next, p * r);
+                        }
+                    }
+                }
+            }
+            return out;
+        }
+        let mut cur = dist.clone();
+        for _ in 0..n {
+            let mut out = Dist::default();
+            for (&s, &p) in &cur {
+                match unit.pick_for_mortal(s, focus) {
+                    None => add(&mut out, s, p),
+                    Some(g) => {
+                        for (lost, r) in
+                            Unit::lost(1, front(s, g), unit.groups[g].mortal_fnp().filter(|_| fnp))
+                        {
+                            let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
+                            add(&mut out, next, p * r);
+                        }
+                    }
+                }
+            }
+            cur = out;
+        }
+        cur
+    }
+
+    /// One mortal-wound event whose number follows `amount`: with `reduced`
+    /// the model it starts on changes the number by its damage modifiers,
+    /// and with `count` the number (after that) is added to the state's
+    /// mortal-wound count, as the die-by-die executor counts it.
+    #[allow(clippy::too_many_arguments, clippy::fn_params_excessive_bools)] // mirrors the Plan's flags
+    pub(super) fn mortal_event(
+        &self,
+        dist: &Dist,
+        amount: &[f64],
+        spill: bool,
+        focus: Option<usize>,
+        reduced: bool,
+        count: bool,
+        fnp: bool,
+    ) -> Dist {
+        if !reduced && !count {
+            return Self::mortal_dice(&self.unit, dist, amount, spill, focus, fnp);
+        }
+        let mut out = Dist::default();
+        for (&s, &p) in dist {
+            let first = self.unit.pick_for_mortal(s, focus);
+            for (n, &q) in amount.iter().enumerate() {
+                if q == 0.0 {
+                    continue;
+                }
+                let n = match first {
+                    Some(g) if reduced => self.unit.groups[g].modify_damage(n as u32),
+                    _ => n as u32,
+                };
+                let s1 = if count {
+                    with_mortals(s, mortals(s) + n)
+                } else {
+                    s
+                };
+                for (s2, x) in Self::mortal(
+                    &self.unit,
+                    &Dist::from_iter([(s1, 1.0)]),
+                    n,
+                    spill,
+                    focus,
+                    fnp,
+                ) {
+                    add(&mut out, s2, p * q * x);
+                }
+            }
+        }
+        out
+    }
+
+    /// Mortal wounds whose number follows `amount`.
+    fn mortal_dice(
+        unit: &Unit<'_>,
+        dist: &Dist,
+        amount: &[f64],
+        spill: bool,
+        focus: Option<usize>,
+        fnp: bool,
+    ) -> Dist {
+        let mut out = Dist::default();
+        for (n, &q) in amount.iter().enumerate() {
+            if q > 0.0 {
+                for (s, p) in Self::mortal(unit, dist, n as u32, spill, focus, fnp) {
+                    add(&mut out, s, p * q);
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Evaluator<'_> {
+    /// Harm held until every attack was resolved: through an order declared
+    /// afresh, as the die-by-die executor does.
+    pub(super) fn resolve_held(&mut self) -> Result<(), CoreError> {
+        let Some((what, pool)) = self.deferred.take() else {
+            return Ok(());
+        };
+        let damage = pool.damage.distribution();
+        let mut next = Dist::default();
+        for (&s0, &p0) in &self.states {
+            let n = held(s0);
+            let focus = held_focus(s0);
+            let mut d = Dist::from_iter([(with_held_focus(with_held(s0, 0), None), p0)]);
+            for _ in 0..n {
+                d = match what.kind {
+                    InflictKind::Mortal {
+                        amount,
+                        spill,
+                        focus: to_focus,
+                        reduced,
+                        ..
+                    } => self.mortal_event(
+                        &d,
+                        &amount.unwrap_or(pool.damage).distribution(),
+                        spill,
+                        focus.filter(|_| to_focus),
+                        reduced,
+                        self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter,
+                        true,
+                    ),
+                    InflictKind::Damage {
+                        save,
+                        maximize,
+                        bonus,
+                    } => {
+                        let damage = harm_damage(&damage, maximize, bonus);
+                        // Each held attack meets the order declared afresh,
+                        // its pool's focus group first while it stands.
+                        let mut out = Dist::default();
+                        for (&s, &q) in &d {
+                            let order = self.unit.declare(s, focus.as_slice());
+                            for (s2, x) in self.own_save(
+                                &Dist::from_iter([(s, q)]),
+                                &order,
+                                &pool,
+                                save,
+                                &damage,
+                            ) {
+                                add(&mut out, s2, x);
+                            }
+                        }
+                        out
+                    }
+                };
+            }
+            for (s, p) in d {
+                add(&mut next, s, p);
+            }
+        }
+        self.states = next;
+        self.check_size()
+    }
+
+    pub(super) fn mortal_source(&mut self, seq: &RunSequence) -> Result<(), CoreError> {
+        let RunSequence::Mortal {
+            amount,
+            counter,
+            rolls,
+            against,
+            spill,
+            feel_no_pain,
+            ..
+        } = seq
+        else {
+            return Ok(());
+        };
+        let times: Vec<f64> = match rolls {
+            None => vec![0.0, 1.0],
+            Some(r) => {
+                let fail = f64::from(r.fail_at_most.min(r.die)) / f64::from(r.die);
+                binomial_pmf(r.count, fail)
+            }
+        };
+        let one = amount.distribution();
+        let total = compound(&times, &one);
+        if self.carry_mortal.is_some() && self.carry_mortal == *counter {
+            // The count is carried in the target's states: add it there
+            // (jointly with the target's damage when it is the one hit).
+            if *against == Side::Target {
+                let mut next = Dist::default();
+                for (t, &p) in times.iter().enumerate() {
+                    if p == 0.0 {
+                        continue;
+                    }
+                    let mut d: Dist = self.states.iter().map(|(&s, &q)| (s, q * p)).collect();
+                    for _ in 0..t {
+                        d = self.mortal_event(&d, &one, *spill, None, false, true, *feel_no_pain);
+                    }
+                    for (s, q) in d {
+                        add(&mut next, s, q);
+                    }
+                }
+                self.states = next;
+                return self.check_size();
+            }
+            let mut next = Dist::default();
+            for (&s, &p) in &self.states {
+                for (v, &q) in total.iter().enumerate() {
+                    add(&mut next, with_mortals(s, mortals(s) + v as u32), p * q);
+                }
+            }
+            self.states = next;
+        } else {
+            self.count(*counter, &total);
+        }
+        // The attacker's models take nothing from the target's side, so
+        // their state is a distribution of its own; without them the harm is
+        // only counted.
+        let (unit, states) = match against {
+            Side::Target => (&self.unit, &mut self.states),
+            Side::Attacker => match &mut self.attacker {
+                Some((unit, states)) => (&*unit, states),
+                None => return Ok(()),
+            },
+        };
+        let mut next = Dist::default();
+        for (t, &p) in times.iter().enumerate() {
+            if p == 0.0 {
+                continue;
+            }
+            let mut d: Dist = states.iter().map(|(&s, &q)| (s, q * p)).collect();
+            for _ in 0..t {
+                d = Self::mortal_dice(unit, &d, &one, *spill, None, *feel_no_pain);
+            }
+            for (s, q) in d {
+                add(&mut next, s, q);
+            }
+        }
+        *states = next;
+        self.check_size()
+    }
+}

@@ -1,0 +1,92 @@
+//! Distributions of counts as plain pmfs (`pmf[v]` = P(v)).
+
+use crate::program::RunPool;
+
+/// The damage distribution of harm outside the save: the pool's, or its
+/// largest value (`maximize`), shifted by `bonus` (never below 0).
+pub(super) fn harm_damage(damage: &[f64], maximize: bool, bonus: i32) -> Vec<f64> {
+    let mut out = Vec::new();
+    let most = damage.iter().rposition(|&p| p > 0.0).unwrap_or(0);
+    for (d, &p) in damage.iter().enumerate() {
+        if p == 0.0 || (maximize && d != most) {
+            continue;
+        }
+        let v = (d as i64 + i64::from(bonus)).max(0) as usize;
+        if out.len() <= v {
+            out.resize(v + 1, 0.0);
+        }
+        out[v] += if maximize { 1.0 } else { p };
+    }
+    out
+}
+
+/// The discrete distribution of a sum of pmfs.
+pub(super) fn convolve(a: &[f64], b: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; a.len() + b.len() - 1];
+    for (i, &x) in a.iter().enumerate() {
+        if x == 0.0 {
+            continue;
+        }
+        for (j, &y) in b.iter().enumerate() {
+            out[i + j] += x * y;
+        }
+    }
+    out
+}
+
+/// The distribution of the sum of `n` draws from `pmf`, for every `n` up to `most`.
+pub(super) fn powers(pmf: &[f64], most: usize) -> Vec<Vec<f64>> {
+    let mut out = vec![vec![1.0]];
+    for _ in 0..most {
+        let next = convolve(out.last().expect("starts with one"), pmf);
+        out.push(next);
+    }
+    out
+}
+
+/// The distribution of the sum of a random number of draws from `one`, the
+/// number following `counts` (`counts[n]` = P(n draws)).
+pub(super) fn compound(counts: &[f64], one: &[f64]) -> Vec<f64> {
+    let per = powers(one, counts.len().saturating_sub(1));
+    let mut total = vec![0.0];
+    for (n, &p) in counts.iter().enumerate() {
+        if total.len() < per[n].len() {
+            total.resize(per[n].len(), 0.0);
+        }
+        for (i, x) in per[n].iter().enumerate() {
+            total[i] += x * p;
+        }
+    }
+    total
+}
+
+/// Attack dice a pool gathers, as a pmf.
+pub(super) fn attacks_pmf(pool: &RunPool) -> Vec<f64> {
+    let mut total = vec![1.0];
+    for term in &pool.attacks {
+        let one: Vec<f64> = if term.maximize {
+            let mut v = vec![0.0; term.per_model(term.dice.max()) as usize + 1];
+            v[term.per_model(term.dice.max()) as usize] = 1.0;
+            v
+        } else {
+            let mut v = vec![0.0; term.per_model(term.dice.max()) as usize + 1];
+            for (rolled, p) in term.dice.distribution().into_iter().enumerate() {
+                v[term.per_model(rolled as u32) as usize] += p;
+            }
+            v
+        };
+        for _ in 0..term.models {
+            total = convolve(&total, &one);
+        }
+    }
+    total
+}
+
+/// Add `p` to `pmf[v]`, growing the pmf as needed.
+pub(super) fn accumulate(pmf: &mut Vec<f64>, v: u32, p: f64) {
+    let v = v as usize;
+    if pmf.len() <= v {
+        pmf.resize(v + 1, 0.0);
+    }
+    pmf[v] += p;
+}

@@ -1,0 +1,425 @@
+//! One attack pool, exactly: its tests' tables, the counters they add to,
+//! and the target's states carried through its saves and its harm outside
+//! the save.
+
+use super::budget::{decline, over_budget};
+use super::evaluator::Evaluator;
+use super::pmf::{attacks_pmf, compound, harm_damage};
+use super::state::{
+    add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, Dist, Fast,
+};
+use super::{MAX_STATES, TABLE_BUDGET};
+use crate::error::CoreError;
+use crate::program::{Inflict, InflictKind, RunPool};
+use crate::tables::{self, binomial_pmf, one_token, slot, Builder};
+use std::collections::HashMap;
+
+/// A joint distribution of (tokens saved or failed saves, harm events).
+type Joint = HashMap<(u32, u32), f64, Fast>;
+
+/// One pool's step from one starting state: what every part of it reads.
+struct Step<'a> {
+    pool: &'a RunPool,
+    order: &'a [usize],
+    damage: &'a [f64],
+    outcomes: &'a PoolOutcomes,
+}
+
+/// What a pool's tests hand on to the target, whatever its state.
+struct PoolOutcomes {
+    /// The one kind of harm outside the save the pool's tokens may queue.
+    inflict: Option<Inflict>,
+    /// Tokens reaching the save, jointly with harm events.
+    save_harm: Joint,
+    /// The most harm events one trial can have.
+    most_events: usize,
+    /// With every group saving alike: failed saves jointly with harm events.
+    failed_harm: Joint,
+    /// Whether mortal wounds are counted in the state.
+    carry_mortal: bool,
+}
+
+impl Evaluator<'_> {
+    /// Run `pool` on every state.
+    pub(super) fn pool(&mut self, pool: &RunPool) -> Result<(), CoreError> {
+        let outcomes = self.pool_outcomes(pool)?;
+        let damage = pool.damage.distribution();
+        let most_failed = outcomes.failed_harm.keys().map(|k| k.0).max().unwrap_or(0) as usize;
+        // The target: for each state at the start of the pool, its declared
+        // order, then the saves, then the harm events.
+        let same_faces = pool.save.alike(self.unit.groups);
+        let mut next = Dist::default();
+        let mut save_work = 0u64;
+        for (&s0, &p0) in &self.states {
+            over_budget()?;
+            if next.len() > MAX_STATES {
+                return Err(decline(format!(
+                    "the target can be left in more than {MAX_STATES} distinct states"
+                )));
+            }
+            let order = self.unit.declare(s0, &pool.focus);
+            let focus = pool.focus.iter().copied().find(|&g| alive(s0, g) > 0);
+            let step = Step {
+                pool,
+                order: &order,
+                damage: &damage,
+                outcomes: &outcomes,
+            };
+            let after_saves = if same_faces {
+                self.saved_alike(s0, &step, most_failed)
+            } else {
+                self.saved_lowest_first(s0, &step, &mut save_work)?
+            };
+            self.harm_after_saves(after_saves, p0, focus, &step, &mut next)?;
+        }
+        self.states = next;
+        self.check_size()
+    }
+
+    /// The pool's tables and the counters that do not depend on the target.
+    fn pool_outcomes(&mut self, pool: &RunPool) -> Result<PoolOutcomes, CoreError> {
+        let mut builder = Builder::default();
+        let (token, inflict) = self.admit_pool(pool, &mut builder)?;
+        let carry_mortal = self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter;
+        let m = pool.tests.len();
+        // Only each test's count (alone) and the joint of tokens to save and
+        // harm events are needed, so one die's outcome is projected onto
+        // those slots before the n-fold convolutions: projecting commutes
+        // with adding up dice, and the tables stay small.
+        let attacks = attacks_pmf(pool);
+        self.count(pool.attacks_counter, &attacks);
+        let mut test_pmfs = vec![Vec::<f64>::new(); m];
+        for (t, pmf) in test_pmfs.iter_mut().enumerate() {
+            if pool.tests[t].counter.is_none() {
+                continue;
+            }
+            for (k, p) in project(&token, &attacks, &[t], &mut builder, pool)? {
+                let v = slot(k, t) as usize;
+                if pmf.len() <= v {
+                    pmf.resize(v + 1, 0.0);
+                }
+                pmf[v] += p;
+            }
+        }
+        let mut save_harm = Joint::default();
+        for (k, p) in project(&token, &attacks, &[m, m + 1], &mut builder, pool)? {
+            *save_harm.entry((slot(k, m), slot(k, m + 1))).or_insert(0.0) += p;
+        }
+        for (t, pmf) in test_pmfs.iter().enumerate() {
+            if !pmf.is_empty() {
+                self.count(pool.tests[t].counter, pmf);
+            }
+        }
+        // Harm events, whatever the state.
+        let most_events = save_harm.keys().map(|k| k.1).max().unwrap_or(0) as usize;
+        let mut events = vec![0.0; most_events + 1];
+        for (&(_, e), &p) in &save_harm {
+            events[e as usize] += p;
+        }
+        // Mortal wounds counted: each event's amount (unless they depend on
+        // the state, and are carried in it).
+        if let Some(Inflict {
+            kind: InflictKind::Mortal { amount, .. },
+            ..
+        }) = inflict.filter(|_| !carry_mortal)
+        {
+            let total = compound(&events, &amount.unwrap_or(pool.damage).distribution());
+            self.count(pool.mortal_counter, &total);
+        }
+        let failed_harm = self.count_failed_saves(pool, inflict, &save_harm);
+        Ok(PoolOutcomes {
+            inflict,
+            save_harm,
+            most_events,
+            failed_harm,
+            carry_mortal,
+        })
+    }
+
+    /// The pool's own reasons to decline, its one-token table, and the harm
+    /// it holds until every attack is resolved.
+    fn admit_pool(
+        &mut self,
+        pool: &RunPool,
+        builder: &mut Builder,
+    ) -> Result<(tables::Dist, Option<Inflict>), CoreError> {
+        if pool.batch_hook.is_some() {
+            return Err(decline(format!(
+                "pool {:?} calls a batch hook, which only Monte Carlo can run",
+                pool.name
+            )));
+        }
+        let (token, inflict) = one_token(pool, TABLE_BUDGET, builder).ok_or_else(|| {
+            decline(format!(
+                "pool {:?} has too many outcomes to tabulate, mixes kinds of harm outside the save, or counts a status",
+                pool.name
+            ))
+        })?;
+        if let Some(
+            what @ Inflict {
+                after_all: true, ..
+            },
+        ) = inflict
+        {
+            match &self.deferred {
+                None => self.deferred = Some((what, pool.clone())),
+                Some((other, p)) if *other == what && p.damage == pool.damage => {}
+                Some(_) => {
+                    return Err(decline(
+                        "the plan holds more than one kind of harm until every attack is resolved",
+                    ));
+                }
+            }
+        }
+        // The pool's stages are counted as separate marginals; two of them
+        // sharing a counter would be correlated sums.
+        let mut seen = Vec::new();
+        let stages = pool.tests.iter().map(|t| t.counter).chain([
+            pool.attacks_counter,
+            pool.save.counter,
+            pool.mortal_counter,
+        ]);
+        for c in stages.flatten() {
+            if seen.contains(&c) {
+                return Err(decline(format!(
+                    "pool {:?} counts two of its stages in one counter",
+                    pool.name
+                )));
+            }
+            seen.push(c);
+        }
+        Ok((token, inflict))
+    }
+
+    /// Failed saves: with the same faces for every group they are binomial
+    /// in the tokens saved and do not depend on the state, and are counted
+    /// here unless failed saves are carried in the state. Returns the failed
+    /// saves jointly with harm events (empty when groups save differently).
+    fn count_failed_saves(
+        &mut self,
+        pool: &RunPool,
+        inflict: Option<Inflict>,
+        save_harm: &Joint,
+    ) -> Joint {
+        let groups = self.unit.groups;
+        let mut failed_harm = Joint::default();
+        if !pool.save.alike(groups) {
+            return failed_harm;
+        }
+        let q = pool.save.fail_chance(0, groups);
+        for (&(w, e), &p) in save_harm {
+            for (f, b) in binomial_pmf(w, q).into_iter().enumerate() {
+                *failed_harm.entry((f as u32, e)).or_insert(0.0) += p * b;
+            }
+        }
+        if self.carry_failed {
+            return failed_harm;
+        }
+        // Tokens taking an own save counted with the pool's failed saves
+        // (checked alike for every group): binomial too.
+        let own = match inflict.map(|i| i.kind) {
+            Some(InflictKind::Damage { save: Some(i), .. })
+                if pool.own_saves[i].counter.is_some() =>
+            {
+                Some(pool.own_saves[i].fail_chance(0, groups))
+            }
+            _ => None,
+        };
+        let mut failed = Vec::new();
+        for (&(f, e), &p) in &failed_harm {
+            // f failed saves, plus the own saves' binomial failures.
+            let mut total = vec![0.0; f as usize];
+            match own {
+                Some(q) => total.extend(binomial_pmf(e, q)),
+                None => total.push(1.0),
+            }
+            if failed.len() < total.len() {
+                failed.resize(total.len(), 0.0);
+            }
+            for (v, x) in total.into_iter().enumerate() {
+                failed[v] += p * x;
+            }
+        }
+        self.count(pool.save.counter, &failed);
+        failed_harm
+    }
+
+    /// The states after the saves from `s0` when every group saves alike:
+    /// `after[e]` holds them weighted by P(e harm events).
+    fn saved_alike(&self, s0: u128, step: &Step<'_>, most_failed: usize) -> Vec<Dist> {
+        let Step {
+            pool,
+            order,
+            damage,
+            outcomes,
+        } = *step;
+        let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
+        let mut after_f: Vec<Dist> = vec![Dist::from_iter([(s0, 1.0)])];
+        for _ in 0..most_failed {
+            let d = self.unsaved(
+                after_f.last().expect("starts with one"),
+                order,
+                pool,
+                damage,
+            );
+            after_f.push(d);
+        }
+        for (&(f, e), &p) in &outcomes.failed_harm {
+            for (&s, &q) in &after_f[f as usize] {
+                let s = if self.carry_failed {
+                    with_failed(s, failed(s) + f)
+                } else {
+                    s
+                };
+                add(&mut after_saves[e as usize], s, p * q);
+            }
+        }
+        after_saves
+    }
+
+    /// The states after the saves from `s0` when groups save differently,
+    /// resolved lowest first: `after[e]` as in [`Self::saved_alike`].
+    fn saved_lowest_first(
+        &self,
+        s0: u128,
+        step: &Step<'_>,
+        save_work: &mut u64,
+    ) -> Result<Vec<Dist>, CoreError> {
+        let Step {
+            pool,
+            order,
+            damage,
+            outcomes,
+        } = *step;
+        let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
+        let last = order
+            .iter()
+            .rev()
+            .copied()
+            .find(|&g| alive(s0, g) > 0)
+            .unwrap_or(order[0]);
+        let start: HashMap<(u128, u32, u32), f64, Fast> = outcomes
+            .save_harm
+            .iter()
+            .map(|(&(w, e), &p)| ((s0, w, e), p))
+            .collect();
+        for ((s, e), q) in self.lowest_first(start, order, last, pool, damage, save_work)? {
+            add(&mut after_saves[e as usize], s, q);
+        }
+        Ok(after_saves)
+    }
+
+    /// The pool's harm outside the save, event by event, on the states after
+    /// its saves (or held until every attack is resolved), added to `next`
+    /// weighted by `p0`, the chance of the state the pool started from, whose
+    /// first focus group alive was `focus`.
+    fn harm_after_saves(
+        &self,
+        after_saves: Vec<Dist>,
+        p0: f64,
+        focus: Option<usize>,
+        step: &Step<'_>,
+        next: &mut Dist,
+    ) -> Result<(), CoreError> {
+        let Step {
+            pool,
+            order,
+            damage,
+            outcomes,
+        } = *step;
+        let inflict = outcomes.inflict;
+        for (e, mut mixed) in after_saves.into_iter().enumerate() {
+            if mixed.is_empty() {
+                continue;
+            }
+            if inflict.is_some_and(|i| i.after_all) {
+                for (s, p) in mixed {
+                    if e > 0 && held(s) > 0 && held_focus(s) != focus {
+                        return Err(decline(
+                            "pools hold harm until every attack is resolved with different focus groups",
+                        ));
+                    }
+                    let s = if e > 0 { with_held_focus(s, focus) } else { s };
+                    add(next, with_held(s, held(s) + e as u32), p * p0);
+                }
+                continue;
+            }
+            for _ in 0..e {
+                mixed = match inflict.map(|i| i.kind) {
+                    Some(InflictKind::Mortal {
+                        amount,
+                        spill,
+                        focus: to_focus,
+                        reduced,
+                        ..
+                    }) => {
+                        let amount = amount.unwrap_or(pool.damage).distribution();
+                        self.mortal_event(
+                            &mixed,
+                            &amount,
+                            spill,
+                            focus.filter(|_| to_focus),
+                            reduced,
+                            outcomes.carry_mortal,
+                            true,
+                        )
+                    }
+                    Some(InflictKind::Damage {
+                        save,
+                        maximize,
+                        bonus,
+                    }) => self.own_save(
+                        &mixed,
+                        order,
+                        pool,
+                        save,
+                        &harm_damage(damage, maximize, bonus),
+                    ),
+                    None => mixed,
+                };
+            }
+            for (s, p) in mixed {
+                add(next, s, p * p0);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The distribution of the slots `keep` of a pool's tests, mixed over the
+/// number of attack dice (`attacks[n]` = P(n)): one die's outcome `token`
+/// projected onto those slots, then convolved n times.
+fn project(
+    token: &tables::Dist,
+    attacks: &[f64],
+    keep: &[usize],
+    builder: &mut Builder,
+    pool: &RunPool,
+) -> Result<HashMap<u64, f64, Fast>, CoreError> {
+    let mask: u64 = keep
+        .iter()
+        .map(|&k| ((1u64 << tables::BITS) - 1) << (tables::BITS as usize * k))
+        .sum();
+    let mut projected = tables::Dist::default();
+    for (&k, &p) in token {
+        *projected.entry(k & mask).or_insert(0.0) += p;
+    }
+    let mut table = tables::point(&[]);
+    let mut mixed: HashMap<u64, f64, Fast> = HashMap::default();
+    for (n, &pn) in attacks.iter().enumerate() {
+        if n > 0 {
+            table = builder.convolve(&table, &projected).ok_or_else(|| {
+                decline(format!(
+                    "pool {:?} has too many outcomes to tabulate",
+                    pool.name
+                ))
+            })?;
+        }
+        if pn > 0.0 {
+            for (&k, &p) in &table {
+                *mixed.entry(k).or_insert(0.0) += pn * p;
+            }
+        }
+    }
+    Ok(mixed)
+}

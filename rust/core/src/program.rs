@@ -1,0 +1,610 @@
+//! A Plan lowered for running: counters and marks resolved to indices, each
+//! test's faces classified, each save's modifiers summed per group. Every
+//! evaluator (die by die, the fast path, batch hooks, the exact evaluator)
+//! reads this one program.
+
+use crate::batch::BatchHooks;
+use crate::dice::DiceExpr;
+use crate::error::CoreError;
+use crate::plan::{
+    AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll, Rolls, Save,
+    Sequence, Side, SpecialSave, Test,
+};
+use crate::rng::DiceSource;
+use crate::roll::{Classed, Roll};
+use crate::trace::{Event, Observer};
+use std::sync::Arc;
+
+/// A test with its modifiers summed and capped and its faces classified once.
+#[derive(Debug, Clone)]
+pub(crate) struct RunTest {
+    pub(crate) name: String,
+    pub(crate) automatic: bool,
+    pub(crate) die: u32,
+    /// `by_face[f]` is the outcome of an unmodified `f` (index 0 unused).
+    pub(crate) by_face: Vec<Outcome>,
+    pub(crate) reroll: Reroll,
+    pub(crate) counter: Option<usize>,
+    /// Each outcome's actions, with the class of the roll they also need.
+    pub(crate) on_fail: Vec<(Option<Class>, RunAction)>,
+    pub(crate) on_success: Vec<(Option<Class>, RunAction)>,
+    pub(crate) on_critical: Vec<(Option<Class>, RunAction)>,
+    /// A roll of several dice instead of `die`, and its exact distribution.
+    pub(crate) roll: Option<(Roll, Vec<Classed>)>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum RunAction {
+    Extra(DiceExpr),
+    Skip(usize),
+    Inflict(Inflict),
+    Count(usize),
+}
+
+/// Harm a token does outside the save: mortal wounds, or its damage with no
+/// save allowed or against a save of its own. `ends` takes the token out of
+/// the sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Inflict {
+    pub(crate) kind: InflictKind,
+    pub(crate) after_all: bool,
+    pub(crate) ends: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InflictKind {
+    Mortal {
+        amount: Option<DiceExpr>,
+        spill: bool,
+        reduced: bool,
+        focus: bool,
+        against: Side,
+    },
+    /// The pool's damage (its largest value with `maximize`, plus `bonus`),
+    /// unsaved, or when `save` names one of the pool's `own_saves`, only if
+    /// that save fails.
+    Damage {
+        save: Option<usize>,
+        maximize: bool,
+        bonus: i32,
+    },
+}
+
+/// [`crate::plan::TopThreshold`] with its mark resolved.
+#[derive(Debug, Clone)]
+pub(crate) struct RunTopThreshold {
+    pub(crate) mark: Option<usize>,
+    pub(crate) mortal: Option<DiceExpr>,
+    pub(crate) check: Option<Check>,
+}
+
+/// A save with its modifiers summed per group.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RunSave {
+    /// False when no save applies: nothing is rolled and every token fails.
+    pub(crate) rolled: bool,
+    pub(crate) die: u32,
+    pub(crate) natural_fail: u32,
+    /// Per group: AP plus save modifiers plus the group's own, capped.
+    pub(crate) modifier: Vec<i32>,
+    /// Per group: the save rolled after a failed one.
+    pub(crate) special: Vec<Option<SpecialSave>>,
+    pub(crate) counter: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct RunPool {
+    pub(crate) name: String,
+    pub(crate) attacks: Vec<Attacks>,
+    pub(crate) attacks_counter: Option<usize>,
+    pub(crate) tests: Vec<RunTest>,
+    pub(crate) save: RunSave,
+    /// Saves tokens take instead of the pool's (`Effect::OwnSave`), by index.
+    pub(crate) own_saves: Vec<RunSave>,
+    pub(crate) damage: DiceExpr,
+    pub(crate) excess: Excess,
+    pub(crate) cap_at_wounds: bool,
+    pub(crate) top_threshold_counter: Option<usize>,
+    pub(crate) top_threshold: Option<RunTopThreshold>,
+    /// The side the pool attacks.
+    pub(crate) against: Side,
+    pub(crate) mortal_counter: Option<usize>,
+    pub(crate) focus: Vec<usize>,
+    pub(crate) batch_hook: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum RunSequence {
+    Mark {
+        name: String,
+        mark: usize,
+        check: Option<Check>,
+        counter: Option<usize>,
+    },
+    Heal {
+        name: String,
+        side: Side,
+        amount: DiceExpr,
+        return_models: bool,
+        check: Option<Check>,
+        counter: Option<usize>,
+    },
+    Pool(Box<RunPool>),
+    Mortal {
+        name: String,
+        amount: DiceExpr,
+        counter: Option<usize>,
+        rolls: Option<Rolls>,
+        against: Side,
+        spill: bool,
+        feel_no_pain: bool,
+    },
+}
+
+/// A Plan made ready to run: counters resolved to indices, faces classified.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub plan: Plan,
+    pub(crate) sequences: Vec<RunSequence>,
+    /// The batch hooks the Plan's pools name, by index.
+    pub(crate) hooks: Option<Arc<dyn BatchHooks>>,
+    /// A fight's counters: rounds begun, and how it ended.
+    pub(crate) rounds_counter: Option<usize>,
+    pub(crate) outcome_counter: Option<usize>,
+}
+
+pub(crate) fn classify(t: &Test, natural: u32) -> Outcome {
+    if natural <= t.natural_fail {
+        return Outcome::Fail;
+    }
+    // Modifiers are bounded by validation; i64 keeps the sum exact anyway.
+    let modifier = t
+        .modifiers
+        .iter()
+        .map(|&m| i64::from(m))
+        .sum::<i64>()
+        .clamp(i64::from(t.modifier_min), i64::from(t.modifier_max));
+    let success = i64::from(natural) + modifier >= i64::from(t.target);
+    if let Some(c) = t.critical {
+        if natural >= c && (success || !t.critical_requires_success) {
+            return Outcome::Critical;
+        }
+    }
+    if success {
+        Outcome::Success
+    } else {
+        Outcome::Fail
+    }
+}
+
+impl Program {
+    /// Prepare a checked Plan.
+    ///
+    /// # Errors
+    /// When a counter name does not resolve (already checked by
+    /// [`Plan::from_json`], but a Plan built in Rust may skip that).
+    pub fn new(plan: Plan) -> Result<Program, CoreError> {
+        let mut sequences = Vec::with_capacity(plan.sequences.len());
+        for (si, s) in plan.sequences.iter().enumerate() {
+            let base = format!("sequences[{si}]");
+            sequences.push(match s {
+                Sequence::MortalWounds(m) => RunSequence::Mortal {
+                    name: m.name.clone(),
+                    amount: m.amount,
+                    rolls: m.rolls,
+                    against: m.against,
+                    spill: m.spill,
+                    feel_no_pain: m.feel_no_pain,
+                    counter: plan.counter_index(&format!("{base}.counter"), m.counter.as_ref())?,
+                },
+                Sequence::Attack(p) => {
+                    RunSequence::Pool(Box::new(Self::prepare_pool(&plan, &base, p)?))
+                }
+                Sequence::Mark(m) => RunSequence::Mark {
+                    name: m.name.clone(),
+                    mark: plan.mark_index(&format!("{base}.mark"), &m.mark)?,
+                    check: m.check,
+                    counter: plan.counter_index(&format!("{base}.counter"), m.counter.as_ref())?,
+                },
+                Sequence::Heal(h) => RunSequence::Heal {
+                    name: h.name.clone(),
+                    side: h.side,
+                    amount: h.amount,
+                    return_models: h.return_models,
+                    check: h.check,
+                    counter: plan.counter_index(&format!("{base}.counter"), h.counter.as_ref())?,
+                },
+            });
+        }
+        let (rounds_counter, outcome_counter) = match &plan.rounds {
+            None => (None, None),
+            Some(r) => (
+                plan.counter_index("rounds.counter", r.counter.as_ref())?,
+                plan.counter_index("rounds.outcome_counter", r.outcome_counter.as_ref())?,
+            ),
+        };
+        Ok(Program {
+            plan,
+            sequences,
+            hooks: None,
+            rounds_counter,
+            outcome_counter,
+        })
+    }
+
+    fn prepare_pool(plan: &Plan, base: &str, p: &AttackPool) -> Result<RunPool, CoreError> {
+        // Group indices in the pool refer to the side it attacks.
+        let groups = match (p.against, &plan.attacker) {
+            (Side::Attacker, Some(a)) => a.groups.len(),
+            _ => plan.target.groups.len(),
+        };
+        let mut tests = Vec::with_capacity(p.steps.len());
+        let mut own_saves = Vec::new();
+        for (ti, t) in p.steps.iter().enumerate() {
+            let mut on = [Vec::new(), Vec::new(), Vec::new()];
+            for (ei, e) in t.effects.iter().enumerate() {
+                let a = match e {
+                    Effect::Extra { amount, .. } => RunAction::Extra(*amount),
+                    Effect::Skip { steps, .. } => RunAction::Skip(*steps as usize),
+                    Effect::Mortal {
+                        amount,
+                        spill,
+                        ends_attack,
+                        after_all,
+                        reduced,
+                        focus,
+                        against,
+                        ..
+                    } => RunAction::Inflict(Inflict {
+                        kind: InflictKind::Mortal {
+                            amount: *amount,
+                            spill: *spill,
+                            reduced: *reduced,
+                            focus: *focus,
+                            against: *against,
+                        },
+                        after_all: *after_all,
+                        ends: *ends_attack,
+                    }),
+                    Effect::Unsaved {
+                        after_all,
+                        maximize,
+                        bonus,
+                        ..
+                    } => RunAction::Inflict(Inflict {
+                        kind: InflictKind::Damage {
+                            save: None,
+                            maximize: *maximize,
+                            bonus: *bonus,
+                        },
+                        after_all: *after_all,
+                        ends: true,
+                    }),
+                    Effect::Count { counter, .. } => RunAction::Count(
+                        plan.counter_index(
+                            &format!("{base}.steps[{ti}].effects[{ei}].counter"),
+                            Some(counter),
+                        )?
+                        .expect("a named counter"),
+                    ),
+                    Effect::OwnSave { save, .. } => {
+                        let own = RunSave::new(
+                            plan,
+                            &format!("{base}.steps[{ti}].effects[{ei}].save"),
+                            save,
+                            groups,
+                        )?;
+                        let index = own_saves.iter().position(|s| *s == own).unwrap_or_else(|| {
+                            own_saves.push(own);
+                            own_saves.len() - 1
+                        });
+                        RunAction::Inflict(Inflict {
+                            kind: InflictKind::Damage {
+                                save: Some(index),
+                                maximize: false,
+                                bonus: 0,
+                            },
+                            after_all: false,
+                            ends: true,
+                        })
+                    }
+                };
+                on[e.on() as usize].push((e.class(), a));
+            }
+            let [on_fail, on_success, on_critical] = on;
+            tests.push(RunTest {
+                name: t.name.clone(),
+                automatic: t.automatic,
+                die: t.die,
+                by_face: if t.automatic || !t.dice.is_empty() {
+                    Vec::new()
+                } else {
+                    (0..=t.die)
+                        .map(|f| {
+                            if f == 0 {
+                                Outcome::Fail
+                            } else {
+                                classify(t, f)
+                            }
+                        })
+                        .collect()
+                },
+                reroll: t.reroll,
+                counter: plan
+                    .counter_index(&format!("{base}.steps[{ti}].counter"), t.counter.as_ref())?,
+                on_fail,
+                on_success,
+                on_critical,
+                roll: (!t.dice.is_empty()).then(|| {
+                    let roll = Roll::new(plan, t);
+                    let distribution = roll.distribution(t.reroll);
+                    (roll, distribution)
+                }),
+            });
+        }
+        Ok(RunPool {
+            name: p.name.clone(),
+            attacks: p.attacks.clone(),
+            attacks_counter: plan.counter_index(
+                &format!("{base}.attacks_counter"),
+                p.attacks_counter.as_ref(),
+            )?,
+            tests,
+            save: RunSave::new(plan, &format!("{base}.save"), &p.save, groups)?,
+            against: p.against,
+            own_saves,
+            focus: p.focus.clone(),
+            batch_hook: p.batch_hook,
+            damage: p.damage.dice,
+            excess: p.damage.excess,
+            cap_at_wounds: p.damage.cap_at_wounds,
+            top_threshold_counter: plan.counter_index(
+                &format!("{base}.damage.top_threshold_counter"),
+                p.damage.top_threshold_counter.as_ref(),
+            )?,
+            top_threshold: match &p.damage.top_threshold {
+                None => None,
+                Some(t) => Some(RunTopThreshold {
+                    mark: match &t.mark {
+                        Some(m) => {
+                            Some(plan.mark_index(&format!("{base}.damage.top_threshold.mark"), m)?)
+                        }
+                        None => None,
+                    },
+                    mortal: t.mortal,
+                    check: t.check,
+                }),
+            },
+            mortal_counter: plan
+                .counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?,
+        })
+    }
+
+    /// Give the Program the batch hooks its pools name.
+    #[must_use]
+    pub fn with_hooks(mut self, hooks: Arc<dyn BatchHooks>) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
+    /// Does any pool call a batch hook?
+    #[must_use]
+    pub fn has_batch_hooks(&self) -> bool {
+        self.sequences
+            .iter()
+            .any(|s| matches!(s, RunSequence::Pool(p) if p.batch_hook.is_some()))
+    }
+
+    /// Number of counters per trial.
+    #[must_use]
+    pub fn counters(&self) -> usize {
+        self.plan.counters.len()
+    }
+
+    /// Names of every number a trial reports, in order: the counters, then
+    /// `damage` and `models_destroyed`, then, when the Plan lists the
+    /// attacker's models, `attacker_damage` and `attacker_models_destroyed`.
+    #[must_use]
+    pub fn numbers(&self) -> Vec<String> {
+        let mut names = self.plan.counters.clone();
+        names.extend(["damage", "models_destroyed"].map(String::from));
+        if self.plan.attacker.is_some() {
+            names.extend(["attacker_damage", "attacker_models_destroyed"].map(String::from));
+        }
+        names
+    }
+}
+
+impl RunSequence {
+    /// The sequence's name, as the Plan gives it.
+    pub(crate) fn name(&self) -> &str {
+        match self {
+            RunSequence::Pool(p) => &p.name,
+            RunSequence::Mortal { name, .. }
+            | RunSequence::Heal { name, .. }
+            | RunSequence::Mark { name, .. } => name,
+        }
+    }
+}
+
+impl RunTest {
+    /// Every action of the test, whatever outcome and class it needs.
+    pub(crate) fn actions(&self) -> impl Iterator<Item = &RunAction> {
+        self.on_fail
+            .iter()
+            .chain(&self.on_success)
+            .chain(&self.on_critical)
+            .map(|(_, a)| a)
+    }
+
+    /// Does the re-roll policy re-roll this first roll?
+    #[inline]
+    pub(crate) fn rerolls(&self, roll: u32, outcome: Outcome) -> bool {
+        match self.reroll {
+            Reroll::None => false,
+            Reroll::Ones => roll == 1,
+            Reroll::Failures => outcome == Outcome::Fail,
+            Reroll::NonCritical => outcome != Outcome::Critical,
+        }
+    }
+}
+
+impl RunSave {
+    pub(crate) fn new(
+        plan: &Plan,
+        field: &str,
+        save: &Save,
+        groups: usize,
+    ) -> Result<RunSave, CoreError> {
+        Ok(RunSave {
+            rolled: save.rolled,
+            die: save.die,
+            natural_fail: save.natural_fail,
+            modifier: (0..groups)
+                .map(|g| {
+                    let m = save.ap
+                        + save.modifiers.iter().sum::<i32>()
+                        + save.group_modifiers.get(g).copied().unwrap_or(0);
+                    save.modifier_max.map_or(m, |cap| m.min(cap))
+                })
+                .collect(),
+            special: (0..groups)
+                .map(|g| save.special.get(g).copied().flatten())
+                .collect(),
+            counter: plan.counter_index(&format!("{field}.counter"), save.counter.as_ref())?,
+        })
+    }
+
+    /// Do all `groups` save exactly alike against this save (the same faces,
+    /// the same special save)? Then which group is current cannot change
+    /// whether a roll saves, and the failures are binomial in the rolls.
+    pub(crate) fn alike(&self, groups: &[Group]) -> bool {
+        let faces = |g: usize| {
+            (1..=self.die)
+                .map(|f| self.saves(g, &groups[g], f))
+                .collect::<Vec<_>>()
+        };
+        (1..groups.len())
+            .all(|g| faces(g) == faces(0) && self.special_faces(g) == self.special_faces(0))
+    }
+
+    /// The chance one save roll (and the special save after it) fails for a
+    /// model of group `g`.
+    pub(crate) fn fail_chance(&self, g: usize, groups: &[Group]) -> f64 {
+        let fails = (1..=self.die)
+            .filter(|&f| !self.saves(g, &groups[g], f))
+            .count();
+        fails as f64 / f64::from(self.die) * (1.0 - self.special_pass(g))
+    }
+
+    /// Group `g`'s special save as (faces that save, re-rolled successes).
+    fn special_faces(&self, g: usize) -> (u32, bool) {
+        self.special[g].map_or((0, false), |s| {
+            (
+                (self.die + 1).saturating_sub(s.target.max(1)),
+                s.reroll_successes,
+            )
+        })
+    }
+
+    /// The chance group `g`'s special save saves (0 without one).
+    pub(crate) fn special_pass(&self, g: usize) -> f64 {
+        if !self.rolled {
+            return 0.0;
+        }
+        let (faces, again) = self.special_faces(g);
+        let p = f64::from(faces) / f64::from(self.die);
+        if again {
+            p * p
+        } else {
+            p
+        }
+    }
+
+    /// Does an unmodified save roll of `face` save for a model of group `g`?
+    /// The invulnerable save ignores AP; the better applies.
+    #[inline]
+    pub(crate) fn saves(&self, g: usize, group: &Group, face: u32) -> bool {
+        self.rolled
+            && face > self.natural_fail
+            && (group.invulnerable.is_some_and(|i| face >= i)
+                || group
+                    .save
+                    .is_some_and(|s| face as i32 + self.modifier[g] >= s as i32))
+    }
+
+    /// After a failed save: roll group `g`'s special save, if it has one.
+    pub(crate) fn special_saves<D: DiceSource, O: Observer>(
+        &self,
+        g: usize,
+        dice: &mut D,
+        obs: &mut O,
+    ) -> bool {
+        let Some(special) = self.special[g].filter(|_| self.rolled) else {
+            return false;
+        };
+        let first = dice.roll(self.die);
+        let again = first >= special.target && special.reroll_successes;
+        let roll = if again { dice.roll(self.die) } else { first };
+        let saved = roll >= special.target;
+        obs.event(Event::SpecialSave {
+            group: g,
+            roll,
+            rerolled_from: again.then_some(first),
+            saved,
+        });
+        saved
+    }
+}
+
+impl RunPool {
+    /// One attack's damage `rolled` as a model of `group` takes it: the
+    /// group's modifiers, then the pool's cap; and the wounds that costs
+    /// (the number of the group's thresholds it meets, if it has any).
+    #[inline]
+    pub(crate) fn damage_to(&self, group: &Group, rolled: u32) -> (u32, u32) {
+        let d = group.modify_damage(rolled);
+        let d = if self.cap_at_wounds {
+            d.min(group.wounds)
+        } else {
+            d
+        };
+        if group.thresholds.is_empty() {
+            (d, d)
+        } else {
+            (
+                d,
+                group.thresholds.iter().filter(|&&t| d >= t).count() as u32,
+            )
+        }
+    }
+
+    /// The most attack dice the pool can gather.
+    pub(crate) fn max_attacks(&self) -> u64 {
+        self.attacks
+            .iter()
+            .map(|t| u64::from(t.per_model(t.dice.max())) * u64::from(t.models))
+            .sum()
+    }
+
+    /// The most tokens (attack dice plus extra ones) any test of the pool can see.
+    pub(crate) fn max_tokens(&self) -> u64 {
+        let mut tokens = self.max_attacks();
+        let mut total = tokens;
+        for t in &self.tests {
+            let extra: u64 = t
+                .actions()
+                .map(|a| {
+                    if let RunAction::Extra(d) = a {
+                        u64::from(d.max())
+                    } else {
+                        0
+                    }
+                })
+                .sum();
+            tokens = tokens.saturating_mul(1 + extra);
+            total = total.saturating_add(tokens);
+        }
+        total
+    }
+}

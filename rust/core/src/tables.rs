@@ -1,0 +1,256 @@
+//! Exact tables of what an attack pool's tests produce.
+//!
+//! Attack dice are independent until they reach the save, so the tests of a
+//! pool (hit, wound, their re-rolls, extra tokens, skips, harm triggered
+//! outside the save) have an exact joint distribution for one die, and the
+//! n-fold convolution of it for n dice. An outcome is a vector of counts (one
+//! slot per test, then tokens reaching the save, then harm events) packed into
+//! one `u64`. The fast Monte Carlo path samples these tables; the exact
+//! evaluator convolves them.
+
+use crate::plan::{Class, Outcome};
+use crate::program::{Inflict, InflictKind, RunAction, RunPool, RunTest};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A sparse distribution over outcome vectors. A vector is packed into one
+/// `u64`, `BITS` bits a slot, so adding vectors is adding keys (no slot can
+/// overflow into the next: every slot's bound is checked first).
+pub(crate) type Dist = HashMap<u64, f64, BuildHasherDefault<KeyHasher>>;
+
+/// Bits per slot of a packed outcome vector.
+pub(crate) const BITS: u32 = 10;
+/// Most slots a packed vector holds.
+pub(crate) const SLOTS: usize = (64 / BITS) as usize;
+/// The most multiply-adds table building may spend on one Plan before it
+/// leaves the Plan to the die-by-die executor (well under a second).
+const MAX_WORK: u64 = 20_000_000;
+
+/// Keys are already well mixed by a multiply; the standard `SipHash` would triple the
+/// cost of building tables.
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _bytes: &[u8]) {
+        unreachable!("only u64 keys are hashed")
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = (key ^ (key >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    }
+}
+
+pub(crate) fn slot(v: u64, i: usize) -> u32 {
+    ((v >> (BITS as usize * i)) & ((1 << BITS) - 1)) as u32
+}
+
+#[derive(Default)]
+pub(crate) struct Builder {
+    work: u64,
+}
+
+impl Builder {
+    pub(crate) fn convolve(&mut self, a: &Dist, b: &Dist) -> Option<Dist> {
+        self.work += (a.len() * b.len()) as u64;
+        if self.work > MAX_WORK {
+            return None;
+        }
+        let mut out = Dist::default();
+        for (va, pa) in a {
+            for (vb, pb) in b {
+                *out.entry(va + vb).or_insert(0.0) += pa * pb;
+            }
+        }
+        Some(out)
+    }
+}
+
+pub(crate) fn point(set: &[(usize, u32)]) -> Dist {
+    let key = set
+        .iter()
+        .map(|&(i, x)| u64::from(x) << (BITS as usize * i))
+        .sum();
+    Dist::from_iter([(key, 1.0)])
+}
+
+pub(crate) fn mix(into: &mut Dist, d: &Dist, weight: f64) {
+    for (v, p) in d {
+        *into.entry(*v).or_insert(0.0) += p * weight;
+    }
+}
+
+/// Entries sorted by key, so the alias table, and so what a seed draws, do
+/// not depend on hash order.
+pub(crate) fn sorted(d: &Dist) -> Vec<(u64, f64)> {
+    let mut entries: Vec<(u64, f64)> = d.iter().map(|(k, p)| (*k, *p)).collect();
+    entries.sort_unstable_by_key(|e| e.0);
+    entries
+}
+
+/// The outcomes (and classes) of one token at test `t`, with their chances.
+fn classed(t: &RunTest) -> Vec<(Outcome, Option<Class>, f64)> {
+    if let Some((_, distribution)) = &t.roll {
+        return distribution.clone();
+    }
+    let p = outcome_probabilities(t);
+    [Outcome::Fail, Outcome::Success, Outcome::Critical]
+        .into_iter()
+        .map(|o| (o, None, p[o as usize]))
+        .collect()
+}
+
+fn outcome_probabilities(t: &RunTest) -> [f64; 3] {
+    let mut p = [0.0; 3];
+    let face = 1.0 / f64::from(t.die);
+    if t.automatic {
+        p[Outcome::Success as usize] = 1.0;
+        return p;
+    }
+    let fresh: Vec<Outcome> = (1..=t.die).map(|f| t.by_face[f as usize]).collect();
+    for (i, &o) in fresh.iter().enumerate() {
+        if t.rerolls(i as u32 + 1, o) {
+            for &o2 in &fresh {
+                p[o2 as usize] += face * face;
+            }
+        } else {
+            p[o as usize] += face;
+        }
+    }
+    p
+}
+
+/// One attack die's exact outcome distribution through the pool's tests
+/// (packed vectors: each test's count, tokens reaching the save, harm events),
+/// and the one kind of harm outside the save the pool may queue. `None` when
+/// the pool cannot be tabulated (see the module notes).
+pub(crate) fn one_token(
+    pool: &RunPool,
+    budget: usize,
+    b: &mut Builder,
+) -> Option<(Dist, Option<Inflict>)> {
+    let m = pool.tests.len();
+    let (save_slot, mortal_slot) = (m, m + 1);
+    // Every slot counts tokens, so the most tokens the pool can make bounds
+    // every slot; they must fit the packing. A batch hook needs every die.
+    // A roll whose dice depend on marks has no one table: die by die.
+    if m + 2 > SLOTS
+        || pool.max_tokens() >= 1 << BITS
+        || pool.batch_hook.is_some()
+        || pool
+            .tests
+            .iter()
+            .any(|t| t.roll.as_ref().is_some_and(|r| r.0.conditional()))
+    {
+        return None;
+    }
+    // The one kind of harm outside the save this pool may have (how
+    // different kinds would interleave matters, so they run die by die).
+    let mut inflict: Option<InflictKind> = None;
+    let mut after_all = false;
+    for t in &pool.tests {
+        for a in t.actions() {
+            if let RunAction::Count(_) = a {
+                // Counting a status needs a slot of its own: die by die.
+                return None;
+            }
+            if let RunAction::Inflict(what) = *a {
+                match inflict {
+                    None => (inflict, after_all) = (Some(what.kind), what.after_all),
+                    Some(k) if k == what.kind && after_all == what.after_all => {}
+                    Some(_) => return None,
+                }
+            }
+        }
+    }
+    let inflict = inflict.map(|kind| Inflict {
+        kind,
+        after_all,
+        ends: false,
+    });
+    // One token's distribution entering each test, from the save backwards.
+    let mut entering: Vec<Dist> = vec![Dist::default(); m + 1];
+    entering[m] = point(&[(save_slot, 1)]);
+    for k in (0..m).rev() {
+        let t = &pool.tests[k];
+        let mut d = Dist::default();
+        for (o, class, p) in classed(t) {
+            if p == 0.0 {
+                continue;
+            }
+            let actions = match o {
+                Outcome::Fail => &t.on_fail,
+                Outcome::Success => &t.on_success,
+                Outcome::Critical => &t.on_critical,
+            };
+            let mut passes = o != Outcome::Fail;
+            let mut goes_to = k + 1;
+            let mut fixed: Vec<(usize, u32)> = Vec::new();
+            let mut parts: Vec<Dist> = Vec::new();
+            for &(needs, a) in actions {
+                if needs.is_some() && needs != class {
+                    continue;
+                }
+                match a {
+                    RunAction::Count(_) => unreachable!("declined above"),
+                    RunAction::Extra(amount) => {
+                        // a extra tokens into test k+1, each counted at k.
+                        let mut extra = Dist::default();
+                        let mut power = point(&[]);
+                        for (count, q) in amount.distribution().into_iter().enumerate() {
+                            if count > 0 {
+                                power = b.convolve(&power, &entering[k + 1])?;
+                            }
+                            if q > 0.0 {
+                                let shifted = b.convolve(&power, &point(&[(k, count as u32)]))?;
+                                mix(&mut extra, &shifted, q);
+                            }
+                        }
+                        parts.push(extra);
+                    }
+                    RunAction::Skip(s) => {
+                        fixed.extend((k + 1..=k + s).map(|j| (j, 1)));
+                        goes_to = k + 1 + s;
+                    }
+                    RunAction::Inflict(Inflict { ends, .. }) => {
+                        fixed.push((mortal_slot, 1));
+                        if ends {
+                            fixed.push((k, u32::from(passes)));
+                            passes = false;
+                        }
+                    }
+                }
+            }
+            let mut branch = point(&fixed);
+            if passes {
+                branch = b.convolve(&branch, &point(&[(k, 1)]))?;
+                branch = b.convolve(&branch, &entering[goes_to])?;
+            }
+            for part in &parts {
+                branch = b.convolve(&branch, part)?;
+            }
+            mix(&mut d, &branch, p);
+        }
+        if d.len() > budget {
+            return None;
+        }
+        entering[k] = d;
+    }
+    let first = std::mem::take(&mut entering[0]);
+    Some((first, inflict))
+}
+
+pub(crate) fn binomial_pmf(n: u32, q: f64) -> Vec<f64> {
+    let mut pmf = vec![1.0];
+    for _ in 0..n {
+        let mut next = vec![0.0; pmf.len() + 1];
+        for (k, &p) in pmf.iter().enumerate() {
+            next[k] += p * (1.0 - q);
+            next[k + 1] += p * q;
+        }
+        pmf = next;
+    }
+    pmf
+}

@@ -1,0 +1,126 @@
+//! The buffers one trial runs in, and what a finished trial reports.
+
+use crate::error::CoreError;
+use crate::plan::Side;
+use crate::program::{Inflict, Program};
+use crate::target::TargetState;
+
+/// The per-trial numbers a run reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialOutcome {
+    pub counters: Vec<u32>,
+    /// Wounds lost and models destroyed by the attacker's own models, when
+    /// the Plan lists them.
+    pub attacker: Option<(u32, u32)>,
+    pub damage: u32,
+    pub destroyed: u32,
+}
+
+/// Reusable buffers for running many trials without allocating.
+pub struct Workspace<'p> {
+    pub state: TargetState<'p>,
+    /// The attacker's own models, when the Plan lists them.
+    pub attacker: Option<TargetState<'p>>,
+    pub counters: Vec<u32>,
+    pub(crate) entering: Vec<u32>,
+    pub(crate) order: Vec<usize>,
+    pub(crate) save_faces: Vec<u32>,
+    /// The faces of a roll of several dice.
+    pub(crate) roll_faces: Vec<u32>,
+    /// The Plan's marks set now.
+    pub(crate) marks: Vec<bool>,
+    /// Harm queued by the current pool's tokens, resolved after its saves.
+    pub(crate) pending: Vec<Inflict>,
+    /// Harm queued until every sequence is resolved: (sequence index, what).
+    pub(crate) deferred: Vec<(usize, Inflict, Option<usize>)>,
+    /// The group the current pool made current (Precision-like rules).
+    pub(crate) focus: Option<usize>,
+    /// What the current pool's tests did, for batch hooks: attack dice, and
+    /// per test the tokens that passed and the criticals rolled.
+    pub(crate) attacks: u32,
+    pub(crate) passed: Vec<u32>,
+    pub(crate) criticals: Vec<u32>,
+    /// Mortal wounds a batch hook added to the current pool.
+    pub(crate) extra_mortal: u32,
+    /// The first error a batch hook raised in this workspace's trials.
+    pub(crate) failure: Option<CoreError>,
+}
+
+impl Workspace<'_> {
+    /// Swap the sides, so the attacker's models are the ones attacked.
+    pub(crate) fn flip(&mut self) {
+        if let Some(a) = self.attacker.as_mut() {
+            std::mem::swap(&mut self.state, a);
+        }
+    }
+
+    /// Is either side destroyed?
+    pub(crate) fn either_destroyed(&self) -> bool {
+        self.state.wiped_out() || self.attacker.as_ref().is_some_and(TargetState::wiped_out)
+    }
+
+    /// Back to the start of a trial.
+    pub fn reset(&mut self) {
+        self.state.reset();
+        if let Some(a) = &mut self.attacker {
+            a.reset();
+        }
+        self.counters.iter_mut().for_each(|c| *c = 0);
+        self.marks.iter_mut().for_each(|m| *m = false);
+        self.deferred.clear();
+    }
+}
+
+impl<'p> Workspace<'p> {
+    /// One side's models, when the Plan lists them.
+    pub(crate) fn side_mut(&mut self, side: Side) -> Option<&mut TargetState<'p>> {
+        match side {
+            Side::Target => Some(&mut self.state),
+            Side::Attacker => self.attacker.as_mut(),
+        }
+    }
+
+    #[must_use]
+    pub fn new(program: &'p Program) -> Self {
+        Workspace {
+            state: TargetState::new(&program.plan.target, Side::Target),
+            attacker: program
+                .plan
+                .attacker
+                .as_ref()
+                .map(|a| TargetState::new(a, Side::Attacker)),
+            counters: vec![0; program.counters()],
+            entering: Vec::new(),
+            order: Vec::new(),
+            save_faces: Vec::new(),
+            roll_faces: Vec::new(),
+            marks: vec![false; program.plan.marks.len()],
+            pending: Vec::new(),
+            deferred: Vec::new(),
+            focus: None,
+            attacks: 0,
+            passed: Vec::new(),
+            criticals: Vec::new(),
+            extra_mortal: 0,
+            failure: None,
+        }
+    }
+}
+
+#[inline]
+pub(crate) fn bump(counters: &mut [u32], index: Option<usize>, by: u32) {
+    if let Some(i) = index {
+        counters[i] += by;
+    }
+}
+
+/// One trial's outcome, read from the workspace.
+#[must_use]
+pub fn outcome(ws: &Workspace<'_>) -> TrialOutcome {
+    TrialOutcome {
+        counters: ws.counters.clone(),
+        attacker: ws.attacker.as_ref().map(|a| (a.damage, a.destroyed)),
+        damage: ws.state.damage,
+        destroyed: ws.state.destroyed,
+    }
+}
