@@ -10,12 +10,14 @@
 //! wounds with their amounts and Feel No Pain dice.
 
 use crate::batch::{self, Batch};
+use crate::dice::DiceExpr;
 use crate::plan::{Check, Excess, Outcome, Side};
-use crate::program::{Inflict, InflictKind, Program, RunAction, RunPool, RunSequence};
+use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence, TokenRoute};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
 use crate::trace::{Event, Observer};
 use crate::workspace::{bump, Workspace};
+use std::ops::RangeInclusive;
 
 /// Run one trial into `ws` (counters, damage and models destroyed).
 pub fn run_trial<D: DiceSource, O: Observer>(
@@ -311,49 +313,77 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
             if outcome == Outcome::Critical {
                 ws.criticals[k] += 1;
             }
-            let actions = match outcome {
-                Outcome::Fail => &t.on_fail,
-                Outcome::Success => &t.on_success,
-                Outcome::Critical => &t.on_critical,
-            };
-            let mut passes = outcome != Outcome::Fail;
-            let mut goes_to = k + 1;
-            for &(needs, a) in actions {
-                if needs.is_some() && needs != class {
-                    continue;
-                }
-                match a {
-                    RunAction::Count(counter) => ws.counters[counter] += 1,
-                    RunAction::Extra(amount) => {
-                        let extra = amount.roll(dice);
-                        bump(&mut ws.counters, t.counter, extra);
-                        ws.entering[k + 1] += extra;
-                    }
-                    RunAction::Skip(s) => {
-                        for skipped in &pool.tests[k + 1..=k + s] {
-                            bump(&mut ws.counters, skipped.counter, 1);
-                        }
-                        goes_to = k + 1 + s;
-                    }
-                    RunAction::Inflict(what) => {
-                        if what.after_all {
-                            ws.deferred.push((index, what, ws.focus));
-                        } else {
-                            ws.pending.push(what);
-                        }
-                        if what.ends {
-                            bump(&mut ws.counters, t.counter, u32::from(passes));
-                            passes = false;
-                        }
-                    }
-                }
-            }
-            if passes {
-                bump(&mut ws.counters, t.counter, 1);
-                ws.passed[k] += 1;
-                ws.entering[goes_to] += 1;
-            }
+            t.route(
+                k,
+                outcome,
+                class,
+                &mut TrialRoute {
+                    pool,
+                    index,
+                    k,
+                    ws: &mut *ws,
+                    dice: &mut *dice,
+                },
+            );
         }
+    }
+}
+
+/// One token's routing at test `k` of `pool` in one trial: counters bumped,
+/// extra tokens rolled, harm queued, the token moved on.
+struct TrialRoute<'a, 'w, D> {
+    pool: &'a RunPool,
+    /// The pool's sequence index, for harm held until every attack.
+    index: usize,
+    k: usize,
+    ws: &'a mut Workspace<'w>,
+    dice: &'a mut D,
+}
+
+impl<D: DiceSource> TokenRoute for TrialRoute<'_, '_, D> {
+    #[inline]
+    fn count(&mut self, counter: usize) {
+        self.ws.counters[counter] += 1;
+    }
+
+    #[inline]
+    fn extra(&mut self, amount: DiceExpr) -> Option<()> {
+        let extra = amount.roll(self.dice);
+        bump(
+            &mut self.ws.counters,
+            self.pool.tests[self.k].counter,
+            extra,
+        );
+        self.ws.entering[self.k + 1] += extra;
+        Some(())
+    }
+
+    #[inline]
+    fn skip(&mut self, skipped: RangeInclusive<usize>) {
+        for skipped in &self.pool.tests[skipped] {
+            bump(&mut self.ws.counters, skipped.counter, 1);
+        }
+    }
+
+    #[inline]
+    fn inflict(&mut self, what: Inflict, ended: Option<bool>) {
+        if what.after_all {
+            self.ws.deferred.push((self.index, what, self.ws.focus));
+        } else {
+            self.ws.pending.push(what);
+        }
+        if let Some(passed) = ended {
+            let counter = self.pool.tests[self.k].counter;
+            bump(&mut self.ws.counters, counter, u32::from(passed));
+        }
+    }
+
+    #[inline]
+    fn pass(&mut self, goes_to: usize) -> Option<()> {
+        bump(&mut self.ws.counters, self.pool.tests[self.k].counter, 1);
+        self.ws.passed[self.k] += 1;
+        self.ws.entering[goes_to] += 1;
+        Some(())
     }
 }
 

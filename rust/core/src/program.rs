@@ -243,104 +243,16 @@ impl Program {
         for (ti, t) in p.steps.iter().enumerate() {
             let mut on = [Vec::new(), Vec::new(), Vec::new()];
             for (ei, e) in t.effects.iter().enumerate() {
-                let a = match e {
-                    Effect::Extra { amount, .. } => RunAction::Extra(*amount),
-                    Effect::Skip { steps, .. } => RunAction::Skip(*steps as usize),
-                    Effect::Mortal {
-                        amount,
-                        spill,
-                        ends_attack,
-                        after_all,
-                        reduced,
-                        focus,
-                        against,
-                        ..
-                    } => RunAction::Inflict(Inflict {
-                        kind: InflictKind::Mortal {
-                            amount: *amount,
-                            spill: *spill,
-                            reduced: *reduced,
-                            focus: *focus,
-                            against: *against,
-                        },
-                        after_all: *after_all,
-                        ends: *ends_attack,
-                    }),
-                    Effect::Unsaved {
-                        after_all,
-                        maximize,
-                        bonus,
-                        ..
-                    } => RunAction::Inflict(Inflict {
-                        kind: InflictKind::Damage {
-                            save: None,
-                            maximize: *maximize,
-                            bonus: *bonus,
-                        },
-                        after_all: *after_all,
-                        ends: true,
-                    }),
-                    Effect::Count { counter, .. } => RunAction::Count(
-                        plan.counter_index(
-                            &format!("{base}.steps[{ti}].effects[{ei}].counter"),
-                            Some(counter),
-                        )?
-                        .expect("a named counter"),
-                    ),
-                    Effect::OwnSave { save, .. } => {
-                        let own = RunSave::new(
-                            plan,
-                            &format!("{base}.steps[{ti}].effects[{ei}].save"),
-                            save,
-                            groups,
-                        )?;
-                        let index = own_saves.iter().position(|s| *s == own).unwrap_or_else(|| {
-                            own_saves.push(own);
-                            own_saves.len() - 1
-                        });
-                        RunAction::Inflict(Inflict {
-                            kind: InflictKind::Damage {
-                                save: Some(index),
-                                maximize: false,
-                                bonus: 0,
-                            },
-                            after_all: false,
-                            ends: true,
-                        })
-                    }
-                };
+                let field = format!("{base}.steps[{ti}].effects[{ei}]");
+                let a = Self::lower_effect(plan, &field, e, groups, &mut own_saves)?;
                 on[e.on() as usize].push((e.class(), a));
             }
-            let [on_fail, on_success, on_critical] = on;
-            tests.push(RunTest {
-                name: t.name.clone(),
-                automatic: t.automatic,
-                die: t.die,
-                by_face: if t.automatic || !t.dice.is_empty() {
-                    Vec::new()
-                } else {
-                    (0..=t.die)
-                        .map(|f| {
-                            if f == 0 {
-                                Outcome::Fail
-                            } else {
-                                classify(t, f)
-                            }
-                        })
-                        .collect()
-                },
-                reroll: t.reroll,
-                counter: plan
-                    .counter_index(&format!("{base}.steps[{ti}].counter"), t.counter.as_ref())?,
-                on_fail,
-                on_success,
-                on_critical,
-                roll: (!t.dice.is_empty()).then(|| {
-                    let roll = Roll::new(plan, t);
-                    let distribution = roll.distribution(t.reroll);
-                    (roll, distribution)
-                }),
-            });
+            tests.push(Self::lower_test(
+                plan,
+                &format!("{base}.steps[{ti}]"),
+                t,
+                on,
+            )?);
         }
         Ok(RunPool {
             name: p.name.clone(),
@@ -377,6 +289,113 @@ impl Program {
             },
             mortal_counter: plan
                 .counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?,
+        })
+    }
+
+    /// One effect as the action its token takes; an `own_save` adds its save
+    /// to `own_saves` (once, however many effects name it).
+    fn lower_effect(
+        plan: &Plan,
+        field: &str,
+        e: &Effect,
+        groups: usize,
+        own_saves: &mut Vec<RunSave>,
+    ) -> Result<RunAction, CoreError> {
+        Ok(match e {
+            Effect::Extra { amount, .. } => RunAction::Extra(*amount),
+            Effect::Skip { steps, .. } => RunAction::Skip(*steps as usize),
+            Effect::Mortal {
+                amount,
+                spill,
+                ends_attack,
+                after_all,
+                reduced,
+                focus,
+                against,
+                ..
+            } => RunAction::Inflict(Inflict {
+                kind: InflictKind::Mortal {
+                    amount: *amount,
+                    spill: *spill,
+                    reduced: *reduced,
+                    focus: *focus,
+                    against: *against,
+                },
+                after_all: *after_all,
+                ends: *ends_attack,
+            }),
+            Effect::Unsaved {
+                after_all,
+                maximize,
+                bonus,
+                ..
+            } => RunAction::Inflict(Inflict {
+                kind: InflictKind::Damage {
+                    save: None,
+                    maximize: *maximize,
+                    bonus: *bonus,
+                },
+                after_all: *after_all,
+                ends: true,
+            }),
+            Effect::Count { counter, .. } => RunAction::Count(
+                plan.counter_index(&format!("{field}.counter"), Some(counter))?
+                    .expect("a named counter"),
+            ),
+            Effect::OwnSave { save, .. } => {
+                let own = RunSave::new(plan, &format!("{field}.save"), save, groups)?;
+                let index = own_saves.iter().position(|s| *s == own).unwrap_or_else(|| {
+                    own_saves.push(own);
+                    own_saves.len() - 1
+                });
+                RunAction::Inflict(Inflict {
+                    kind: InflictKind::Damage {
+                        save: Some(index),
+                        maximize: false,
+                        bonus: 0,
+                    },
+                    after_all: false,
+                    ends: true,
+                })
+            }
+        })
+    }
+
+    /// One test with its faces classified and its actions by outcome.
+    fn lower_test(
+        plan: &Plan,
+        field: &str,
+        t: &Test,
+        on: [Vec<(Option<Class>, RunAction)>; 3],
+    ) -> Result<RunTest, CoreError> {
+        let [on_fail, on_success, on_critical] = on;
+        Ok(RunTest {
+            name: t.name.clone(),
+            automatic: t.automatic,
+            die: t.die,
+            by_face: if t.automatic || !t.dice.is_empty() {
+                Vec::new()
+            } else {
+                (0..=t.die)
+                    .map(|f| {
+                        if f == 0 {
+                            Outcome::Fail
+                        } else {
+                            classify(t, f)
+                        }
+                    })
+                    .collect()
+            },
+            reroll: t.reroll,
+            counter: plan.counter_index(&format!("{field}.counter"), t.counter.as_ref())?,
+            on_fail,
+            on_success,
+            on_critical,
+            roll: (!t.dice.is_empty()).then(|| {
+                let roll = Roll::new(plan, t);
+                let distribution = roll.distribution(t.reroll);
+                (roll, distribution)
+            }),
         })
     }
 
@@ -427,7 +446,69 @@ impl RunSequence {
     }
 }
 
+/// Where one token goes once a test gave it its outcome: what each of the
+/// test's actions does, and whether it passes on. The die-by-die executor
+/// acts on one trial's numbers; the fast path's tables build distributions.
+/// Both follow [`RunTest::route`], so the actions' meaning is written once.
+pub(crate) trait TokenRoute {
+    /// `count`: one more in `counter`; the token goes on.
+    fn count(&mut self, counter: usize);
+    /// `extra`: `amount` more tokens enter the next test, counted by this one.
+    /// `None` stops the routing (a table grew too large).
+    fn extra(&mut self, amount: DiceExpr) -> Option<()>;
+    /// `skip`: the token is counted by the tests `skipped` and goes past them.
+    fn skip(&mut self, skipped: std::ops::RangeInclusive<usize>);
+    /// Harm outside the save. When it ends the token, `ended` says whether
+    /// the token had passed this test (and so is counted by it).
+    fn inflict(&mut self, what: Inflict, ended: Option<bool>);
+    /// The token passed this test (counted by it) and enters test `goes_to`
+    /// (the save, after the last test).
+    fn pass(&mut self, goes_to: usize) -> Option<()>;
+}
+
 impl RunTest {
+    /// Route one token that got `outcome` (and `class`) at this test, test
+    /// `k` of its pool: its actions in list order, then its passing on.
+    #[inline]
+    pub(crate) fn route<R: TokenRoute>(
+        &self,
+        k: usize,
+        outcome: Outcome,
+        class: Option<Class>,
+        route: &mut R,
+    ) -> Option<()> {
+        let actions = match outcome {
+            Outcome::Fail => &self.on_fail,
+            Outcome::Success => &self.on_success,
+            Outcome::Critical => &self.on_critical,
+        };
+        let mut passes = outcome != Outcome::Fail;
+        let mut goes_to = k + 1;
+        for &(needs, a) in actions {
+            if needs.is_some() && needs != class {
+                continue;
+            }
+            match a {
+                RunAction::Count(counter) => route.count(counter),
+                RunAction::Extra(amount) => route.extra(amount)?,
+                RunAction::Skip(s) => {
+                    route.skip(k + 1..=k + s);
+                    goes_to = k + 1 + s;
+                }
+                RunAction::Inflict(what) => {
+                    route.inflict(what, what.ends.then_some(passes));
+                    if what.ends {
+                        passes = false;
+                    }
+                }
+            }
+        }
+        if passes {
+            route.pass(goes_to)?;
+        }
+        Some(())
+    }
+
     /// Every action of the test, whatever outcome and class it needs.
     pub(crate) fn actions(&self) -> impl Iterator<Item = &RunAction> {
         self.on_fail

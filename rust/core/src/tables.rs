@@ -8,8 +8,9 @@
 //! one `u64`. The fast Monte Carlo path samples these tables; the exact
 //! evaluator convolves them.
 
+use crate::dice::DiceExpr;
 use crate::plan::{Class, Outcome};
-use crate::program::{Inflict, InflictKind, RunAction, RunPool, RunTest};
+use crate::program::{Inflict, InflictKind, RunAction, RunPool, RunTest, TokenRoute};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -180,51 +181,24 @@ pub(crate) fn one_token(
             if p == 0.0 {
                 continue;
             }
-            let actions = match o {
-                Outcome::Fail => &t.on_fail,
-                Outcome::Success => &t.on_success,
-                Outcome::Critical => &t.on_critical,
+            let mut route = TableRoute {
+                k,
+                mortal_slot,
+                entering: &entering,
+                builder: &mut *b,
+                fixed: Vec::new(),
+                parts: Vec::new(),
+                goes_to: None,
             };
-            let mut passes = o != Outcome::Fail;
-            let mut goes_to = k + 1;
-            let mut fixed: Vec<(usize, u32)> = Vec::new();
-            let mut parts: Vec<Dist> = Vec::new();
-            for &(needs, a) in actions {
-                if needs.is_some() && needs != class {
-                    continue;
-                }
-                match a {
-                    RunAction::Count(_) => unreachable!("declined above"),
-                    RunAction::Extra(amount) => {
-                        // a extra tokens into test k+1, each counted at k.
-                        let mut extra = Dist::default();
-                        let mut power = point(&[]);
-                        for (count, q) in amount.distribution().into_iter().enumerate() {
-                            if count > 0 {
-                                power = b.convolve(&power, &entering[k + 1])?;
-                            }
-                            if q > 0.0 {
-                                let shifted = b.convolve(&power, &point(&[(k, count as u32)]))?;
-                                mix(&mut extra, &shifted, q);
-                            }
-                        }
-                        parts.push(extra);
-                    }
-                    RunAction::Skip(s) => {
-                        fixed.extend((k + 1..=k + s).map(|j| (j, 1)));
-                        goes_to = k + 1 + s;
-                    }
-                    RunAction::Inflict(Inflict { ends, .. }) => {
-                        fixed.push((mortal_slot, 1));
-                        if ends {
-                            fixed.push((k, u32::from(passes)));
-                            passes = false;
-                        }
-                    }
-                }
-            }
+            t.route(k, o, class, &mut route)?;
+            let TableRoute {
+                fixed,
+                parts,
+                goes_to,
+                ..
+            } = route;
             let mut branch = point(&fixed);
-            if passes {
+            if let Some(goes_to) = goes_to {
                 branch = b.convolve(&branch, &point(&[(k, 1)]))?;
                 branch = b.convolve(&branch, &entering[goes_to])?;
             }
@@ -240,6 +214,62 @@ pub(crate) fn one_token(
     }
     let first = std::mem::take(&mut entering[0]);
     Some((first, inflict))
+}
+
+/// One token's routing at test `k` as distributions: counts that are fixed,
+/// and parts (extra tokens) to convolve in.
+struct TableRoute<'a> {
+    k: usize,
+    mortal_slot: usize,
+    /// One token's distribution entering each later test.
+    entering: &'a [Dist],
+    builder: &'a mut Builder,
+    fixed: Vec<(usize, u32)>,
+    parts: Vec<Dist>,
+    /// The test the token goes on to, if it passed.
+    goes_to: Option<usize>,
+}
+
+impl TokenRoute for TableRoute<'_> {
+    fn count(&mut self, _: usize) {
+        unreachable!("a pool counting a status has no table")
+    }
+
+    fn extra(&mut self, amount: DiceExpr) -> Option<()> {
+        // `amount` extra tokens into test k+1, each counted at k.
+        let k = self.k;
+        let mut extra = Dist::default();
+        let mut power = point(&[]);
+        for (count, q) in amount.distribution().into_iter().enumerate() {
+            if count > 0 {
+                power = self.builder.convolve(&power, &self.entering[k + 1])?;
+            }
+            if q > 0.0 {
+                let shifted = self
+                    .builder
+                    .convolve(&power, &point(&[(k, count as u32)]))?;
+                mix(&mut extra, &shifted, q);
+            }
+        }
+        self.parts.push(extra);
+        Some(())
+    }
+
+    fn skip(&mut self, skipped: std::ops::RangeInclusive<usize>) {
+        self.fixed.extend(skipped.map(|j| (j, 1)));
+    }
+
+    fn inflict(&mut self, _: Inflict, ended: Option<bool>) {
+        self.fixed.push((self.mortal_slot, 1));
+        if let Some(passed) = ended {
+            self.fixed.push((self.k, u32::from(passed)));
+        }
+    }
+
+    fn pass(&mut self, goes_to: usize) -> Option<()> {
+        self.goes_to = Some(goes_to);
+        Some(())
+    }
 }
 
 pub(crate) fn binomial_pmf(n: u32, q: f64) -> Vec<f64> {

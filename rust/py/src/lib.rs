@@ -262,6 +262,7 @@ fn side_name(side: Side) -> &'static str {
     }
 }
 
+#[allow(clippy::too_many_lines)] // one arm per event kind; to be split by kind
 fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let name = |g: usize| names.name(Side::Target, g);

@@ -14,6 +14,16 @@ use crate::plan::{Excess, Plan, Side};
 use crate::program::{Inflict, InflictKind, RunPool, RunSequence};
 use crate::tables::binomial_pmf;
 
+/// Where mortal wounds land: each picking its model anew (`spill`) or all on
+/// the first one's, a focus group first while it stands, and whether Feel No
+/// Pain against mortal wounds applies.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Landing {
+    pub(super) spill: bool,
+    pub(super) focus: Option<usize>,
+    pub(super) fnp: bool,
+}
+
 pub(super) struct Evaluator<'p> {
     pub(super) unit: Unit<'p>,
     pub(super) states: Dist,
@@ -185,14 +195,8 @@ impl<'p> Evaluator<'p> {
 
     /// `n` mortal wounds: one at a time, each picking its model, or all on the
     /// model the first one picks.
-    fn mortal(
-        unit: &Unit<'_>,
-        dist: &Dist,
-        n: u32,
-        spill: bool,
-        focus: Option<usize>,
-        fnp: bool,
-    ) -> Dist {
+    fn mortal(unit: &Unit<'_>, dist: &Dist, n: u32, landing: Landing) -> Dist {
+        let Landing { spill, focus, fnp } = landing;
         if n == 0 {
             return dist.clone();
         }
@@ -241,20 +245,18 @@ impl<'p> Evaluator<'p> {
     /// the model it starts on changes the number by its damage modifiers,
     /// and with `count` the number (after that) is added to the state's
     /// mortal-wound count, as the die-by-die executor counts it.
-    #[allow(clippy::too_many_arguments, clippy::fn_params_excessive_bools)] // mirrors the Plan's flags
     pub(super) fn mortal_event(
         &self,
         dist: &Dist,
         amount: &[f64],
-        spill: bool,
-        focus: Option<usize>,
+        landing: Landing,
         reduced: bool,
         count: bool,
-        fnp: bool,
     ) -> Dist {
         if !reduced && !count {
-            return Self::mortal_dice(&self.unit, dist, amount, spill, focus, fnp);
+            return Self::mortal_dice(&self.unit, dist, amount, landing);
         }
+        let focus = landing.focus;
         let mut out = Dist::default();
         for (&s, &p) in dist {
             let first = self.unit.pick_for_mortal(s, focus);
@@ -271,14 +273,7 @@ impl<'p> Evaluator<'p> {
                 } else {
                     s
                 };
-                for (s2, x) in Self::mortal(
-                    &self.unit,
-                    &Dist::from_iter([(s1, 1.0)]),
-                    n,
-                    spill,
-                    focus,
-                    fnp,
-                ) {
+                for (s2, x) in Self::mortal(&self.unit, &Dist::from_iter([(s1, 1.0)]), n, landing) {
                     add(&mut out, s2, p * q * x);
                 }
             }
@@ -287,18 +282,11 @@ impl<'p> Evaluator<'p> {
     }
 
     /// Mortal wounds whose number follows `amount`.
-    fn mortal_dice(
-        unit: &Unit<'_>,
-        dist: &Dist,
-        amount: &[f64],
-        spill: bool,
-        focus: Option<usize>,
-        fnp: bool,
-    ) -> Dist {
+    fn mortal_dice(unit: &Unit<'_>, dist: &Dist, amount: &[f64], landing: Landing) -> Dist {
         let mut out = Dist::default();
         for (n, &q) in amount.iter().enumerate() {
             if q > 0.0 {
-                for (s, p) in Self::mortal(unit, dist, n as u32, spill, focus, fnp) {
+                for (s, p) in Self::mortal(unit, dist, n as u32, landing) {
                     add(&mut out, s, p * q);
                 }
             }
@@ -331,11 +319,13 @@ impl Evaluator<'_> {
                     } => self.mortal_event(
                         &d,
                         &amount.unwrap_or(pool.damage).distribution(),
-                        spill,
-                        focus.filter(|_| to_focus),
+                        Landing {
+                            spill,
+                            focus: focus.filter(|_| to_focus),
+                            fnp: true,
+                        },
                         reduced,
                         self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter,
-                        true,
                     ),
                     InflictKind::Damage {
                         save,
@@ -392,6 +382,11 @@ impl Evaluator<'_> {
         };
         let one = amount.distribution();
         let total = compound(&times, &one);
+        let landing = Landing {
+            spill: *spill,
+            focus: None,
+            fnp: *feel_no_pain,
+        };
         if self.carry_mortal.is_some() && self.carry_mortal == *counter {
             // The count is carried in the target's states: add it there
             // (jointly with the target's damage when it is the one hit).
@@ -403,7 +398,7 @@ impl Evaluator<'_> {
                     }
                     let mut d: Dist = self.states.iter().map(|(&s, &q)| (s, q * p)).collect();
                     for _ in 0..t {
-                        d = self.mortal_event(&d, &one, *spill, None, false, true, *feel_no_pain);
+                        d = self.mortal_event(&d, &one, landing, false, true);
                     }
                     for (s, q) in d {
                         add(&mut next, s, q);
@@ -439,7 +434,7 @@ impl Evaluator<'_> {
             }
             let mut d: Dist = states.iter().map(|(&s, &q)| (s, q * p)).collect();
             for _ in 0..t {
-                d = Self::mortal_dice(unit, &d, &one, *spill, None, *feel_no_pain);
+                d = Self::mortal_dice(unit, &d, &one, landing);
             }
             for (s, q) in d {
                 add(&mut next, s, q);

@@ -3,7 +3,7 @@
 //! the save.
 
 use super::budget::{decline, over_budget};
-use super::evaluator::Evaluator;
+use super::evaluator::{Evaluator, Landing};
 use super::pmf::{attacks_pmf, compound, harm_damage};
 use super::state::{
     add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, Dist, Fast,
@@ -357,11 +357,13 @@ impl Evaluator<'_> {
                         self.mortal_event(
                             &mixed,
                             &amount,
-                            spill,
-                            focus.filter(|_| to_focus),
+                            Landing {
+                                spill,
+                                focus: focus.filter(|_| to_focus),
+                                fnp: true,
+                            },
                             reduced,
                             outcomes.carry_mortal,
-                            true,
                         )
                     }
                     Some(InflictKind::Damage {
