@@ -74,11 +74,14 @@ class Effect:
     lets the model's damage modifiers change the amount.
     ``unsaved``: the token leaves the sequence and inflicts the pool's damage
     with no save allowed, as normal damage.
-    ``unsaved`` with ``maximize`` takes the damage's largest value instead of
-    rolling; ``bonus`` is added to it.
     ``own_save``: the token leaves the sequence and, after the pool's saves,
     takes ``save`` instead of the pool's save (its own AP, modifiers and
     special saves); failing it, it inflicts the pool's damage.
+    ``unsaved`` and ``own_save`` deal ``damage`` (a dice expression) instead
+    of the pool's damage when it is given; with ``maximize`` the damage takes
+    its largest value instead of rolling, and ``bonus`` is added to it (never
+    below 0). A critical wound with a better AP, more damage or other damage
+    dice is an ``own_save`` with that save and damage.
     ``count``: the token is counted in ``counter`` (a status whose chance the
     Result reports) and goes on.
     ``after_all`` (``mortal``, ``unsaved``) waits until every sequence of the
@@ -102,6 +105,8 @@ class Effect:
     """``own_save`` only: the save the token takes."""
     maximize: bool | None = None
     bonus: int | None = None
+    damage: str | None = None
+    """``unsaved`` and ``own_save`` only: the token's damage dice instead of the pool's."""
     counter: str | None = None
     against: Literal["target", "attacker"] | None = None
     class_: Class | None = None

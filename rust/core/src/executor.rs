@@ -533,22 +533,29 @@ pub(crate) fn unsaved<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     bump(&mut ws.counters, pool.save.counter, 1);
-    damage_model(pool, ws, current, None, dice, obs);
+    damage_model(pool, ws, current, Dealt::Roll(pool.damage), dice, obs);
 }
 
-/// Roll the pool's damage (or take `fixed`) and apply it, modified by the
-/// group, to the front model of `current` (nothing once the unit is
-/// destroyed); what the model cannot take is lost or carries on, as the
-/// pool's `excess` says.
+/// The damage one attack deals: dice rolled as it lands, or a value known
+/// already.
+#[derive(Debug, Clone, Copy)]
+enum Dealt {
+    Roll(DiceExpr),
+    Fixed(u32),
+}
+
+/// Deal an attack's damage, modified by the group, to the front model of
+/// `current` (nothing once the unit is destroyed); what the model cannot
+/// take is lost or carries on, as the pool's `excess` says.
 fn damage_model<D: DiceSource, O: Observer>(
     pool: &RunPool,
     ws: &mut Workspace<'_>,
     current: Option<usize>,
-    fixed: Option<u32>,
+    dealt: Dealt,
     dice: &mut D,
     obs: &mut O,
 ) {
-    if apply_damage(pool, ws, current, fixed, dice, obs) {
+    if apply_damage(pool, ws, current, dealt, dice, obs) {
         top_threshold(pool, ws, dice, obs);
     }
 }
@@ -586,7 +593,7 @@ fn apply_damage<D: DiceSource, O: Observer>(
     pool: &RunPool,
     ws: &mut Workspace<'_>,
     current: Option<usize>,
-    fixed: Option<u32>,
+    dealt: Dealt,
     dice: &mut D,
     obs: &mut O,
 ) -> bool {
@@ -594,7 +601,10 @@ fn apply_damage<D: DiceSource, O: Observer>(
         return false;
     };
     let group = ws.state.group(g);
-    let rolled = fixed.unwrap_or_else(|| pool.damage.roll(dice));
+    let rolled = match dealt {
+        Dealt::Roll(d) => d.roll(dice),
+        Dealt::Fixed(v) => v,
+    };
     let (amount, lost) = pool.damage_to(group, rolled);
     obs.event(Event::Damage {
         side: ws.state.side,
@@ -688,6 +698,7 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
             save,
             maximize,
             bonus,
+            damage,
         } => {
             let current = ws.state.current(&ws.order);
             if let Some(i) = save {
@@ -710,15 +721,18 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
                 }
                 bump(&mut ws.counters, own.counter, 1);
             }
-            let fixed = (maximize || bonus != 0).then(|| {
+            let damage = damage.unwrap_or(pool.damage);
+            let dealt = if maximize || bonus != 0 {
                 let rolled = if maximize {
-                    pool.damage.max()
+                    damage.max()
                 } else {
-                    pool.damage.roll(dice)
+                    damage.roll(dice)
                 };
-                (i64::from(rolled) + i64::from(bonus)).max(0) as u32
-            });
-            damage_model(pool, ws, current, fixed, dice, obs);
+                Dealt::Fixed((i64::from(rolled) + i64::from(bonus)).max(0) as u32)
+            } else {
+                Dealt::Roll(damage)
+            };
+            damage_model(pool, ws, current, dealt, dice, obs);
         }
     }
 }

@@ -589,16 +589,27 @@ pub enum Effect {
         /// Added to the damage rolled (never below 0).
         #[serde(default)]
         bonus: i32,
+        /// The token's damage dice, instead of the pool's.
+        #[serde(default)]
+        damage: Option<DiceExpr>,
         #[serde(default)]
         class: Option<Class>,
     },
     /// The token leaves the sequence and, after the pool's saves, takes `save`
     /// instead of the pool's: its own AP, modifiers and special saves (rules
     /// where a critical changes how the attack is saved). On a failure it
-    /// inflicts the pool's damage as an unsaved attack of the pool would.
+    /// inflicts the pool's damage as an unsaved attack of the pool would, or
+    /// its own: `damage` dice instead of the pool's, the largest value with
+    /// `maximize`, plus `bonus` (never below 0).
     OwnSave {
         on: Outcome,
         save: Box<Save>,
+        #[serde(default)]
+        maximize: bool,
+        #[serde(default)]
+        bonus: i32,
+        #[serde(default)]
+        damage: Option<DiceExpr>,
         #[serde(default)]
         class: Option<Class>,
     },
@@ -1261,7 +1272,9 @@ impl Plan {
                         mortal_events =
                             mortal_events.saturating_add(here.saturating_mul(u64::from(most)));
                     }
-                    Effect::Unsaved { .. } => {}
+                    Effect::Unsaved { bonus, .. } => {
+                        check_modifier(&format!("{base}.steps[{ti}].effects[{ei}].bonus"), *bonus)?;
+                    }
                     Effect::Count { counter, .. } => {
                         let c = self.counter_index(
                             &format!("{base}.steps[{ti}].effects[{ei}].counter"),
@@ -1269,7 +1282,8 @@ impl Plan {
                         )?;
                         bounds.add(c, here);
                     }
-                    Effect::OwnSave { save, .. } => {
+                    Effect::OwnSave { save, bonus, .. } => {
+                        check_modifier(&format!("{base}.steps[{ti}].effects[{ei}].bonus"), *bonus)?;
                         let own = self.check_save(
                             &format!("{base}.steps[{ti}].effects[{ei}].save"),
                             save,

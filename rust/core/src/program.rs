@@ -60,13 +60,14 @@ pub(crate) enum InflictKind {
         focus: bool,
         against: Side,
     },
-    /// The pool's damage (its largest value with `maximize`, plus `bonus`),
-    /// unsaved, or when `save` names one of the pool's `own_saves`, only if
-    /// that save fails.
+    /// The pool's damage, or `damage` when given (its largest value with
+    /// `maximize`, plus `bonus`), unsaved, or when `save` names one of the
+    /// pool's `own_saves`, only if that save fails.
     Damage {
         save: Option<usize>,
         maximize: bool,
         bonus: i32,
+        damage: Option<DiceExpr>,
     },
 }
 
@@ -328,12 +329,14 @@ impl Program {
                 after_all,
                 maximize,
                 bonus,
+                damage,
                 ..
             } => RunAction::Inflict(Inflict {
                 kind: InflictKind::Damage {
                     save: None,
                     maximize: *maximize,
                     bonus: *bonus,
+                    damage: *damage,
                 },
                 after_all: *after_all,
                 ends: true,
@@ -342,7 +345,13 @@ impl Program {
                 plan.counter_index(&format!("{field}.counter"), Some(counter))?
                     .expect("a named counter"),
             ),
-            Effect::OwnSave { save, .. } => {
+            Effect::OwnSave {
+                save,
+                maximize,
+                bonus,
+                damage,
+                ..
+            } => {
                 let own = RunSave::new(plan, &format!("{field}.save"), save, groups)?;
                 let index = own_saves.iter().position(|s| *s == own).unwrap_or_else(|| {
                     own_saves.push(own);
@@ -351,8 +360,9 @@ impl Program {
                 RunAction::Inflict(Inflict {
                     kind: InflictKind::Damage {
                         save: Some(index),
-                        maximize: false,
-                        bonus: 0,
+                        maximize: *maximize,
+                        bonus: *bonus,
+                        damage: *damage,
                     },
                     after_all: false,
                     ends: true,

@@ -331,8 +331,13 @@ impl Evaluator<'_> {
                         save,
                         maximize,
                         bonus,
+                        damage: own,
                     } => {
-                        let damage = harm_damage(&damage, maximize, bonus);
+                        let damage = harm_damage(
+                            &own.map_or_else(|| damage.clone(), |d| d.distribution()),
+                            maximize,
+                            bonus,
+                        );
                         // Each held attack meets the order declared afresh,
                         // its pool's focus group first while it stands.
                         let mut out = Dist::default();

@@ -370,12 +370,17 @@ impl Evaluator<'_> {
                         save,
                         maximize,
                         bonus,
+                        damage: own,
                     }) => self.own_save(
                         &mixed,
                         order,
                         pool,
                         save,
-                        &harm_damage(damage, maximize, bonus),
+                        &harm_damage(
+                            &own.map_or_else(|| damage.to_vec(), |d| d.distribution()),
+                            maximize,
+                            bonus,
+                        ),
                     ),
                     None => mixed,
                 };
