@@ -182,3 +182,28 @@ def test_exact_and_monte_carlo_agree_on_random_plans(plan: Plan) -> None:
 @given(plans())
 def test_exact_and_monte_carlo_agree_on_many_random_plans(plan: Plan) -> None:
     check(plan)
+
+
+def test_dice_too_big_for_the_exact_evaluator_are_declined_from_its_estimate() -> None:
+    # Damage 100D1000 with mortal wounds on a critical: the pmfs alone are
+    # billions of steps, so it declines before evaluating anything (it took
+    # half a minute before the estimate existed).
+    devastating = Effect(on="critical", action="mortal", spill=True, ends_attack=True)
+    pool = AttackPool(
+        name="Big gun",
+        attacks=[Attacks(models=2, dice="1")],
+        steps=[
+            Test(name="hit", target=3, natural_fail=1, critical=6, counter="hits"),
+            Test(name="wound", target=4, natural_fail=1, critical=6, counter="wounds", effects=[devastating]),
+        ],
+        save=Save(ap=-1, counter="failed_saves"),
+        damage="100D1000",
+        mortal_counter="mortal_wounds",
+    )
+    plan = Plan(
+        counters=list(COUNTERS),
+        target=Target(groups=[Group("Squad", models=6, wounds=3, save=3)], order=[0]),
+        sequences=[pool, pool, pool],
+    )
+    with pytest.raises(DeclinedError, match="its dice alone need about"):
+        _core.evaluate_exact(plan.compile())

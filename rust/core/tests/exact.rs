@@ -1,9 +1,12 @@
 //! The exact evaluator against the published reference values and against
 //! Monte Carlo.
 
-use mathhammer_core::exact::evaluate;
+use mathhammer_core::exact::{evaluate, evaluate_polled, evaluate_until};
+use mathhammer_core::CoreError;
 use mathhammer_core::{simulate, Path, Plan, Program, RunOptions};
 use serde_json::{json, Value};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 fn program(plan: &Value) -> Program {
     Program::new(Plan::from_json(&plan.to_string()).expect("valid plan")).expect("program")
@@ -280,6 +283,41 @@ fn plans_too_big_to_evaluate_promptly_are_declined_not_run_for_minutes() {
         "sequences": [pool(0), pool(1), pool(2)]});
     let e = evaluate(&program(&plan)).unwrap_err().to_string();
     assert!(e.contains("too many outcomes"), "{e}");
+}
+
+#[test]
+fn dice_too_big_to_evaluate_are_declined_before_any_work() {
+    // Three weapons of 100D1000 damage whose critical wounds become mortal
+    // wounds: building their pmfs alone is billions of steps, so the
+    // evaluator declines from its estimate instead of starting.
+    let mut plan = s1();
+    plan["sequences"][0]["attacks"] = json!([{"models": 2, "dice": "1"}]);
+    plan["sequences"][0]["steps"][1]["effects"] = json!([
+        {"on": "critical", "action": "mortal", "spill": true, "ends_attack": true}]);
+    plan["sequences"][0]["damage"]["dice"] = json!("100D1000");
+    let pool = plan["sequences"][0].clone();
+    plan["sequences"] = json!([pool.clone(), pool.clone(), pool]);
+    plan["target"]["groups"][0]["models"] = json!(6);
+    plan["target"]["groups"][0]["wounds"] = json!(3);
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("its dice alone need about"), "{e}");
+}
+
+#[test]
+fn an_evaluation_asked_to_stop_stops_and_says_so() {
+    let stop = Arc::new(AtomicBool::new(true));
+    let e = evaluate_until(&program(&s2()), Some(stop)).unwrap_err();
+    assert!(matches!(e, CoreError::Interrupted), "{e}");
+    // A later evaluation on the same thread starts afresh.
+    assert!(evaluate(&program(&s2())).is_ok());
+}
+
+#[test]
+fn a_poll_that_fails_stops_the_evaluation_with_its_error() {
+    let e = evaluate_polled(&program(&s2()), &mut |_, _| Err(CoreError::Interrupted)).unwrap_err();
+    assert!(matches!(e, CoreError::Interrupted), "{e}");
+    let ok = evaluate_polled(&program(&s1()), &mut |_, _| Ok(())).unwrap();
+    assert!((mean(&ok.pmfs[0]) - 20.0).abs() < 1e-9);
 }
 
 /// A pool of `n` attack dice that reach the save without a test, into `target`.

@@ -196,16 +196,16 @@ fn simulate_py<'py>(
 
 /// Evaluate the Plan exactly; one pmf (float64 array) per name in
 /// `plan.numbers`. Raises `DeclinedError`, saying why, for a Plan the exact
-/// evaluator cannot do exactly.
+/// evaluator cannot do exactly. The GIL is released while it runs; about ten
+/// times a second it is taken back briefly to honour Ctrl-C.
 #[pyfunction(name = "evaluate_exact")]
 fn evaluate_exact_py<'py>(
     py: Python<'py>,
     plan: &PyCompiledPlan,
 ) -> PyResult<Vec<Bound<'py, PyArray1<f64>>>> {
-    let program = Arc::clone(&plan.program);
-    let exact = py
-        .detach(move || mathhammer_core::exact::evaluate(&program))
-        .map_err(PyCoreErr)?;
+    let exact = enter_core(py, None, |poll| {
+        mathhammer_core::exact::evaluate_polled(&plan.program, poll)
+    })?;
     Ok(exact.pmfs.into_iter().map(|p| p.into_pyarray(py)).collect())
 }
 

@@ -2,7 +2,7 @@
 //! what it cannot represent it declines here by name, and what depends on
 //! the target's state it marks to be carried in the state.
 
-use super::budget::decline;
+use super::budget::{decline, MAX_WORK};
 use super::state::{ALIVE_BITS, FRONT_BITS, HELD_BITS, MAX_CARRIED};
 use super::MAX_GROUPS;
 use crate::error::CoreError;
@@ -24,6 +24,12 @@ pub(super) struct Admission {
 /// Admit `program`, or decline it naming the first reason found.
 pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {
     check_shape(program)?;
+    let estimate = super::estimate::steps(program);
+    if estimate > MAX_WORK {
+        return Err(decline(format!(
+            "too many outcomes: its dice alone need about {estimate} steps of work, over its limit of {MAX_WORK} (about a second or two)"
+        )));
+    }
     let (carry_failed, save_counters) = check_pools(program)?;
     let (carry_mortal, tokens) = reduced_mortal_counter(program)?;
     if carry_failed

@@ -2,8 +2,8 @@
 //! probabilities, the counters' marginals, and the steps that move them.
 
 use super::admit::Admission;
-use super::budget::{decline, over_budget, spend};
-use super::pmf::{accumulate, compound, convolve, harm_damage};
+use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
+use super::pmf::{accumulate, compound, convolve, dice_pmf, harm_damage};
 use super::state::{
     add, failed, front, held, held_focus, mortals, with_held, with_held_focus, with_mortals, Dist,
     Unit,
@@ -110,7 +110,8 @@ impl<'p> Evaluator<'p> {
     }
 
     pub(super) fn check_size(&self) -> Result<(), CoreError> {
-        over_budget()?;
+        hold(self.states.len() as u64 * STATE_BYTES);
+        verdict()?;
         if self.states.len() > MAX_STATES {
             return Err(decline(format!(
                 "the target can be left in more than {MAX_STATES} distinct states"
@@ -302,7 +303,7 @@ impl Evaluator<'_> {
         let Some((what, pool)) = self.deferred.take() else {
             return Ok(());
         };
-        let damage = pool.damage.distribution();
+        let damage = dice_pmf(pool.damage);
         let mut next = Dist::default();
         for (&s0, &p0) in &self.states {
             let n = held(s0);
@@ -318,7 +319,7 @@ impl Evaluator<'_> {
                         ..
                     } => self.mortal_event(
                         &d,
-                        &amount.unwrap_or(pool.damage).distribution(),
+                        &dice_pmf(amount.unwrap_or(pool.damage)),
                         Landing {
                             spill,
                             focus: focus.filter(|_| to_focus),
@@ -334,7 +335,7 @@ impl Evaluator<'_> {
                         damage: own,
                     } => {
                         let damage = harm_damage(
-                            &own.map_or_else(|| damage.clone(), |d| d.distribution()),
+                            &own.map_or_else(|| damage.clone(), dice_pmf),
                             maximize,
                             bonus,
                         );
@@ -385,7 +386,7 @@ impl Evaluator<'_> {
                 binomial_pmf(r.count, fail)
             }
         };
-        let one = amount.distribution();
+        let one = dice_pmf(*amount);
         let total = compound(&times, &one);
         let landing = Landing {
             spill: *spill,

@@ -14,6 +14,7 @@
 
 mod admit;
 mod budget;
+mod estimate;
 mod evaluator;
 mod pmf;
 mod pool;
@@ -21,8 +22,13 @@ mod saves;
 mod state;
 
 use crate::error::CoreError;
+use crate::montecarlo::POLL_INTERVAL;
 use crate::program::{Program, RunSequence};
-use budget::{decline, over_budget};
+use budget::{decline, verdict};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+pub use budget::{MAX_BYTES, MAX_WORK};
 use evaluator::Evaluator;
 
 /// The most distinct target states the evaluator carries before declining.
@@ -52,12 +58,64 @@ pub struct Exact {
 /// failed saves in different counters when they depend on the target, more
 /// than three groups a side, or too many outcomes.
 pub fn evaluate(program: &Program) -> Result<Exact, CoreError> {
-    budget::reset();
+    evaluate_until(program, None)
+}
+
+/// Evaluate `program` exactly, stopping early once `stop` is set.
+///
+/// # Errors
+/// As [`evaluate`], and [`CoreError::Interrupted`] once `stop` is set.
+pub fn evaluate_until(
+    program: &Program,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<Exact, CoreError> {
+    budget::reset(stop);
     let result = evaluate_within_budget(program);
     // Work past the budget empties the distributions; whatever went on, the
     // evaluation declines then rather than answer from them.
-    over_budget()?;
+    verdict()?;
     result
+}
+
+/// Evaluate `program` exactly on a worker thread, calling `poll` on this one
+/// every [`POLL_INTERVAL`] (as [`crate::montecarlo::simulate_with`] does), so
+/// a caller can honour Ctrl-C: an error from `poll` stops the evaluation
+/// within a step and is returned.
+///
+/// # Errors
+/// As [`evaluate`], or what `poll` returned.
+pub fn evaluate_polled(
+    program: &Program,
+    poll: &mut dyn FnMut(u64, u64) -> Result<(), CoreError>,
+) -> Result<Exact, CoreError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    std::thread::scope(|scope| {
+        let caller = std::thread::current();
+        let worker = {
+            let stop = Arc::clone(&stop);
+            scope.spawn(move || {
+                let result = evaluate_until(program, Some(stop));
+                caller.unpark();
+                result
+            })
+        };
+        let mut polled = Ok(());
+        while !worker.is_finished() {
+            std::thread::park_timeout(POLL_INTERVAL);
+            if worker.is_finished() {
+                break;
+            }
+            if let Err(e) = poll(0, 0) {
+                stop.store(true, Ordering::Relaxed);
+                polled = Err(e);
+                break;
+            }
+        }
+        let result = worker
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        polled.and(result)
+    })
 }
 
 fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {

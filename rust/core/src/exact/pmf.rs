@@ -1,5 +1,7 @@
 //! Distributions of counts as plain pmfs (`pmf[v]` = P(v)).
 
+use super::budget::{hold, spend};
+use crate::dice::DiceExpr;
 use crate::program::RunPool;
 
 /// The damage distribution of harm outside the save: the pool's, or its
@@ -20,8 +22,12 @@ pub(super) fn harm_damage(damage: &[f64], maximize: bool, bonus: i32) -> Vec<f64
     out
 }
 
-/// The discrete distribution of a sum of pmfs.
+/// The discrete distribution of a sum of pmfs (empty once the evaluation
+/// must stop: its work is counted first).
 pub(super) fn convolve(a: &[f64], b: &[f64]) -> Vec<f64> {
+    if spend(a.len().saturating_mul(b.len())) {
+        return vec![1.0];
+    }
     let mut out = vec![0.0; a.len() + b.len() - 1];
     for (i, &x) in a.iter().enumerate() {
         if x == 0.0 {
@@ -37,8 +43,11 @@ pub(super) fn convolve(a: &[f64], b: &[f64]) -> Vec<f64> {
 /// The distribution of the sum of `n` draws from `pmf`, for every `n` up to `most`.
 pub(super) fn powers(pmf: &[f64], most: usize) -> Vec<Vec<f64>> {
     let mut out = vec![vec![1.0]];
+    let mut bytes = 8u64;
     for _ in 0..most {
         let next = convolve(out.last().expect("starts with one"), pmf);
+        bytes += 8 * next.len() as u64;
+        hold(bytes);
         out.push(next);
     }
     out
@@ -70,7 +79,7 @@ pub(super) fn attacks_pmf(pool: &RunPool) -> Vec<f64> {
             v
         } else {
             let mut v = vec![0.0; term.per_model(term.dice.max()) as usize + 1];
-            for (rolled, p) in term.dice.distribution().into_iter().enumerate() {
+            for (rolled, p) in dice_pmf(term.dice).into_iter().enumerate() {
                 v[term.per_model(rolled as u32) as usize] += p;
             }
             v
@@ -89,4 +98,13 @@ pub(super) fn accumulate(pmf: &mut Vec<f64>, v: u32, p: f64) {
         pmf.resize(v + 1, 0.0);
     }
     pmf[v] += p;
+}
+
+/// The pmf of `d`, its work counted first (a one-point pmf once the
+/// evaluation must stop).
+pub(super) fn dice_pmf(d: DiceExpr) -> Vec<f64> {
+    if spend(usize::try_from(super::estimate::dice_steps(d)).unwrap_or(usize::MAX)) {
+        return vec![1.0];
+    }
+    d.distribution()
 }

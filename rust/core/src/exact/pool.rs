@@ -2,9 +2,9 @@
 //! and the target's states carried through its saves and its harm outside
 //! the save.
 
-use super::budget::{decline, over_budget};
+use super::budget::{decline, hold, verdict, STATE_BYTES};
 use super::evaluator::{Evaluator, Landing};
-use super::pmf::{attacks_pmf, compound, harm_damage};
+use super::pmf::{attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
     add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, Dist, Fast,
 };
@@ -43,7 +43,7 @@ impl Evaluator<'_> {
     /// Run `pool` on every state.
     pub(super) fn pool(&mut self, pool: &RunPool) -> Result<(), CoreError> {
         let outcomes = self.pool_outcomes(pool)?;
-        let damage = pool.damage.distribution();
+        let damage = dice_pmf(pool.damage);
         let most_failed = outcomes.failed_harm.keys().map(|k| k.0).max().unwrap_or(0) as usize;
         // The target: for each state at the start of the pool, its declared
         // order, then the saves, then the harm events.
@@ -51,7 +51,7 @@ impl Evaluator<'_> {
         let mut next = Dist::default();
         let mut save_work = 0u64;
         for (&s0, &p0) in &self.states {
-            over_budget()?;
+            verdict()?;
             if next.len() > MAX_STATES {
                 return Err(decline(format!(
                     "the target can be left in more than {MAX_STATES} distinct states"
@@ -123,7 +123,7 @@ impl Evaluator<'_> {
             ..
         }) = inflict.filter(|_| !carry_mortal)
         {
-            let total = compound(&events, &amount.unwrap_or(pool.damage).distribution());
+            let total = compound(&events, &dice_pmf(amount.unwrap_or(pool.damage)));
             self.count(pool.mortal_counter, &total);
         }
         let failed_harm = self.count_failed_saves(pool, inflict, &save_harm);
@@ -255,6 +255,7 @@ impl Evaluator<'_> {
         } = *step;
         let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
         let mut after_f: Vec<Dist> = vec![Dist::from_iter([(s0, 1.0)])];
+        let mut held = 0u64;
         for _ in 0..most_failed {
             let d = self.unsaved(
                 after_f.last().expect("starts with one"),
@@ -262,10 +263,19 @@ impl Evaluator<'_> {
                 pool,
                 damage,
             );
+            held += d.len() as u64 * STATE_BYTES;
+            if hold(held) {
+                break;
+            }
             after_f.push(d);
         }
         for (&(f, e), &p) in &outcomes.failed_harm {
-            for (&s, &q) in &after_f[f as usize] {
+            // Past the memory budget the chain stops short; the evaluation
+            // then declines, whatever is left out here.
+            let Some(after) = after_f.get(f as usize) else {
+                continue;
+            };
+            for (&s, &q) in after {
                 let s = if self.carry_failed {
                     with_failed(s, failed(s) + f)
                 } else {
@@ -353,7 +363,7 @@ impl Evaluator<'_> {
                         reduced,
                         ..
                     }) => {
-                        let amount = amount.unwrap_or(pool.damage).distribution();
+                        let amount = dice_pmf(amount.unwrap_or(pool.damage));
                         self.mortal_event(
                             &mixed,
                             &amount,
@@ -377,7 +387,7 @@ impl Evaluator<'_> {
                         pool,
                         save,
                         &harm_damage(
-                            &own.map_or_else(|| damage.to_vec(), |d| d.distribution()),
+                            &own.map_or_else(|| damage.to_vec(), dice_pmf),
                             maximize,
                             bonus,
                         ),

@@ -1,7 +1,7 @@
 //! Saves rolled together and resolved lowest first, exactly, through groups
 //! that save differently.
 
-use super::budget::decline;
+use super::budget::{decline, hold, verdict, STATE_BYTES};
 use super::evaluator::Evaluator;
 use super::state::{add, failed, with_failed, Dist, Fast, Unit};
 use super::MAX_SAVE_WORK;
@@ -43,6 +43,7 @@ impl Evaluator<'_> {
             }
             let mut binomials: HashMap<u32, Vec<f64>, Fast> = HashMap::default();
             let mut chains: HashMap<u128, Vec<Dist>, Fast> = HashMap::default();
+            let mut held = 0u64;
             for (&s, &r) in &most {
                 let mut chain = vec![Dist::from_iter([(s, 1.0)])];
                 for _ in 0..r {
@@ -58,8 +59,11 @@ impl Evaluator<'_> {
                     // (and Feel No Pain) in `unsaved`.
                     *work +=
                         (chain.last().map_or(0, HashMap::len) * damage.len().max(1) * 6) as u64;
+                    held += d.len() as u64 * STATE_BYTES;
                     chain.push(d);
                 }
+                hold(held);
+                verdict()?;
                 if *work > MAX_SAVE_WORK {
                     return Err(decline(format!(
                         "pool {:?}: too many outcomes for saves resolved lowest first through groups that save \
