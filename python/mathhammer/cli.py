@@ -22,7 +22,7 @@ from rich.console import Console
 
 from mathhammer import report
 from mathhammer.compare import METRICS, Comparison
-from mathhammer.exceptions import MathhammerError, ScenarioError
+from mathhammer.exceptions import MathhammerError, PluginError, ScenarioError
 from mathhammer.locate import field_line
 from mathhammer.progress import ProgressBar
 from mathhammer.registry import Registry, default_registry
@@ -146,6 +146,11 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("plugins", help="list installed rulesets, keywords and plugins")
     return parser
 
+
+EXIT_INPUT = 2
+"""Exit status for an error in the user's input, or a file that cannot be read or written."""
+EXIT_PLUGIN = 3
+"""Exit status for a plugin's fault: a keyword or ruleset that made an invalid Plan, or plugins in conflict."""
 
 PIPE_WIDTH = 200
 """Columns of a report written to a pipe or file, where nothing would wrap it: wide tables stay whole."""
@@ -327,6 +332,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = f" after {progress.done:,} of {progress.total:,} trials" if progress and progress.total else ""
         print(f"mathhammer: interrupted{done}; no result was reported", file=sys.stderr)
         return 130
+    except PluginError as exc:  # a plugin's fault, never the scenario's: no line of the file is quoted
+        if args.debug:
+            raise
+        print(f"mathhammer: plugin error: {exc}", file=sys.stderr)
+        return EXIT_PLUGIN
     except (MathhammerError, ValueError) as exc:
         if args.debug:
             raise
@@ -334,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         quoted = _quote(exc)
         if quoted:
             print(quoted, file=sys.stderr)
-        return 2
+        return EXIT_INPUT
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as other tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, what a shell reports for a program a closed pipe stopped
@@ -343,7 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"mathhammer: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return EXIT_INPUT
     except Exception as exc:  # a bug: say so briefly, and how to see more
         if args.debug:
             raise

@@ -141,6 +141,11 @@ class Registry:
             )
         table.specs[spec.name] = spec
         table.origin[spec.name] = plugin
+        table.distribution[spec.name] = self.distribution(plugin)
+
+    def distribution(self, plugin: str) -> str | None:
+        """The distribution that installed ``plugin``, or ``None`` for one registered in-process."""
+        return next((info.distribution for info in self.plugins if info.name == plugin), None)
 
 
 def new_manager() -> pluggy.PluginManager:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import time
 from collections.abc import Callable
@@ -9,7 +10,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from mathhammer import _core
-from mathhammer.exceptions import DeclinedError, ScenarioError
+from mathhammer.exceptions import DeclinedError, PlanError, PluginError, RulesetError, ScenarioError
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import DISTRIBUTION_STAGES, Result
 from mathhammer.ruleset import Compiled
@@ -34,6 +35,50 @@ def compile_scenario(scenario: Any, *, registry: Registry | None = None) -> Comp
         raise ScenarioError(f"{type(scenario).__name__} names no ruleset (it has no 'ruleset' attribute)")
     ruleset = registry.ruleset(name)
     return ruleset.compile(scenario, registry.keyword_table(name))
+
+
+def freeze(scenario: Any, compiled: Compiled, *, registry: Registry | None = None) -> _core.CompiledPlan:
+    """Check a compiled scenario's Plan in the core and freeze it for running.
+
+    The Plan is the ruleset's and its keywords' work, never the scenario's, so
+    a Plan the core rejects is blamed on the plugin that made it: the keyword
+    without whose ``apply`` the Plan is accepted, else the ruleset.
+
+    Raises:
+        KeywordError: naming the keyword, its plugin and its distribution, and the core's reason.
+        RulesetError: naming the ruleset, its plugin and its distribution, when no one keyword is to blame.
+    """
+    try:
+        return compiled.plan.compile()
+    except PlanError as exc:
+        raise _blame(scenario, registry or default_registry(), f"{exc}") from exc
+
+
+def _skip(rules: Any) -> None:
+    """An ``apply`` that does nothing, to find out which keyword broke a Plan."""
+
+
+def _blame(scenario: Any, registry: Registry, reason: str) -> PluginError:
+    """The error naming whoever made a Plan the core rejected for ``reason``.
+
+    Each keyword of the ruleset is left out in turn (its ``apply`` skipped) and
+    the scenario compiled again: the keyword whose absence makes the Plan
+    acceptable is the one to blame. This runs only on the error path, and a
+    keyword the scenario does not use changes nothing, so it is never blamed.
+    """
+    name = scenario.ruleset
+    ruleset = registry.ruleset(name)
+    table = registry.keyword_table(name)
+    for key, spec in table.specs.items():
+        without = table.replacing(key, dataclasses.replace(spec, apply=_skip))
+        try:
+            ruleset.compile(scenario, without).plan.compile()
+        except Exception:  # still broken, or broken another way without it: not this one alone
+            continue
+        return table.error(spec, reason)
+    plugin = registry.ruleset_origin.get(name, "?")
+    dist = registry.distribution(plugin) or "none, registered in-process"
+    return RulesetError(f"ruleset {name} (plugin {plugin}, distribution {dist}) produced an invalid plan: {reason}")
 
 
 def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
@@ -86,7 +131,7 @@ def simulate(
             f"threads is {threads!r}; it must be 0 (every core) or a count up to {MAX_THREADS}", field="threads"
         )
     compiled = compile_scenario(scenario, registry=registry)
-    core_plan = compiled.plan.compile()
+    core_plan = freeze(scenario, compiled, registry=registry)
     start = time.perf_counter()
     histograms = _core.simulate(core_plan, trials, seed, threads, progress)
     seconds = time.perf_counter() - start
@@ -117,7 +162,7 @@ def evaluate_exact(scenario: Any, *, registry: Registry | None = None) -> Result
             the scenario's Plan exactly (it never approximates).
     """
     compiled = compile_scenario(scenario, registry=registry)
-    core_plan = compiled.plan.compile()
+    core_plan = freeze(scenario, compiled, registry=registry)
     start = time.perf_counter()
     pmfs = _core.evaluate_exact(core_plan)
     return Result.from_pmfs(
@@ -170,4 +215,4 @@ def replay(scenario: Any, dice: list[int], *, registry: Registry | None = None) 
         ScriptError: if the dice run out or a value does not fit its die.
     """
     compiled = compile_scenario(scenario, registry=registry)
-    return _core.replay(compiled.plan.compile(), list(dice))
+    return _core.replay(freeze(scenario, compiled, registry=registry), list(dice))

@@ -10,8 +10,8 @@ import pytest
 
 import mathhammer
 from mathhammer import Registry, Result
+from mathhammer.plugin import VersionChoice
 from mathhammer.testing import assert_mean
-from mathhammer.versions import VersionChoice
 from mathhammer_wh40k import Attacker, Context, ModelProfile, Scenario, Target, Weapon, plugin
 from mathhammer_wh40k.keywords import anti, cleave, heavy, lance, lethal_hits, melta, rapid_fire, torrent, twin_linked
 from mathhammer_wh40k.model import Modifiers

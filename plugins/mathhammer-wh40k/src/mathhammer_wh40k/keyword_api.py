@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mathhammer.plan import AttackPool, BatchHook, Group, MortalWounds, Test
+from mathhammer.plugin import AttackPool, BatchHook, Group, MortalWounds, Test
 from mathhammer_wh40k.model import Context, Scenario, Weapon
 
 

@@ -6,11 +6,7 @@ from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-import mathhammer
-from mathhammer.exceptions import ScenarioError
-from mathhammer.keywords import KeywordTable
-from mathhammer.registry import RulesetRegistrar
-from mathhammer.ruleset import Compiled
+from mathhammer.plugin import Compiled, KeywordTable, RulesetRegistrar, ScenarioError, hookimpl
 from mathhammer_wh40k.compile import compile_scenario
 from mathhammer_wh40k.load import load
 from mathhammer_wh40k.model import Scenario
@@ -37,6 +33,6 @@ class Wh40k:
         return compile_scenario(scenario, keywords)
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_rulesets(register: RulesetRegistrar) -> None:
     register(Wh40k())
