@@ -15,6 +15,7 @@ import html
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from rich.console import Console
 
 from mathhammer import report
 from mathhammer.compare import METRICS, Comparison
-from mathhammer.exceptions import MathhammerError, PluginError, ScenarioError
+from mathhammer.exceptions import MathhammerError, PluginError, PluginWarning, ScenarioError
 from mathhammer.locate import field_line
 from mathhammer.progress import ProgressBar
 from mathhammer.registry import Registry, default_registry
@@ -319,9 +320,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     run: _Run | None = None
     try:
-        registry = default_registry()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PluginWarning)  # each is in registry.broken, printed below
+            registry = default_registry()
         for broken in registry.broken:
-            print(f"mathhammer: warning: plugin {broken.name!r} is broken: {broken.error}", file=sys.stderr)
+            state = "" if broken.error.startswith("skipped") else "is broken: "
+            print(f"mathhammer: warning: plugin {broken.name!r} {state}{broken.error}", file=sys.stderr)
         if args.command == "plugins":
             print(_plugins(registry))
             return 0

@@ -19,6 +19,7 @@ __all__ = [
     "PlanError",
     "PluginConflictError",
     "PluginError",
+    "PluginWarning",
     "RulesetError",
     "ScenarioError",
     "ScriptError",
@@ -87,3 +88,7 @@ class PluginConflictError(PluginError):
 
 class MissingDependencyError(MathhammerError, ImportError):
     """An optional feature needs a package that is not installed; the message names the ``pip install`` to run."""
+
+
+class PluginWarning(UserWarning):
+    """A plugin was skipped (it needs another hook API); the others keep working."""
