@@ -21,7 +21,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from mathhammer import report
+from mathhammer import inventory, report
 from mathhammer.compare import METRICS, Comparison
 from mathhammer.exceptions import MathhammerError, PluginError, PluginWarning, ScenarioError
 from mathhammer.locate import field_line
@@ -144,7 +144,8 @@ def _parser() -> argparse.ArgumentParser:
     dice.add_argument("--seed", type=_seed, default=None, help="seed for the dice (default: random, and printed)")
     dice.add_argument("--dice", type=_dice, help='the dice to use, in order, such as "3,5,6,2,4" (a worked example)')
     expl.add_argument("--json", action="store_true", help="print the dice, the events and the narration as JSON")
-    sub.add_parser("plugins", help="list installed rulesets, keywords and plugins")
+    plugins = sub.add_parser("plugins", help="list installed rulesets, their keywords and the plugins behind them")
+    plugins.add_argument("--json", action="store_true", help="print the list as JSON")
     return parser
 
 
@@ -293,28 +294,6 @@ def _explain(run: _Run) -> int:
     return 0
 
 
-def _plugins(registry: Registry) -> str:
-    lines = ["rulesets:"]
-    for name, ruleset in sorted(registry.rulesets.items()):
-        lines.append(f"  {name:<12} {ruleset.title} {ruleset.version}  (plugin {registry.ruleset_origin[name]})")
-    if not registry.rulesets:
-        lines.append("  (none)")
-    lines.append("keywords:")
-    tables = [t for t in registry.keywords.values() if t.specs]
-    for table in sorted(tables, key=lambda t: t.ruleset):
-        for name in table.names():
-            lines.append(f"  {table.ruleset}: {name}  (plugin {table.origin[name]})")
-    if not tables:
-        lines.append("  (none)")
-    lines.append("plugins:")
-    for info in registry.plugins:
-        where = f"{info.distribution} {info.version}" if info.distribution else "registered directly"
-        lines.append(f"  {info.name:<24} {where}")
-    for broken in registry.broken:
-        lines.append(f"  {broken.name:<24} BROKEN: {broken.error}")
-    return "\n".join(lines)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
@@ -327,7 +306,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             state = "" if broken.error.startswith("skipped") else "is broken: "
             print(f"mathhammer: warning: plugin {broken.name!r} {state}{broken.error}", file=sys.stderr)
         if args.command == "plugins":
-            print(_plugins(registry))
+            data = inventory.describe(registry)
+            print(json.dumps(data, indent=2) if args.json else inventory.render(data))
             return 0
         run = _Run(args, registry)
         return _COMMANDS[args.command](run)

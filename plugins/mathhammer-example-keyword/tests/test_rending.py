@@ -9,7 +9,7 @@ import pytest
 
 import mathhammer
 from mathhammer import Registry
-from mathhammer.testing import assert_mean, assert_same_distribution, simulate_plan
+from mathhammer.testing import assert_mean, assert_same_distribution, run_cli, simulate_plan
 from mathhammer_wh40k import Attacker, ModelProfile, Scenario, Target, Weapon, plugin
 
 N = 20
@@ -84,3 +84,13 @@ def test_whole_floats_and_other_int_types_are_accepted(registry: Registry) -> No
     plan.hooks[0] = lambda a: {"mortal_wounds": a["criticals"]["wound"].astype(float)}  # type: ignore[assignment]
     hists = simulate_plan(plan, 20_000, 1)
     assert sum(hists[-1]) == 20_000
+
+
+def test_mathhammer_plugins_marks_rending_as_an_addition_to_40k(capsys: pytest.CaptureFixture[str]) -> None:
+    """Installed beside the 40k ruleset, the invented Rending is not listed as one of 40k's own keywords."""
+    import json
+
+    assert run_cli(["plugins", "--json"]) == 0
+    keywords = {k["name"]: k for k in json.loads(capsys.readouterr().out)["keywords"] if k["ruleset"] == "wh40k"}
+    assert keywords["Rending"]["own"] is False and keywords["Rending"]["distribution"] == "mathhammer-example-keyword"
+    assert keywords["Lethal Hits"]["own"] is True and keywords["Sustained Hits"]["own"] is True

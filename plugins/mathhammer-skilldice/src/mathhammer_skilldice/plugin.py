@@ -23,6 +23,23 @@ class SkillDice:
     name = "skilldice"
     title = "d12 skill dice (Focus/Panic)"
     version = __version__
+    # The game's own keywords, Inflict effects (from mathhammer-inflict), powers and Battle Shock
+    # effects; any other is a third party's addition.
+    own_keywords = frozenset(
+        {
+            "Battle Shock Lose",
+            "Battle Shock Shaken",
+            "Hazardous",
+            "Inflict Damage",
+            "Inflict Direct Damage",
+            "Inflict Status",
+            "Power Advantage",
+            "Power Damage",
+            "Power Direct Damage",
+            "Power Heal",
+            "Power Restore",
+        }
+    )
 
     def load(self, data: Mapping[str, Any], source: str | None) -> Scenario:
         return load(data, source)

@@ -23,6 +23,21 @@ class NinthAge:
     name = "t9a"
     title = "The Ninth Age"
     version = __version__
+    # The game's own attack attributes; any other is a third party's addition.
+    own_keywords = frozenset(
+        {
+            "Accurate",
+            "Divine Attacks",
+            "Flaming Attacks",
+            "Fury",
+            "Hatred",
+            "Lethal Strike",
+            "Multiple Wounds",
+            "Poison Attacks",
+            "Quick to Fire",
+            "Unwieldy",
+        }
+    )
 
     def load(self, data: Mapping[str, Any], source: str | None) -> Scenario:
         return load(data, source)

@@ -23,6 +23,31 @@ class Wh40k:
     name = "wh40k"
     title = "Warhammer 40,000"
     version = __version__
+    # The game's own weapon abilities, wherever they are implemented (Blast, Devastating Wounds and
+    # Sustained Hits come in distributions of their own); any other keyword is a third party's addition.
+    own_keywords = frozenset(
+        {
+            "Anti",
+            "Blast",
+            "Cleave",
+            "Close-quarters",
+            "Devastating Wounds",
+            "Hazardous",
+            "Heavy",
+            "Ignores Cover",
+            "Indirect Fire",
+            "Lance",
+            "Lethal Hits",
+            "Melta",
+            "Pistol",
+            "Precision",
+            "Psychic",
+            "Rapid Fire",
+            "Sustained Hits",
+            "Torrent",
+            "Twin-linked",
+        }
+    )
 
     def load(self, data: Mapping[str, Any], source: str | None) -> Scenario:
         return load(data, source)
