@@ -89,3 +89,16 @@ def test_a_plugin_needs_nothing_else_to_register_a_keyword_and_run_it() -> None:
     scenario = mathhammer.testing.ToyScenario(attacks="6", hit=4, keywords=("Bonus Hits 2",))
     # Each of 6 attacks hits on 4+ (1/2) and scores 2 more hits on a 6 (1/6): 6 * (1/2 + 2/6) = 5.
     assert mathhammer.evaluate_exact(scenario, registry=registry)["hits"].mean == pytest.approx(5, abs=1e-12)
+
+
+def test_the_framework_s_tests_import_no_game_s_plugin() -> None:
+    """Framework tests run on the toy ruleset; the example files reach 40k through entry points (see conftest.py)."""
+    games = {"mathhammer_wh40k", "mathhammer_t9a", "mathhammer_skilldice"}
+    found = []
+    for path in sorted((ROOT / "tests").glob("**/*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules = [node.module]
+            found += [f"{path.name}: {m}" for m in modules if m.split(".")[0] in games]
+    assert found == []
