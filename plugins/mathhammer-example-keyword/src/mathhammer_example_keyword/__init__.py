@@ -16,7 +16,7 @@ It shows both ways a keyword can change the attack sequence:
   evaluator declines Plans that use it.
 
 Only the public API is used: :data:`hookimpl`,
-:class:`mathhammer.KeywordSpec`, :mod:`mathhammer.plan`, and the ``wh40k``
+:mod:`mathhammer.plugin` (``KeywordSpec``, ``Effect``), and the ``wh40k``
 ruleset's documented ``WeaponRules`` (duck-typed here, so this distribution
 does not depend on the ruleset's code).
 """
