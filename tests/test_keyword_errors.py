@@ -132,3 +132,14 @@ def test_the_command_line_reports_a_plugin_fault_with_its_own_exit_status(
     (broken_cli / "typo.toml").write_text('ruleset = "toy"\nattacks = 6\nhit = "4+"\nkeywords = ["Extra Hit 1"]\n')
     assert run_cli(["simulate", "typo.toml"]) == cli.EXIT_INPUT == 2
     assert "typo.toml, field keywords[0]: 'Extra Hit 1' is not a keyword of ruleset 'toy'" in capsys.readouterr().err
+
+
+def test_a_value_the_core_cannot_read_is_named_by_its_field_not_its_position_in_json() -> None:
+    def unrollable(rules: ToyRules) -> None:
+        rules.hit.effects.append(Effect(on="critical", action="extra", amount="banana"))
+
+    registry = toy_registry(("unrollable", keyword_plugin("Banana Hits", unrollable)))
+    with pytest.raises(KeywordError) as error:
+        mathhammer.evaluate_exact(ToyScenario(keywords=("Deadly", "Banana Hits")), registry=registry)
+    assert error.value.reason.startswith('plan field sequences[0].steps[0].effects[1].amount: dice expression "banana"')
+    assert "column" not in error.value.reason

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 import secrets
 import threading
 import time
@@ -55,7 +57,65 @@ def freeze(scenario: Any, compiled: Compiled, *, registry: Registry | None = Non
     try:
         return core_plan(compiled.plan)
     except PlanError as exc:
-        raise _blame(scenario, registry or default_registry(), f"{exc}") from exc
+        raise _blame(scenario, registry or default_registry(), _named_field(f"{exc}", compiled.plan)) from exc
+
+
+_JSON_POSITION = re.compile(r"^plan field \(json\): (.*) at line 1 column (\d+)$", re.DOTALL)
+
+
+def _named_field(reason: str, plan: Plan) -> str:
+    """The core's reason, with a position in the Plan's JSON replaced by the field's path.
+
+    The core reads a Plan as JSON; a value it cannot even read (an unknown
+    field, a dice expression that cannot be rolled) is reported by position,
+    which means nothing to a plugin's author. The Python side wrote that JSON,
+    so it can say which field the position falls in.
+    """
+    match = _JSON_POSITION.match(reason)
+    if match is None:
+        return reason
+    spans: list[tuple[int, int, str]] = []
+    text = _json_with_spans(plan.to_dict(), "", spans)
+    assert text == plan.to_json()  # the same writer json.dumps is, so the positions agree
+    column = int(match.group(2)) - 1
+    inside = [(end - start, start, end, path) for start, end, path in spans if start <= column <= end and path]
+    if not inside:
+        return reason
+    _, first, last, path = min(inside)
+    # The core reads some values whole before checking them (a sequence's kind
+    # decides how the rest reads), so the position may be that of the
+    # enclosing value: look inside it for the field or value the reason names.
+    values = {json.dumps(v) for v in re.findall(r'"([^"]*)"', match.group(1))}
+    keys = set(re.findall(r"^unknown field `(\w+)`", match.group(1)))
+    exact = [
+        p
+        for start, end, p in spans
+        if first <= start and end <= last and (text[start:end] in values or p.rsplit(".", 1)[-1] in keys)
+    ]
+    return f"plan field {exact[0] if len(exact) == 1 else path}: {match.group(1)}"
+
+
+def _json_with_spans(value: Any, path: str, spans: list[tuple[int, int, str]], at: int = 0) -> str:
+    """``json.dumps(value)``, recording where each value at a dotted ``path`` starts and ends."""
+    if isinstance(value, dict):
+        parts, offset = [], at + 1
+        for key, item in value.items():
+            head = f"{json.dumps(key)}: "
+            body = _json_with_spans(item, f"{path}.{key}" if path else key, spans, offset + len(head))
+            parts.append(head + body)
+            offset += len(head) + len(body) + 2
+        text = "{" + ", ".join(parts) + "}"
+    elif isinstance(value, list):
+        parts, offset = [], at + 1
+        for i, item in enumerate(value):
+            body = _json_with_spans(item, f"{path}[{i}]", spans, offset)
+            parts.append(body)
+            offset += len(body) + 2
+        text = "[" + ", ".join(parts) + "]"
+    else:
+        text = json.dumps(value)
+    spans.append((at, at + len(text), path))
+    return text
 
 
 def _skip(rules: Any) -> None:
