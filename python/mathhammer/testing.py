@@ -84,6 +84,8 @@ class ToyScenario:
     damage: str = "1"
     save: int | None = None
     keywords: tuple[str, ...] = ()
+    target_keywords: tuple[str, ...] = ()
+    """The target's keywords (upper case), for abilities limited to some targets."""
     models: int = 5
     wounds: int = 1
     rules: VersionChoice = field(default_factory=VersionChoice)
@@ -130,6 +132,7 @@ class ToyRuleset:
             damage=f.dice("damage", "1"),
             save=f.roll("save", None),
             keywords=tuple(f.texts("keywords", [])),
+            target_keywords=tuple(k.upper() for k in f.texts("target_keywords", [])),
             models=f.integer("models", 5, min=1, max=1000),
             wounds=f.integer("wounds", 1, min=1, max=1000),
             rules=choice,
