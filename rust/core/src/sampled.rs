@@ -28,7 +28,7 @@ use crate::program::{Inflict, Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
 use crate::tables::{binomial_pmf, one_token, point, slot, sorted, Builder, BITS, SLOTS};
 use crate::trace::NoTrace;
-use crate::trial_table::TrialTable;
+use crate::trial_table::{Resolutions, TrialTable};
 use crate::workspace::{bump, Workspace};
 
 /// The most table entries (over all pools and all dice counts) the fast path
@@ -59,6 +59,8 @@ pub struct Sampler {
     pools: Vec<Option<PoolTables>>,
     /// Whole trials in one draw, where the Plan allows (`trial_table.rs`).
     pub(crate) whole: Option<TrialTable>,
+    /// Or the pool's resolution looked up, where the Plan allows.
+    pub(crate) resolved: Option<Resolutions>,
 }
 
 impl Sampler {
@@ -85,7 +87,28 @@ impl Sampler {
             });
         }
         let whole = TrialTable::new(program, &pools);
-        Some(Sampler { pools, whole })
+        let resolved = if whole.is_some() {
+            None
+        } else {
+            Resolutions::new(program, &pools)
+        };
+        Some(Sampler {
+            pools,
+            whole,
+            resolved,
+        })
+    }
+}
+
+impl Sampler {
+    /// The first pool's tables (the one pool of a Plan whose resolution is
+    /// looked up).
+    pub(crate) fn first_pool(&self) -> &PoolTables {
+        self.pools
+            .iter()
+            .flatten()
+            .next()
+            .expect("a Plan with a lookup has one pool")
     }
 }
 
@@ -157,9 +180,22 @@ impl PoolTables {
         })
     }
 
+    /// The failed saves of `wounds` tokens reaching the save, when every
+    /// group saves on the same faces (so the failures are the lowest rolls:
+    /// resolved in order, the passes change nothing); `None` otherwise.
+    #[inline]
+    pub(crate) fn draw_failed(&self, wounds: u32, stream: &mut Stream) -> Option<u32> {
+        self.binomial
+            .as_ref()
+            .map(|(binomial, chance)| match binomial.get(wounds as usize) {
+                Some(table) => table.sample(stream) as u32,
+                None => chance.draw(wounds, stream),
+            })
+    }
+
     /// The counts of `dice` attack dice: one per test, then the tokens
     /// reaching the save, then the harm events.
-    fn draw(&self, dice: u32, stream: &mut Stream) -> [u32; SLOTS] {
+    pub(crate) fn draw(&self, dice: u32, stream: &mut Stream) -> [u32; SLOTS] {
         let mut counts = [0; SLOTS];
         if let Some((keys, _, alias)) = self.by_count.get(dice as usize) {
             let v = keys[alias.sample(stream)];
@@ -209,15 +245,7 @@ fn run_pool(
 ) {
     let attacks = gather_attacks(pool, ws.attacker.as_ref().map(|a| &a.alive[..]), stream);
     let counts = tables.draw(attacks, stream);
-    let failed = tables.binomial.as_ref().map(|(binomial, chance)| {
-        // Every group saves on the same faces, so the failures are the lowest
-        // rolls: resolve them in order, the passes change nothing.
-        let wounds = counts[pool.tests.len()];
-        match binomial.get(wounds as usize) {
-            Some(table) => table.sample(stream) as u32,
-            None => chance.draw(wounds, stream),
-        }
-    });
+    let failed = tables.draw_failed(counts[pool.tests.len()], stream);
     let drawn = Drawn {
         attacks,
         counts,
