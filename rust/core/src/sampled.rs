@@ -20,7 +20,7 @@
 //! whose one-die table cannot be built, or whose pool mixes several kinds of
 //! mortal-wound effect (their interleaving matters), runs die by die.
 
-use crate::alias::AliasTable;
+use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::{Chance, Multinomial};
 use crate::executor::{declare, drive, gather_attacks, inflict, resolve_save_faces, unsaved};
 use crate::plan::{Excess, Group, Side};
@@ -44,7 +44,7 @@ pub const MAX_TABLE_ENTRIES: usize = 1 << 16;
 pub(crate) struct PoolTables {
     /// `by_count[n]`: packed outcome vectors, their chances and their alias
     /// table for n dice, for every n up to as many as the budget allowed.
-    pub(crate) by_count: Vec<(Vec<u64>, Vec<f64>, AliasTable)>,
+    pub(crate) by_count: Vec<(Vec<u64>, Vec<f64>, ValueAlias)>,
     /// One die's outcomes, for more dice than `by_count` holds.
     beyond: Option<Multinomial>,
     /// When saves fail on the same faces for every group: `binomial[w]` for
@@ -149,7 +149,7 @@ impl PoolTables {
             let probs: Vec<f64> = entries.iter().map(|e| e.1).collect();
             let keys: Vec<u64> = entries.iter().map(|e| e.0).collect();
             max_saves = max_saves.max(keys.iter().map(|&v| slot(v, save_slot)).max().unwrap_or(0));
-            let alias = AliasTable::new(&probs);
+            let alias = ValueAlias::new(&probs, &keys);
             by_count.push((keys, probs, alias));
         }
         let beyond = (by_count.len() as u64 <= max_attacks).then(|| {
@@ -197,8 +197,8 @@ impl PoolTables {
     /// reaching the save, then the harm events.
     pub(crate) fn draw(&self, dice: u32, stream: &mut Stream) -> [u32; SLOTS] {
         let mut counts = [0; SLOTS];
-        if let Some((keys, _, alias)) = self.by_count.get(dice as usize) {
-            let v = keys[alias.sample(stream)];
+        if let Some((_, _, alias)) = self.by_count.get(dice as usize) {
+            let v = alias.sample(stream);
             for (i, c) in counts.iter_mut().enumerate() {
                 *c = slot(v, i);
             }

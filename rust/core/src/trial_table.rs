@@ -234,8 +234,11 @@ impl Resolutions {
         };
         let m = pool.tests.len();
         let mut numbers = vec![0u32; self.width];
+        let mut none = NoDice::default();
+        let fixed = gather_attacks(pool, None, &mut none);
+        let fixed = (!none.asked).then_some(fixed);
         for _ in 0..trials {
-            let attacks = gather_attacks(pool, None, stream);
+            let attacks = fixed.unwrap_or_else(|| gather_attacks(pool, None, stream));
             let counts = tables.draw(attacks, stream);
             let failed = tables
                 .draw_failed(counts[m], stream)
