@@ -501,6 +501,30 @@ fn trials_that_roll_after_the_save_are_not_drawn_whole() {
 }
 
 #[test]
+fn random_damage_is_drawn_from_its_exact_distribution_given_the_failed_saves() {
+    // S3 of the benchmarks: D6 damage into three 12-wound models, and the
+    // same with D3+1 into models that reduce damage by one and halve it.
+    let mut knights = boltguns();
+    knights["target"]["groups"] =
+        json!([{"name": "Knight", "models": 3, "wounds": 12, "save": 2, "invulnerable": 4}]);
+    let pool = &mut knights["sequences"][0];
+    pool["attacks"] = json!([{"models": 10, "dice": "1"}]);
+    pool["steps"][1]["target"] = json!(5);
+    pool["save"]["ap"] = json!(-2);
+    pool["damage"]["dice"] = json!("D6");
+    let mut tough = knights.clone();
+    tough["sequences"][0]["damage"]["dice"] = json!("D3+1");
+    tough["target"]["groups"][0]["damage_reduction"] = json!(1);
+    tough["target"]["groups"][0]["damage_divisor"] = json!(2);
+    tough["target"]["groups"][0]["wounds"] = json!(3);
+    for plan in [&knights, &tough] {
+        let p = program(plan);
+        assert!(Runner::new(&p, Path::Auto).looks_resolutions_up());
+        both_paths(plan, 200_000);
+    }
+}
+
+#[test]
 fn fast_path_matches_die_by_die_on_the_benchmark() {
     both_paths(&boltguns(), 200_000);
 }
