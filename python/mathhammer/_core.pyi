@@ -46,10 +46,10 @@ MAX_VALUE: int
 class MathhammerError(Exception):
     """Base class of every error mathhammer raises."""
 
-class DiceError(ValueError):
+class DiceError(MathhammerError, ValueError):
     """A dice expression that cannot be rolled, such as ``D0`` or ``1000000D6``."""
 
-class PlanError(ValueError):
+class PlanError(MathhammerError, ValueError):
     """A Plan that is not well-formed; the message names the field."""
 
 class ScriptError(MathhammerError):
