@@ -21,9 +21,11 @@ __all__ = [
     "DiceError",
     "DiceExpr",
     "HookError",
+    "InternalError",
     "MathhammerError",
     "PlanError",
     "ScriptError",
+    "_panic_for_tests",
     "evaluate_exact",
     "parse_dice",
     "replay",
@@ -57,6 +59,9 @@ class ScriptError(MathhammerError):
 
 class HookError(MathhammerError):
     """A batch hook failed or handed back arrays that do not fit."""
+
+class InternalError(MathhammerError):
+    """A bug in mathhammer, such as a panic in the Rust core; the message asks for a report."""
 
 class DeclinedError(MathhammerError):
     """The exact evaluator cannot evaluate this Plan exactly; the message says why."""
@@ -123,3 +128,11 @@ def replay(plan: CompiledPlan, dice: list[object]) -> dict[str, object]:
 
 def evaluate_exact(plan: CompiledPlan) -> list[npt.NDArray[np.float64]]:
     """Exact distributions, one pmf per name in ``plan.numbers``; raises :class:`DeclinedError` saying why."""
+
+def _panic_for_tests(site: str, plan: CompiledPlan | None = None) -> None:
+    """Panic on purpose, for tests only, at ``site``.
+
+    ``"caller"`` panics on the calling thread and ``"worker"`` in a batch hook of ``plan`` (which must call one)
+    on the Monte Carlo worker threads: both raise :class:`InternalError`.
+    ``"unguarded"`` panics past the guard, so PyO3 raises its ``PanicException``.
+    """

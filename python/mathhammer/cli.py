@@ -22,7 +22,7 @@ from rich.console import Console
 
 from mathhammer import report
 from mathhammer.compare import METRICS, Comparison
-from mathhammer.exceptions import MathhammerError, ScenarioError
+from mathhammer.exceptions import InternalError, MathhammerError, ScenarioError
 from mathhammer.locate import field_line
 from mathhammer.progress import ProgressBar
 from mathhammer.registry import Registry, default_registry
@@ -327,6 +327,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = f" after {progress.done:,} of {progress.total:,} trials" if progress and progress.total else ""
         print(f"mathhammer: interrupted{done}; no result was reported", file=sys.stderr)
         return 130
+    except InternalError as exc:  # a panic in the core, caught at its boundary
+        if args.debug:
+            raise
+        print(f"mathhammer: internal error: {exc}", file=sys.stderr)
+        return 1
     except (MathhammerError, ValueError) as exc:
         if args.debug:
             raise
@@ -352,6 +357,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "  This is a bug in mathhammer or a plugin; run again with --debug for the traceback and report it.",
             file=sys.stderr,
         )
+        return 1
+    except BaseException as exc:
+        # The core turns its panics into InternalError; should one slip past,
+        # PyO3 raises PanicException, a BaseException no handler above sees.
+        if args.debug or type(exc).__name__ != "PanicException":
+            raise
+        message = f"mathhammer: internal error: the Rust core panicked: {exc}; this is a bug, please report it."
+        print(message, file=sys.stderr)
         return 1
 
 

@@ -18,6 +18,8 @@ pub enum CoreError {
     Hook { reason: String },
     /// The caller interrupted a long run (Ctrl-C between chunks).
     Interrupted,
+    /// A bug: a worker thread panicked. `reason` is the panic's message.
+    Internal { reason: String },
 }
 
 impl CoreError {
@@ -40,8 +42,31 @@ impl fmt::Display for CoreError {
                 write!(f, "the exact evaluator declines this plan: {reason}")
             }
             CoreError::Interrupted => write!(f, "interrupted"),
+            CoreError::Internal { reason } => write!(f, "internal error: {reason}"),
         }
     }
 }
 
 impl std::error::Error for CoreError {}
+
+/// The message a panic carried, for [`CoreError::Internal`]: a panic's payload
+/// is a `&str` or a `String` unless the code called `panic_any`.
+#[must_use]
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(ToString::to_string)
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
+/// The result of a worker thread, with a panic in it turned into
+/// [`CoreError::Internal`] so that it reaches the caller as an error and
+/// never unwinds through it (or aborts the process from a thread nobody joins).
+pub(crate) fn joined<T>(result: std::thread::Result<Result<T, CoreError>>) -> Result<T, CoreError> {
+    result.unwrap_or_else(|payload| {
+        Err(CoreError::Internal {
+            reason: format!("a worker thread panicked: {}", panic_message(&*payload)),
+        })
+    })
+}

@@ -411,11 +411,15 @@ pub fn simulate_with(
     std::thread::scope(|scope| {
         let control = &control;
         let worker = scope.spawn(move || {
-            let tally = workers
-                .install(|| run_chunks(runner, options.seed, options.trials, 0..total, control));
+            // A panic on a rayon thread comes back here through `install`;
+            // catch it so the poll loop below still hears that the work ended.
+            let tally = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                workers
+                    .install(|| run_chunks(runner, options.seed, options.trials, 0..total, control))
+            }));
             // The receiver only goes away once this scope ends.
             let _ = sender.send(());
-            tally
+            tally.map(Ok)
         });
         let mut failure = None;
         loop {
@@ -433,9 +437,7 @@ pub fn simulate_with(
                 break;
             }
         }
-        let tally = worker
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let tally = crate::error::joined(worker.join().and_then(|caught| caught))?;
         match failure.or_else(|| control.take_error()) {
             Some(e) => Err(e),
             None => Ok(tally),

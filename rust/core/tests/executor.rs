@@ -830,3 +830,39 @@ fn a_hook_that_breaks_the_arrays_stops_the_run_with_its_error() {
         "{missing}"
     );
 }
+
+/// A batch hook with a bug: it panics, on whichever worker thread runs it.
+#[derive(Debug)]
+struct Panics;
+
+impl mathhammer_core::batch::BatchHooks for Panics {
+    fn call(
+        &self,
+        _: usize,
+        _: &mut mathhammer_core::batch::Batch,
+    ) -> Result<(), mathhammer_core::CoreError> {
+        panic!("the hook's own bug");
+    }
+}
+
+#[test]
+fn a_panic_on_a_worker_thread_is_an_internal_error() {
+    let mut plan = boltguns();
+    plan["sequences"][0]["batch_hook"] = json!(0);
+    let panics = program(&plan).with_hooks(std::sync::Arc::new(Panics));
+    let e = simulate(
+        &panics,
+        RunOptions {
+            trials: 50_000,
+            seed: 1,
+            threads: 2,
+            path: Path::Auto,
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, mathhammer_core::CoreError::Internal { reason } if reason.contains("the hook's own bug")),
+        "{e}"
+    );
+}

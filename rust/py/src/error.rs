@@ -34,6 +34,12 @@ create_exception!(
 );
 create_exception!(
     mathhammer,
+    InternalError,
+    MathhammerError,
+    "A bug in mathhammer, such as a panic in the Rust core; the message asks for a report."
+);
+create_exception!(
+    mathhammer,
     DeclinedError,
     MathhammerError,
     "The exact evaluator cannot evaluate this Plan exactly; the message says why."
@@ -113,6 +119,7 @@ impl From<PyCoreErr> for PyErr {
             CoreError::Hook { .. } => HookError::new_err(message),
             CoreError::Declined { .. } => DeclinedError::new_err(message),
             CoreError::Interrupted => PyKeyboardInterrupt::new_err("simulation interrupted"),
+            CoreError::Internal { reason } => crate::panics::internal_error(&reason),
         }
     }
 }
@@ -126,5 +133,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScriptError", py.get_type::<ScriptError>())?;
     m.add("HookError", py.get_type::<HookError>())?;
     m.add("DeclinedError", py.get_type::<DeclinedError>())?;
+    m.add("InternalError", py.get_type::<InternalError>())?;
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 mod error;
 mod hooks;
+mod panics;
 
 use error::PyCoreErr;
 use hooks::PyHooks;
@@ -12,6 +13,7 @@ use mathhammer_core::sampled::Sampler;
 use mathhammer_core::trace::Event;
 use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner};
 use numpy::{IntoPyArray, PyArray1};
+use panics::guard;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -46,12 +48,12 @@ impl PyDiceExpr {
     fn is_random(&self) -> bool {
         self.0.is_random()
     }
-    fn mean(&self) -> f64 {
-        self.0.mean()
+    fn mean(&self) -> PyResult<f64> {
+        guard(|| Ok(self.0.mean()))
     }
     /// The exact distribution: element v is P(value = v).
-    fn distribution<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        self.0.distribution().into_pyarray(py)
+    fn distribution<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        guard(|| Ok(self.0.distribution().into_pyarray(py)))
     }
     fn __str__(&self) -> String {
         self.0.to_string()
@@ -71,7 +73,7 @@ impl PyDiceExpr {
 
 #[pyfunction(name = "parse_dice")]
 fn parse_dice_py(text: &str) -> PyResult<PyDiceExpr> {
-    Ok(PyDiceExpr(DiceExpr::parse(text).map_err(PyCoreErr)?))
+    guard(|| Ok(PyDiceExpr(DiceExpr::parse(text).map_err(PyCoreErr)?)))
 }
 
 /// A checked Plan, ready to run many times. The fast-path tables are built on
@@ -96,18 +98,7 @@ impl PyCompiledPlan {
 }
 
 impl PyCompiledPlan {
-    fn sampler(&self) -> Option<&Sampler> {
-        self.sampler
-            .get_or_init(|| Sampler::new(&self.program))
-            .as_ref()
-    }
-}
-
-#[pymethods]
-impl PyCompiledPlan {
-    #[new]
-    #[pyo3(signature = (plan_json, hooks = None))]
-    fn new(py: Python<'_>, plan_json: &str, hooks: Option<Vec<Py<PyAny>>>) -> PyResult<Self> {
+    fn build(py: Python<'_>, plan_json: &str, hooks: Option<Vec<Py<PyAny>>>) -> PyResult<Self> {
         let text = plan_json.to_owned();
         let mut program = py
             .detach(move || Plan::from_json(&text).and_then(Program::new))
@@ -127,6 +118,21 @@ impl PyCompiledPlan {
             sampler: OnceLock::new(),
             hooks,
         })
+    }
+
+    fn sampler(&self) -> Option<&Sampler> {
+        self.sampler
+            .get_or_init(|| Sampler::new(&self.program))
+            .as_ref()
+    }
+}
+
+#[pymethods]
+impl PyCompiledPlan {
+    #[new]
+    #[pyo3(signature = (plan_json, hooks = None))]
+    fn new(py: Python<'_>, plan_json: &str, hooks: Option<Vec<Py<PyAny>>>) -> PyResult<Self> {
+        guard(|| Self::build(py, plan_json, hooks))
     }
     /// Does a pool call a Python batch hook (so Monte Carlo runs chunk by chunk)?
     #[getter]
@@ -160,8 +166,8 @@ impl PyCompiledPlan {
         self.program.plan.target_models()
     }
     /// Does Monte Carlo take the fast path (outcomes drawn from exact tables)?
-    fn uses_fast_path(&self, py: Python<'_>) -> bool {
-        py.detach(|| self.sampler().is_some())
+    fn uses_fast_path(&self, py: Python<'_>) -> PyResult<bool> {
+        guard(|| Ok(py.detach(|| self.sampler().is_some())))
     }
 }
 
@@ -179,19 +185,21 @@ fn simulate_py<'py>(
     progress: Option<&Bound<'py, PyAny>>,
     die_by_die: bool,
 ) -> PyResult<Vec<Bound<'py, PyArray1<u64>>>> {
-    let progress = progress.map(|p| p.clone().unbind());
-    let options = RunOptions {
-        trials,
-        seed,
-        threads,
-        ..RunOptions::default()
-    };
-    let tally = enter_core(py, progress.as_ref(), |poll| {
-        let sampler = if die_by_die { None } else { plan.sampler() };
-        simulate_with(&Runner::with_sampler(&plan.program, sampler), options, poll)
+    guard(|| {
+        let progress = progress.map(|p| p.clone().unbind());
+        let options = RunOptions {
+            trials,
+            seed,
+            threads,
+            ..RunOptions::default()
+        };
+        let tally = enter_core(py, progress.as_ref(), |poll| {
+            let sampler = if die_by_die { None } else { plan.sampler() };
+            simulate_with(&Runner::with_sampler(&plan.program, sampler), options, poll)
+        })
+        .map_err(|e| plan.hook_error().unwrap_or(e))?;
+        Ok(tally.hist.into_iter().map(|h| h.into_pyarray(py)).collect())
     })
-    .map_err(|e| plan.hook_error().unwrap_or(e))?;
-    Ok(tally.hist.into_iter().map(|h| h.into_pyarray(py)).collect())
 }
 
 /// Evaluate the Plan exactly; one pmf (float64 array) per name in
@@ -203,10 +211,12 @@ fn evaluate_exact_py<'py>(
     py: Python<'py>,
     plan: &PyCompiledPlan,
 ) -> PyResult<Vec<Bound<'py, PyArray1<f64>>>> {
-    let exact = enter_core(py, None, |poll| {
-        mathhammer_core::exact::evaluate_polled(&plan.program, poll)
-    })?;
-    Ok(exact.pmfs.into_iter().map(|p| p.into_pyarray(py)).collect())
+    guard(|| {
+        let exact = enter_core(py, None, |poll| {
+            mathhammer_core::exact::evaluate_polled(&plan.program, poll)
+        })?;
+        Ok(exact.pmfs.into_iter().map(|p| p.into_pyarray(py)).collect())
+    })
 }
 
 /// Run `work` without the GIL. `work` gets a `poll` callback to call now and
@@ -411,6 +421,14 @@ fn replay_py<'py>(
     plan: &PyCompiledPlan,
     dice: Vec<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| replay_dict(py, plan, &dice))
+}
+
+fn replay_dict<'py>(
+    py: Python<'py>,
+    plan: &PyCompiledPlan,
+    dice: &[Bound<'py, PyAny>],
+) -> PyResult<Bound<'py, PyDict>> {
     let values = dice
         .iter()
         .enumerate()
@@ -457,8 +475,51 @@ fn replay_py<'py>(
     Ok(d)
 }
 
+/// A panic on purpose, to test that none reaches Python as one. Not part of
+/// the API: tests call it as `_core._panic_for_tests(site)`, where `site` is
+/// `"caller"` (on the calling thread), `"worker"` (in a batch hook on the
+/// Monte Carlo worker threads, for `plan`, whose pools must call one), or
+/// `"unguarded"` (outside the guard, so the bindings raise its `PanicException`: for
+/// the command line's last line of defence).
+#[pyfunction(name = "_panic_for_tests", signature = (site, plan = None))]
+fn panic_for_tests_py(py: Python<'_>, site: &str, plan: Option<&PyCompiledPlan>) -> PyResult<()> {
+    #[derive(Debug)]
+    struct Panics;
+    impl mathhammer_core::batch::BatchHooks for Panics {
+        fn call(&self, _: usize, _: &mut mathhammer_core::batch::Batch) -> Result<(), CoreError> {
+            panic!("a test hook panicked on purpose");
+        }
+    }
+    match (site, plan) {
+        ("unguarded", _) => panic!("a test panicked on purpose"),
+        ("caller", _) => guard(|| panic!("a test panicked on purpose")),
+        ("worker", Some(plan)) => guard(|| {
+            let program = Program::new(plan.program.plan.clone())
+                .map_err(PyCoreErr)?
+                .with_hooks(Arc::new(Panics));
+            let options = RunOptions {
+                trials: 2 * mathhammer_core::CHUNK_TRIALS,
+                seed: 1,
+                threads: 2,
+                ..RunOptions::default()
+            };
+            enter_core(py, None, |poll| {
+                simulate_with(&Runner::new(&program, options.path), options, poll)
+            })
+            .map(drop)
+        }),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "unknown site {site:?}, or \"worker\" without a plan"
+        ))),
+    }
+}
+
 #[pymodule(gil_used = false)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    panics::install_hook();
+    // Load numpy's C API now: loaded lazily, its first use could run an
+    // import just as Ctrl-C arrives, and the numpy crate panics on that.
+    drop(numpy::PyArray1::<f64>::zeros(m.py(), 0, false));
     m.add("PLAN_VERSION", mathhammer_core::plan::PLAN_VERSION)?;
     m.add("CHUNK_TRIALS", mathhammer_core::CHUNK_TRIALS)?;
     m.add("MAX_DICE", mathhammer_core::dice::MAX_DICE)?;
@@ -474,6 +535,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_py, m)?)?;
     m.add_function(wrap_pyfunction!(replay_py, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_exact_py, m)?)?;
+    m.add_function(wrap_pyfunction!(panic_for_tests_py, m)?)?;
     error::register(m)?;
     Ok(())
 }
