@@ -11,9 +11,16 @@ import numpy.typing as npt
 
 __all__ = [
     "CHUNK_TRIALS",
+    "MAX_ATTACKS",
+    "MAX_CONSTANT",
     "MAX_DICE",
     "MAX_MODELS",
+    "MAX_MODIFIER",
+    "MAX_ROLL_COMBINATIONS",
+    "MAX_ROUNDS",
+    "MAX_SIDES",
     "MAX_TOKENS_PER_TRIAL",
+    "MAX_TRIALS",
     "MAX_VALUE",
     "PLAN_VERSION",
     "CompiledPlan",
@@ -38,21 +45,41 @@ CHUNK_TRIALS: int
 """Trials per chunk; chunk ``k`` draws from the stream seeded by ``(seed, k)``."""
 MAX_DICE: int
 """The most dice one dice expression may roll."""
+MAX_SIDES: int
+"""The most sides a die may have."""
+MAX_CONSTANT: int
+"""The largest constant term of a dice expression."""
 MAX_MODELS: int
-"""The most models a target (or one attack term) may hold."""
+"""The most models a side (or one attack term) may hold."""
+MAX_ATTACKS: int
+"""The most attack dice one trial's attacks may roll, before extra hits."""
 MAX_TOKENS_PER_TRIAL: int
-"""The most attack dice, extra ones included, one trial may create."""
+"""The most attack dice one trial may create, extra hits included."""
 MAX_VALUE: int
-"""The largest value any reported number (counter, damage, wounds of a target) may reach in one trial."""
+"""The largest value any reported number (counter, damage, wounds of a side) may reach in one trial."""
+MAX_MODIFIER: int
+"""The largest modifier, AP or bonus, either way."""
+MAX_ROUNDS: int
+"""The most rounds a fight may last."""
+MAX_ROLL_COMBINATIONS: int
+"""The most combinations of faces a roll of several dice may have."""
+MAX_TRIALS: int
+"""The most trials one run may ask for."""
 
 class MathhammerError(Exception):
     """Base class of every error mathhammer raises."""
 
 class DiceError(MathhammerError, ValueError):
-    """A dice expression that cannot be rolled, such as ``D0`` or ``1000000D6``."""
+    """A dice expression that cannot be rolled, such as ``D0`` or ``1000000D6``.
+
+    Raised by the core, it has ``expression`` (the text) and ``reason`` (the message after it).
+    """
 
 class PlanError(MathhammerError, ValueError):
-    """A Plan that is not well-formed; the message names the field."""
+    """A Plan that is not well-formed; the message names the field.
+
+    Raised by the core, it has ``field`` (a dotted path into the Plan) and ``reason``.
+    """
 
 class ScriptError(MathhammerError):
     """Scripted dice ran out or did not fit the die rolled."""

@@ -88,7 +88,7 @@ def explain(
         ScriptError: when given ``dice`` run out or do not fit a die.
     """
     compiled, sources = _compile_watching_keywords(scenario, registry)
-    core_plan = compiled.plan.compile()
+    core_plan = compiled.plan.compile(source=getattr(scenario, "source", None))
     if dice is not None:
         used = list(dice)
         try:

@@ -8,14 +8,14 @@ from collections.abc import Callable
 from pathlib import PurePath
 from typing import Any, Literal
 
-from mathhammer import _core
+from mathhammer import _core, limits
 from mathhammer.exceptions import DeclinedError, ScenarioError
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import DISTRIBUTION_STAGES, Result
 from mathhammer.ruleset import Compiled
 
 DEFAULT_TRIALS = 1_000_000
-MAX_TRIALS = 1_000_000_000_000
+MAX_TRIALS = limits.MAX_TRIALS
 """The most trials one run may ask for (the core refuses more): more is a typing mistake."""
 MAX_SEED = 2**64 - 1
 MAX_THREADS = 1024
@@ -86,7 +86,7 @@ def simulate(
             f"threads is {threads!r}; it must be 0 (every core) or a count up to {MAX_THREADS}", field="threads"
         )
     compiled = compile_scenario(scenario, registry=registry)
-    core_plan = compiled.plan.compile()
+    core_plan = compiled.plan.compile(source=getattr(scenario, "source", None))
     start = time.perf_counter()
     histograms = _core.simulate(core_plan, trials, seed, threads, progress)
     seconds = time.perf_counter() - start
@@ -117,7 +117,7 @@ def evaluate_exact(scenario: Any, *, registry: Registry | None = None) -> Result
             the scenario's Plan exactly (it never approximates).
     """
     compiled = compile_scenario(scenario, registry=registry)
-    core_plan = compiled.plan.compile()
+    core_plan = compiled.plan.compile(source=getattr(scenario, "source", None))
     start = time.perf_counter()
     pmfs = _core.evaluate_exact(core_plan)
     return Result.from_pmfs(
@@ -170,4 +170,4 @@ def replay(scenario: Any, dice: list[int], *, registry: Registry | None = None) 
         ScriptError: if the dice run out or a value does not fit its die.
     """
     compiled = compile_scenario(scenario, registry=registry)
-    return _core.replay(compiled.plan.compile(), list(dice))
+    return _core.replay(compiled.plan.compile(source=getattr(scenario, "source", None)), list(dice))

@@ -7,14 +7,7 @@ use crate::error::CoreError;
 use crate::rng::DiceSource;
 use serde::{Deserialize, Deserializer};
 
-/// The most dice one expression may roll. Far above any datasheet (`2D6` is
-/// common, `6D6` rare) and low enough that a typo such as `99999999D6` is
-/// refused instead of stalling a million-trial run.
-pub const MAX_DICE: u32 = 100;
-/// The largest die: d6, d3, d12 and d20 systems all fit comfortably.
-pub const MAX_SIDES: u32 = 1000;
-/// The largest constant term.
-pub const MAX_CONSTANT: i64 = 10_000;
+pub use crate::limits::{MAX_CONSTANT, MAX_DICE, MAX_SIDES};
 
 /// A parsed dice expression: `count` dice of `sides` sides plus `constant`.
 ///

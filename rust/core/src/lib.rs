@@ -9,6 +9,7 @@ pub mod dice;
 pub mod error;
 pub mod exact;
 pub mod executor;
+pub mod limits;
 pub mod montecarlo;
 pub mod plan;
 pub mod program;

@@ -22,9 +22,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// The most trials one run may ask for (hours of work on many cores): more
-/// is a typing mistake, not a simulation.
-pub const MAX_TRIALS: u64 = 1_000_000_000_000;
+pub use crate::limits::MAX_TRIALS;
 
 /// Trials per chunk. Part of the reproducibility contract: changing it changes
 /// what a seed gives.

@@ -866,3 +866,40 @@ fn a_panic_on_a_worker_thread_is_an_internal_error() {
         "{e}"
     );
 }
+
+/// The limits on attack dice are the documented ones: 100,000 attack dice,
+/// and ten times that counting extra hits. Errors name the pool's attacks.
+#[test]
+fn attack_dice_are_limited_as_documented() {
+    use mathhammer_core::limits::{MAX_ATTACKS, MAX_TOKENS_PER_TRIAL};
+    let mut plan = boltguns();
+    plan["sequences"][0]["attacks"][0]["models"] = json!(5_000);
+    plan["sequences"][0]["attacks"][0]["dice"] = json!("10");
+    plan["sequences"][0]["steps"][0]["effects"] =
+        json!([{"on": "critical", "action": "extra", "amount": "2"}]);
+    assert!(
+        Plan::from_json(&plan.to_string()).is_ok(),
+        "50,000 attacks with two extra hits each are within both limits"
+    );
+    plan["sequences"][0]["attacks"][0]["dice"] = json!("20");
+    plan["sequences"][0]["attacks"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"models": 1, "dice": "1"}));
+    let e = Plan::from_json(&plan.to_string()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("plan field sequences[0].attacks: can roll up to 100001 attack dice in one trial; at most {MAX_ATTACKS} are allowed")
+    );
+    plan["sequences"][0]["attacks"][0]["dice"] = json!("10");
+    plan["sequences"][0]["steps"][0]["effects"] =
+        json!([{"on": "critical", "action": "extra", "amount": "D20"}]);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(
+        e.starts_with("plan field sequences[0].attacks: can create up to 1050021 attack dice")
+            && e.contains(&format!(
+                "extra hits included; at most {MAX_TOKENS_PER_TRIAL}"
+            )),
+        "{e}"
+    );
+}

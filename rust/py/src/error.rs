@@ -81,10 +81,21 @@ impl ValueErrorClass {
         Ok(ty.bind(py).clone())
     }
 
-    fn new_err(&self, message: String) -> PyErr {
-        Python::attach(|py| match self.get(py) {
-            Ok(ty) => PyErr::from_type(ty, message),
-            Err(e) => e,
+    /// The error, with `attributes` set on it for code that handles it (such
+    /// as the field a ruleset maps back to a scenario field).
+    fn new_err(&self, message: String, attributes: &[(&str, &str)]) -> PyErr {
+        Python::attach(|py| {
+            let ty = match self.get(py) {
+                Ok(ty) => ty,
+                Err(e) => return e,
+            };
+            let err = PyErr::from_type(ty, message);
+            for (name, value) in attributes {
+                if let Err(e) = err.value(py).setattr(*name, *value) {
+                    return e;
+                }
+            }
+            err
         })
     }
 }
@@ -113,8 +124,14 @@ impl From<PyCoreErr> for PyErr {
     fn from(e: PyCoreErr) -> PyErr {
         let message = e.0.to_string();
         match e.0 {
-            CoreError::Dice { .. } => DICE_ERROR.new_err(message),
-            CoreError::Plan { .. } => PLAN_ERROR.new_err(message),
+            CoreError::Dice { expr, reason } => DICE_ERROR.new_err(
+                message,
+                &[("expression", expr.as_str()), ("reason", reason.as_str())],
+            ),
+            CoreError::Plan { field, reason } => PLAN_ERROR.new_err(
+                message,
+                &[("field", field.as_str()), ("reason", reason.as_str())],
+            ),
             CoreError::Script { .. } => ScriptError::new_err(message),
             CoreError::Hook { .. } => HookError::new_err(message),
             CoreError::Declined { .. } => DeclinedError::new_err(message),

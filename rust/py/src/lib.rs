@@ -522,13 +522,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     drop(numpy::PyArray1::<f64>::zeros(m.py(), 0, false));
     m.add("PLAN_VERSION", mathhammer_core::plan::PLAN_VERSION)?;
     m.add("CHUNK_TRIALS", mathhammer_core::CHUNK_TRIALS)?;
-    m.add("MAX_DICE", mathhammer_core::dice::MAX_DICE)?;
-    m.add("MAX_MODELS", mathhammer_core::plan::MAX_MODELS)?;
-    m.add(
-        "MAX_TOKENS_PER_TRIAL",
-        mathhammer_core::plan::MAX_TOKENS_PER_TRIAL,
-    )?;
-    m.add("MAX_VALUE", mathhammer_core::plan::MAX_VALUE)?;
+    for limit in mathhammer_core::limits::LIMITS {
+        m.add(limit.name, limit.value)?;
+    }
     m.add_class::<PyDiceExpr>()?;
     m.add_class::<PyCompiledPlan>()?;
     m.add_function(wrap_pyfunction!(parse_dice_py, m)?)?;

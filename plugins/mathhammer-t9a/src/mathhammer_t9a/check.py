@@ -65,12 +65,12 @@ def _check_attack(scenario: Scenario, i: int, attack: Attack) -> None:
         _fail(scenario, f"{at}.Att", str(exc))
     if att.min < 1:
         _fail(scenario, f"{at}.Att", f"can roll {att.min}; every attacking model makes at least one attack")
-    if attack.models * att.max > _core.MAX_TOKENS_PER_TRIAL:
+    if attack.models * att.max > _core.MAX_ATTACKS:
         _fail(
             scenario,
             f"{at}.Att",
             f"{attack.models} models making up to {att.max} attacks each is more than the "
-            f"{_core.MAX_TOKENS_PER_TRIAL:,} attacks one run allows",
+            f"{_core.MAX_ATTACKS:,} attacks one run allows",
         )
 
 
