@@ -571,4 +571,7 @@ def _checked(index: int, hook: BatchHook) -> Callable[[dict[str, Any]], Mapping[
             out[key] = array.astype(np.int64)
         return out
 
+    # The core names a hook by these when Ctrl-C interrupts it.
+    call.__qualname__ = name
+    call.__module__ = getattr(hook, "__module__", None) or call.__module__
     return call

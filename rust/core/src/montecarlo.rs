@@ -384,7 +384,8 @@ pub fn simulate(
 /// pool while the calling thread calls `poll(done_trials, total)` every
 /// [`POLL_INTERVAL`] and once at the end, so a caller can report progress or
 /// stop the run: an error from `poll` (such as [`CoreError::Interrupted`])
-/// stops every chunk after its current trial and is returned.
+/// stops every chunk after its current trial and is returned. `poll` is
+/// called on until the workers have stopped; its later errors are ignored.
 ///
 /// # Errors
 /// Whatever `poll` returns, or a thread-pool failure.
@@ -425,8 +426,12 @@ pub fn simulate_with(
                 Ok(()) | Err(RecvTimeoutError::Disconnected) => true,
                 Err(RecvTimeoutError::Timeout) => false,
             };
+            // Once stopped, `poll` is still called while the workers finish
+            // (its errors ignored), so a caller can act on a second Ctrl-C
+            // when a worker is stuck in a batch hook.
+            let polled = poll(control.done(), options.trials);
             if failure.is_none() {
-                if let Err(e) = poll(control.done(), options.trials) {
+                if let Err(e) = polled {
                     control.stop();
                     failure = Some(e);
                 }

@@ -16,7 +16,7 @@ use numpy::{IntoPyArray, PyArray1};
 use panics::guard;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// A parsed dice expression.
 #[pyclass(frozen, module = "mathhammer._core", name = "DiceExpr")]
@@ -103,12 +103,15 @@ impl PyCompiledPlan {
         let mut program = py
             .detach(move || Plan::from_json(&text).and_then(Program::new))
             .map_err(PyCoreErr)?;
-        let hooks = hooks.map(|hooks| {
-            Arc::new(PyHooks {
-                hooks,
-                raised: Mutex::new(None),
-            })
-        });
+        let hooks = hooks.map(|hooks| Arc::new(PyHooks::new(hooks)));
+        if hooks.is_some() {
+            // Imported now, so that interrupting a hook later runs no import
+            // (an import runs Python code, where a second Ctrl-C would land).
+            py.import("ctypes")?
+                .getattr("pythonapi")?
+                .getattr("PyThreadState_SetAsyncExc")?;
+            py.import("threading")?;
+        }
         if let Some(h) = &hooks {
             program =
                 program.with_hooks(Arc::clone(h) as Arc<dyn mathhammer_core::batch::BatchHooks>);
@@ -193,7 +196,7 @@ fn simulate_py<'py>(
             threads,
             ..RunOptions::default()
         };
-        let tally = enter_core(py, progress.as_ref(), |poll| {
+        let tally = enter_core(py, progress.as_ref(), plan.hooks.as_deref(), |poll| {
             let sampler = if die_by_die { None } else { plan.sampler() };
             simulate_with(&Runner::with_sampler(&plan.program, sampler), options, poll)
         })
@@ -212,7 +215,7 @@ fn evaluate_exact_py<'py>(
     plan: &PyCompiledPlan,
 ) -> PyResult<Vec<Bound<'py, PyArray1<f64>>>> {
     guard(|| {
-        let exact = enter_core(py, None, |poll| {
+        let exact = enter_core(py, None, None, |poll| {
             mathhammer_core::exact::evaluate_polled(&plan.program, poll)
         })?;
         Ok(exact.pmfs.into_iter().map(|p| p.into_pyarray(py)).collect())
@@ -222,21 +225,55 @@ fn evaluate_exact_py<'py>(
 /// Run `work` without the GIL. `work` gets a `poll` callback to call now and
 /// then: it takes the GIL back briefly to honour Ctrl-C and report progress.
 /// Errors of either kind come back as Python exceptions.
+///
+/// A Ctrl-C while a batch hook of `hooks` runs cannot stop the hook (Python
+/// code on another thread): the first one says which hook it interrupted,
+/// raises `KeyboardInterrupt` inside it (which stops a busy hook) and stops
+/// the run once the hook returns; a second one, for a hook that does not
+/// return, prints one line and ends the process at once with status 130
+/// (`os._exit`), as the shell's convention for Ctrl-C.
 fn enter_core<T: Send>(
     py: Python<'_>,
     progress: Option<&Py<PyAny>>,
+    hooks: Option<&PyHooks>,
     work: impl FnOnce(&mut dyn FnMut(u64, u64) -> Result<(), CoreError>) -> Result<T, CoreError> + Send,
 ) -> PyResult<T> {
     let mut python_error: Option<PyErr> = None;
     let result = py.detach(|| {
         let mut poll = |done: u64, total: u64| -> Result<(), CoreError> {
             Python::attach(|py| {
-                let checked = py.check_signals().and_then(|()| match progress {
-                    Some(cb) => cb.bind(py).call1((done, total)).map(|_| ()),
-                    None => Ok(()),
+                let checked = py.check_signals().map_err(|e| {
+                    match (&python_error, hooks) {
+                        (None, Some(h)) => match h.describe_running(py) {
+                            Some(hook) => {
+                                h.interrupt_running(py);
+                                say(py, &format!(
+                                    "mathhammer: interrupted while {hook} was running; stopping once it returns \
+                                     (press Ctrl-C again to quit at once)"
+                                ));
+                                pyo3::exceptions::PyKeyboardInterrupt::new_err(format!(
+                                    "interrupted while {hook} was running"
+                                ))
+                            }
+                            None => e,
+                        },
+                        (Some(_), Some(h)) => {
+                            let hook = h
+                                .describe_running(py)
+                                .unwrap_or_else(|| "a batch hook".to_string());
+                            say(py, &format!("mathhammer: interrupted again; quitting without waiting for {hook}"));
+                            let _ = py.import("os").and_then(|os| os.call_method1("_exit", (130,)));
+                            e
+                        }
+                        _ => e,
+                    }
+                });
+                let checked = checked.and_then(|()| match progress {
+                    Some(cb) if python_error.is_none() => cb.bind(py).call1((done, total)).map(|_| ()),
+                    _ => Ok(()),
                 });
                 checked.map_err(|e| {
-                    python_error = Some(e);
+                    python_error.get_or_insert(e);
                     CoreError::Interrupted
                 })
             })
@@ -248,6 +285,15 @@ fn enter_core<T: Send>(
         (Err(_), Some(e)) => Err(e),
         (Err(e), None) => Err(PyCoreErr(e).into()),
     }
+}
+
+/// Write one line to Python's stderr, flushed (best effort: it is a notice).
+fn say(py: Python<'_>, line: &str) {
+    let _ = py.import("sys").and_then(|sys| {
+        let err = sys.getattr("stderr")?;
+        err.call_method1("write", (format!("{line}\n"),))?;
+        err.call_method0("flush")
+    });
 }
 
 /// Names of one side's groups, by index, for the events.
@@ -503,7 +549,7 @@ fn panic_for_tests_py(py: Python<'_>, site: &str, plan: Option<&PyCompiledPlan>)
                 threads: 2,
                 ..RunOptions::default()
             };
-            enter_core(py, None, |poll| {
+            enter_core(py, None, None, |poll| {
                 simulate_with(&Runner::new(&program, options.path), options, poll)
             })
             .map(drop)
