@@ -36,6 +36,7 @@ __all__ = [
     "evaluate_exact",
     "parse_dice",
     "replay",
+    "replay_seeded",
     "simulate",
 ]
 
@@ -152,6 +153,12 @@ def simulate(
 
 def replay(plan: CompiledPlan, dice: list[object]) -> dict[str, object]:
     """Resolve one trial with the given dice; returns counters, damage, models destroyed, events."""
+
+def replay_seeded(plan: CompiledPlan, seed: int, trial: int = 0) -> dict[str, object]:
+    """Replay trial ``trial`` of a die-by-die run with ``seed`` (``simulate(..., die_by_die=True)``).
+
+    Returns what :func:`replay` returns, plus ``dice``: every die drawn, in order.
+    """
 
 def evaluate_exact(plan: CompiledPlan) -> list[npt.NDArray[np.float64]]:
     """Exact distributions, one pmf per name in ``plan.numbers``; raises :class:`DeclinedError` saying why."""

@@ -908,3 +908,48 @@ fn attack_dice_are_limited_as_documented() {
         "{e}"
     );
 }
+
+/// Trial `k` of a die-by-die run, as the histograms of runs of `k` and
+/// `k + 1` trials tell it apart: the value each number took.
+fn trial_of_run(p: &Program, seed: u64, k: u64) -> Vec<usize> {
+    let run = |trials: u64| {
+        let options = RunOptions {
+            trials,
+            seed,
+            threads: 1,
+            path: Path::DieByDie,
+        };
+        simulate(p, options, |_, _| Ok(())).unwrap_or_else(|_| Tally::new(p.numbers().len()))
+    };
+    let (before, after) = (run(k), run(k + 1));
+    after
+        .hist
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            (0..h.len())
+                .find(|&v| h[v] > before.hist[i].get(v).copied().unwrap_or(0))
+                .expect("one more trial")
+        })
+        .collect()
+}
+
+#[test]
+fn a_seeded_replay_is_the_trial_the_run_draws() {
+    let mut plan = boltguns();
+    plan["sequences"][0]["damage"] = json!({"dice": "D3"});
+    let p = program(&plan);
+    for (seed, k) in [(7, 0), (7, 5), (12_345, 17)] {
+        let (outcome, events, dice) = mathhammer_core::replay_seeded(&p, seed, k).unwrap();
+        let mut told: Vec<usize> = outcome.counters.iter().map(|&c| c as usize).collect();
+        told.extend([outcome.damage as usize, outcome.destroyed as usize]);
+        assert_eq!(told, trial_of_run(&p, seed, k), "seed {seed}, trial {k}");
+        // The dice drawn, replayed, tell the same trial.
+        let (again, again_events, used) = replay(&p, dice.clone()).unwrap();
+        assert_eq!(
+            (again.counters, again.damage, used),
+            (outcome.counters, outcome.damage, dice.len())
+        );
+        assert_eq!(again_events.len(), events.len());
+    }
+}

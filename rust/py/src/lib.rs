@@ -490,6 +490,17 @@ fn replay_dict<'py>(
         .collect::<Result<Vec<u32>, PyCoreErr>>()?;
     let (outcome, events, used) = mathhammer_core::replay(&plan.program, values)
         .map_err(|e| plan.hook_error().unwrap_or_else(|| PyCoreErr(e).into()))?;
+    trial_dict(py, plan, &outcome, &events, used)
+}
+
+/// What a replay returns, as a dict (see `replay`).
+fn trial_dict<'py>(
+    py: Python<'py>,
+    plan: &PyCompiledPlan,
+    outcome: &mathhammer_core::TrialOutcome,
+    events: &[Event],
+    used: usize,
+) -> PyResult<Bound<'py, PyDict>> {
     let names = GroupNames {
         target: plan.groups(),
         attacker: plan
@@ -519,6 +530,26 @@ fn replay_dict<'py>(
         .collect::<PyResult<Vec<_>>>()?;
     d.set_item("events", list)?;
     Ok(d)
+}
+
+/// Replay trial `trial` of a die-by-die Monte Carlo run with `seed` (the
+/// trial `simulate(plan, trials, seed, die_by_die=True)` resolves at that
+/// index). Returns what `replay` returns, plus `dice`: every die drawn, in
+/// order, so that `replay(plan, dice)` tells the same trial.
+#[pyfunction(name = "replay_seeded", signature = (plan, seed, trial = 0))]
+fn replay_seeded_py<'py>(
+    py: Python<'py>,
+    plan: &PyCompiledPlan,
+    seed: u64,
+    trial: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| {
+        let (outcome, events, dice) = mathhammer_core::replay_seeded(&plan.program, seed, trial)
+            .map_err(|e| plan.hook_error().unwrap_or_else(|| PyCoreErr(e).into()))?;
+        let d = trial_dict(py, plan, &outcome, &events, dice.len())?;
+        d.set_item("dice", dice)?;
+        Ok(d)
+    })
 }
 
 /// A panic on purpose, to test that none reaches Python as one. Not part of
@@ -576,6 +607,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_dice_py, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_py, m)?)?;
     m.add_function(wrap_pyfunction!(replay_py, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_seeded_py, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_exact_py, m)?)?;
     m.add_function(wrap_pyfunction!(panic_for_tests_py, m)?)?;
     error::register(m)?;
