@@ -79,7 +79,8 @@ class DiceError(MathhammerError, ValueError):
 class PlanError(MathhammerError, ValueError):
     """A Plan that is not well-formed; the message names the field.
 
-    Raised by the core, it has ``field`` (a dotted path into the Plan) and ``reason``.
+    Raised by the core, it has ``field`` (a dotted path into the Plan) and ``reason``,
+    and ``limit`` when the Plan is well-formed but past one of the core's limits.
     """
 
 class ScriptError(MathhammerError):

@@ -514,14 +514,17 @@ class Plan:
             source: The scenario's file, for errors mapped to a scenario field.
 
         Raises:
-            ScenarioError: naming the scenario field, when :attr:`sources` maps the Plan field at fault.
+            ScenarioError: for a Plan past one of the core's limits (:mod:`mathhammer.limits`), naming the
+                scenario field when :attr:`sources` maps the Plan field at fault.
             PlanError: naming the Plan field that is wrong, otherwise.
             DiceError: for a dice expression that cannot be rolled.
         """
         try:
             return _core.CompiledPlan(self.to_json(), self._checked_hooks() or None)
         except PlanError as exc:
-            where = self.scenario_field(getattr(exc, "field", ""))
+            # Only a limit crossed is the scenario's doing; any other error in a
+            # Plan is the work of whoever built it, and stays a PlanError.
+            where = self.scenario_field(getattr(exc, "field", "")) if getattr(exc, "limit", None) else None
             if where is None:
                 raise
             raise ScenarioError(getattr(exc, "reason", str(exc)), source=source, field=where) from None

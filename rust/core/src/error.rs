@@ -10,6 +10,10 @@ pub enum CoreError {
     Dice { expr: String, reason: String },
     /// A Plan that is not well-formed: `field` is a dotted path into the Plan.
     Plan { field: String, reason: String },
+    /// A Plan past one of the [`crate::limits`] (too many models, attack dice,
+    /// wounds): well-formed, but too big. A ruleset names the scenario field
+    /// behind `field`, since the scenario, not the ruleset, is at fault.
+    Limit { field: String, reason: String },
     /// Scripted dice ran out, or a scripted value does not fit the die rolled.
     Script { reason: String },
     /// The exact evaluator cannot evaluate this Plan exactly, and says why.
@@ -29,13 +33,22 @@ impl CoreError {
             reason: reason.into(),
         }
     }
+
+    pub(crate) fn limit(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        CoreError::Limit {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
 }
 
 impl fmt::Display for CoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CoreError::Dice { expr, reason } => write!(f, "dice expression {expr:?}: {reason}"),
-            CoreError::Plan { field, reason } => write!(f, "plan field {field}: {reason}"),
+            CoreError::Plan { field, reason } | CoreError::Limit { field, reason } => {
+                write!(f, "plan field {field}: {reason}")
+            }
             CoreError::Script { reason } => write!(f, "scripted dice: {reason}"),
             CoreError::Hook { reason } => write!(f, "batch hook: {reason}"),
             CoreError::Declined { reason } => {

@@ -132,6 +132,14 @@ impl From<PyCoreErr> for PyErr {
                 message,
                 &[("field", field.as_str()), ("reason", reason.as_str())],
             ),
+            CoreError::Limit { field, reason } => PLAN_ERROR.new_err(
+                message,
+                &[
+                    ("field", field.as_str()),
+                    ("reason", reason.as_str()),
+                    ("limit", "yes"),
+                ],
+            ),
             CoreError::Script { .. } => ScriptError::new_err(message),
             CoreError::Hook { .. } => HookError::new_err(message),
             CoreError::Declined { .. } => DeclinedError::new_err(message),

@@ -79,7 +79,7 @@ fn validate_target(side: &str, t: &Target) -> Result<(), CoreError> {
         }
     }
     if models > MAX_MODELS {
-        return Err(CoreError::plan(
+        return Err(CoreError::limit(
             format!("{side}.groups"),
             format!("hold {models} models; at most {MAX_MODELS} are allowed"),
         ));
@@ -106,7 +106,7 @@ fn validate_target(side: &str, t: &Target) -> Result<(), CoreError> {
         .map(|g| u64::from(g.models) * u64::from(g.wounds))
         .sum();
     if wounds > MAX_VALUE {
-        return Err(CoreError::plan(
+        return Err(CoreError::limit(
             format!("{side}.groups"),
             format!("hold {wounds} wounds in all; at most {MAX_VALUE} are allowed"),
         ));
@@ -175,7 +175,7 @@ impl Plan {
                         Some(r) => {
                             check_die(&format!("{base}.rolls.die"), r.die)?;
                             if r.count > MAX_MODELS {
-                                return Err(CoreError::plan(
+                                return Err(CoreError::limit(
                                     format!("{base}.rolls.count"),
                                     format!("is {}; at most {MAX_MODELS} are allowed", r.count),
                                 ));
@@ -213,7 +213,7 @@ impl Plan {
             self.validate_rounds(r, &mut bounds)?;
         }
         if bounds.tokens > MAX_TOKENS_PER_TRIAL {
-            return Err(CoreError::plan(
+            return Err(CoreError::limit(
                 bounds.tokens_over.as_deref().unwrap_or("rounds.max"),
                 format!(
                     "can create up to {} attack dice in one trial, extra hits included; at most {MAX_TOKENS_PER_TRIAL} are allowed",
@@ -223,7 +223,7 @@ impl Plan {
         }
         for (name, &most) in self.counters.iter().zip(&bounds.counters) {
             if most > MAX_VALUE {
-                return Err(CoreError::plan(
+                return Err(CoreError::limit(
                     "sequences",
                     format!("can count up to {most} {name} in one trial; at most {MAX_VALUE} are allowed"),
                 ));
@@ -425,7 +425,7 @@ impl Plan {
         let mut attacks = 0u64;
         for (ai, a) in p.attacks.iter().enumerate() {
             if a.models > MAX_MODELS {
-                return Err(CoreError::plan(
+                return Err(CoreError::limit(
                     format!("{base}.attacks[{ai}].models"),
                     format!("is {}; at most {MAX_MODELS} are allowed", a.models),
                 ));
@@ -435,7 +435,7 @@ impl Plan {
         }
         bounds.attacks = bounds.attacks.saturating_add(attacks);
         if bounds.attacks > MAX_ATTACKS {
-            return Err(CoreError::plan(
+            return Err(CoreError::limit(
                 format!("{base}.attacks"),
                 format!(
                     "can roll up to {} attack dice in one trial; at most {MAX_ATTACKS} are allowed",
