@@ -95,6 +95,10 @@ PRINTED = [
     "[DAMAGED 4]",
     "Damaged: 1-4 wounds remaining",
     "[ASSAULT, HEAVY]",
+    "[RAPID FIRE: D3]",
+    "[SUSTAINED HITS 1: INFANTRY]",
+    "[TWIN-LINKED: MONSTER]",
+    "[DEVASTATING WOUNDS: VEHICLE]",
     "assault, rapid fire 2, [lethal hits]",
 ]
 
@@ -116,6 +120,7 @@ def test_abilities_with_no_effect_are_listed_with_their_reason_never_dropped(reg
         "Psychic",
         "Conversion",
         "Damaged 4",
+        "Pistol",
         rules=VersionChoice(edition="10e"),
         target_keywords=("Infantry",),
     )
@@ -131,6 +136,7 @@ def test_abilities_with_no_effect_are_listed_with_their_reason_never_dropped(reg
         "Psychic",
         "Conversion",
         "Damaged 4",
+        "Pistol",
     }
     assert "one firing per battle" in reasons["One Shot"]
     assert "half range" in reasons["MELTA 2"]
