@@ -235,3 +235,15 @@ def test_psychic_has_no_effect_in_10th_edition_and_says_so(registry_all: Registr
     assert "Psychic Attack" in idle(result)["Psychic"]
     result, _ = both(registry_all, replace(s, rules=VersionChoice(edition="11e")), hits=4 / 6)
     assert idle(result) == {}
+
+
+def test_abilities_made_idle_by_the_others_are_reported_too(registry_all: Registry) -> None:
+    # Torrent rolls no hit, so nothing is critical; nothing gives the target cover.
+    result, _ = both(
+        registry_all, scenario("Sustained Hits 1, Lethal Hits", "Torrent", "Ignores Cover", skill=None), hits=1
+    )
+    reasons = idle(result)
+    assert set(reasons) == {"Sustained Hits 1", "Lethal Hits", "Ignores Cover"}
+    assert "no critical hits" in reasons["Lethal Hits"] and "no Benefit of Cover" in reasons["Ignores Cover"]
+    covered, _ = both(registry_all, scenario("Ignores Cover", context=Context(in_cover=True)), hits=4 / 6)
+    assert idle(covered) == {}

@@ -293,7 +293,8 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                 source=source,
                 field=f"attacker.weapons[{members[0]}].skill",
             )
-        _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
+        in_cover = _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
+        no_effect += _idle_in_situation(resolved[members[0]], hit, in_cover, pool.name, no_effect)
         _name_pool_sources(plan, members)
         plan.sequences.append(pool)
     plan.sequences += after_attacks
@@ -309,10 +310,11 @@ def _situation(
     flags: set[str],
     version_of: Callable[[Rule], str],
     target: Target,
-) -> None:
+) -> bool:
     """The ruleset's own rules that read the situation, after the keywords:
     shooting while engaged, cover, Stealth, then Psychic's disregard of harmful
-    hit modifiers (last, so it sees every other modifier)."""
+    hit modifiers (last, so it sees every other modifier). Returns whether the
+    target would have the Benefit of Cover against the pool (before Ignores Cover)."""
     ranged = weapon.type == "ranged"
     context = scenario.context
     attacker_keywords = {k.casefold() for k in scenario.attacker.keywords}
@@ -361,6 +363,29 @@ def _situation(
                 )
     if psychic:
         hit.modifiers = [m for m in hit.modifiers if m > 0]
+    return in_cover
+
+
+CRITICAL_HIT_KEYWORDS = frozenset({"Sustained Hits", "Lethal Hits", "Conversion"})
+"""Abilities that act only on critical hits, which a weapon hitting automatically never scores."""
+
+
+def _idle_in_situation(
+    keywords: Resolved, hit: Test, in_cover: bool, where: str, reported: list[NoEffect]
+) -> list[NoEffect]:
+    """Abilities that changed nothing once every rule has applied, with the reason (unless already reported):
+    critical-hit abilities on a weapon that hits automatically, Ignores Cover with no cover to ignore."""
+    seen = {(n.keyword, n.where) for n in reported}
+    idle = []
+    for spec, _, spelling in keywords:
+        if (spelling, where) in seen:
+            continue
+        if spec.name in CRITICAL_HIT_KEYWORDS and hit.automatic:
+            idle.append(NoEffect(spelling, "the weapon hits automatically, so it scores no critical hits", where))
+        elif spec.name == "Ignores Cover" and not in_cover:
+            reason = "the target has no Benefit of Cover here (context.in_cover, Stealth or Indirect Fire)"
+            idle.append(NoEffect(spelling, reason, where))
+    return idle
 
 
 def _dice(value: str | int) -> str:
