@@ -148,6 +148,7 @@ def test_abilities_with_no_effect_are_listed_with_their_reason_never_dropped(reg
     assert {"keyword": "One Shot", "where": "Gun", "reason": reasons["One Shot"]} in d["no_effect"]
     assert "No effect on this calculation:" in result.to_text()
     assert f"Gun: Psychic: {reasons['Psychic']}" in result.to_text()
+    assert "<li>Gun: One Shot: it limits the weapon" in result._repr_html_()
 
 
 def test_the_command_line_reports_abilities_with_no_effect(capsys: pytest.CaptureFixture[str]) -> None:
