@@ -164,7 +164,7 @@ def _resolve_keywords(
                 spec, params = keywords.lookup(spelling, source=scenario.source, field=field)
                 if restriction and restriction.casefold() not in target_keywords:
                     reason = f"applies only against {restriction.upper()}, and the target is not {restriction.upper()}"
-                    idle.setdefault(i, []).append(NoEffect(text.strip(), reason, w.name))
+                    idle.setdefault(i, []).append(NoEffect(text.strip(), reason))
                     continue
                 same = [other_params for other, other_params, _ in found if other is spec]
                 if params in same:
@@ -260,8 +260,8 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         pool, hit, wound = _pool(weapons, scenario)
         finalizers: list[Any] = []
         flags: set[str] = set()
-        for i in members:
-            no_effect += [n for n in idle.get(i, []) if n not in no_effect]
+        # Pooled weapons list the same keywords: report the pool's once, under its name.
+        no_effect += [NoEffect(n.keyword, n.reason, pool.name) for n in idle.get(members[0], [])]
         for spec, params, spelling in resolved[members[0]]:
             version = version_of(spec.rule, weapon=members[0]) if spec.rule is not None else None
             rules = WeaponRules(
