@@ -29,8 +29,7 @@ pub use crate::limits::MAX_TRIALS;
 pub const CHUNK_TRIALS: u64 = 16_384;
 
 /// Histograms of every reported number: `hist[i][v]` counts trials in which
-/// number `i` came out as `v`. Numbers are the Plan's counters in order, then
-/// damage, then models destroyed.
+/// number `i` came out as `v`. Numbers are those of [`Program::numbers`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Tally {
     pub trials: u64,
@@ -57,8 +56,10 @@ impl Tally {
         h[v] += times;
     }
 
-    /// Each number a finished trial records, by index: the counters, then
-    /// damage and models destroyed, then the attacker's.
+    /// Each number a finished trial records, by index, in the order of
+    /// [`Program::numbers`]: the counters, then damage and models destroyed,
+    /// then the attacker's, then the models destroyed in each of the
+    /// target's groups.
     #[inline]
     pub(crate) fn each_number(ws: &Workspace<'_>, mut f: impl FnMut(usize, u32)) {
         let c = ws.counters.len();
@@ -67,9 +68,14 @@ impl Tally {
         }
         f(c, ws.state.damage);
         f(c + 1, ws.state.destroyed);
+        let mut next = c + 2;
         if let Some(a) = &ws.attacker {
-            f(c + 2, a.damage);
-            f(c + 3, a.destroyed);
+            f(next, a.damage);
+            f(next + 1, a.destroyed);
+            next += 2;
+        }
+        for (g, &alive) in ws.state.alive.iter().enumerate() {
+            f(next + g, ws.state.group(g).models - alive);
         }
     }
 

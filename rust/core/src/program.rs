@@ -432,7 +432,10 @@ impl Program {
 
     /// Names of every number a trial reports, in order: the counters, then
     /// `damage` and `models_destroyed`, then, when the Plan lists the
-    /// attacker's models, `attacker_damage` and `attacker_models_destroyed`.
+    /// attacker's models, `attacker_damage` and `attacker_models_destroyed`,
+    /// then the models destroyed in each of the target's groups, by index:
+    /// `destroyed:<group name>` (`destroyed:<group name>#<index>` for a
+    /// group whose name an earlier group already took).
     #[must_use]
     pub fn numbers(&self) -> Vec<String> {
         let mut names = self.plan.counters.clone();
@@ -440,9 +443,20 @@ impl Program {
         if self.plan.attacker.is_some() {
             names.extend(["attacker_damage", "attacker_models_destroyed"].map(String::from));
         }
+        for (g, group) in self.plan.target.groups.iter().enumerate() {
+            let name = format!("{GROUP_DESTROYED}{}", group.name);
+            if names.contains(&name) {
+                names.push(format!("{name}#{g}"));
+            } else {
+                names.push(name);
+            }
+        }
         names
     }
 }
+
+/// The prefix of the numbers counting the models destroyed in one group.
+pub const GROUP_DESTROYED: &str = "destroyed:";
 
 impl RunSequence {
     /// The sequence's name, as the Plan gives it.

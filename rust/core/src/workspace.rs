@@ -14,6 +14,8 @@ pub struct TrialOutcome {
     pub attacker: Option<(u32, u32)>,
     pub damage: u32,
     pub destroyed: u32,
+    /// Models destroyed in each of the target's groups, by index.
+    pub group_destroyed: Vec<u32>,
 }
 
 /// Reusable buffers for running many trials without allocating.
@@ -122,5 +124,8 @@ pub fn outcome(ws: &Workspace<'_>) -> TrialOutcome {
         attacker: ws.attacker.as_ref().map(|a| (a.damage, a.destroyed)),
         damage: ws.state.damage,
         destroyed: ws.state.destroyed,
+        group_destroyed: (0..ws.state.alive.len())
+            .map(|g| ws.state.group(g).models - ws.state.alive[g])
+            .collect(),
     }
 }

@@ -12,6 +12,15 @@ fn program(plan: &Value) -> Program {
     Program::new(Plan::from_json(&plan.to_string()).expect("valid plan")).expect("program")
 }
 
+/// The index of the number called `name` among the Plan's numbers.
+fn number(plan: &Value, name: &str) -> usize {
+    let names = program(plan).numbers();
+    names
+        .iter()
+        .position(|n| n == name)
+        .unwrap_or_else(|| panic!("no number {name} in {names:?}"))
+}
+
 fn mean(pmf: &[f64]) -> f64 {
     pmf.iter().enumerate().map(|(v, p)| v as f64 * p).sum()
 }
@@ -67,7 +76,7 @@ fn s3() -> Value {
 fn reference_values_of_models_destroyed() {
     for (plan, expected) in [(s1(), 1.416_742), (s2(), 6.050_784), (s3(), 0.047_692)] {
         let exact = evaluate(&program(&plan)).unwrap();
-        let destroyed = exact.pmfs.last().unwrap();
+        let destroyed = &exact.pmfs[number(&plan, "models_destroyed")];
         assert!(
             (mean(destroyed) - expected).abs() < 5e-7,
             "{} vs {expected}",
@@ -205,7 +214,7 @@ fn saves_resolved_lowest_first_through_different_groups_are_exact() {
     // B takes the higher die and fails on 1-4. P(lower = 1) = 11/36; given
     // that, the higher die is 1 (1 way) or 2-6 (10 ways), failing B on 1-4.
     let both = 1.0 / 36.0 + 3.0 * 2.0 / 36.0;
-    let destroyed = exact.pmfs.last().unwrap();
+    let destroyed = &exact.pmfs[number(&tiny, "models_destroyed")];
     assert!(
         (destroyed[2] - both).abs() < 1e-12,
         "{} vs {both}",
@@ -232,8 +241,8 @@ fn the_attackers_own_models_and_held_harm_with_a_focus_group() {
     let exact = evaluate(&program(&plan)).unwrap();
     assert_eq!(
         exact.pmfs.len(),
-        10,
-        "counters, the target's two numbers, the attacker's two"
+        11,
+        "counters, the target's two numbers, the attacker's two, the target's one group"
     );
     agree(&plan);
     // Precision-like focus on a character, with critical wounds held until
@@ -395,17 +404,20 @@ fn excess_damage_lost_carried_in_the_group_or_through_the_unit() {
     let lost = straight(6, "2", &target);
     let mut pool = lost.clone();
     pool["sequences"][0]["damage"]["excess"] = json!("group");
-    assert_eq!(means(&lost)[1..], [9.0, 3.0]);
-    assert_eq!(means(&pool)[1..], [12.0, 4.0]);
+    // Damage, models destroyed, and models destroyed in the one group.
+    assert_eq!(means(&lost)[1..], [9.0, 3.0, 3.0]);
+    assert_eq!(means(&pool)[1..], [12.0, 4.0, 4.0]);
     // Two attacks of 4 into two 3-wound models and a 3-wound champion.
     let unit = json!({"groups": [
         {"name": "Trolls", "models": 2, "wounds": 3},
         {"name": "Champion", "models": 1, "wounds": 3, "tier": 1}], "order": [0, 1]});
     let mut plan = straight(2, "4", &unit);
     plan["sequences"][0]["damage"]["excess"] = json!("group");
-    assert_eq!(means(&plan)[1..], [6.0, 2.0]);
+    // Both Trolls die; the Champion is untouched.
+    assert_eq!(means(&plan)[1..], [6.0, 2.0, 2.0, 0.0]);
     plan["sequences"][0]["damage"]["excess"] = json!("unit");
-    assert_eq!(means(&plan)[1..], [8.0, 2.0]);
+    // The second attack kills the wounded Troll and wounds the Champion.
+    assert_eq!(means(&plan)[1..], [8.0, 2.0, 2.0, 0.0]);
     // Random damage, a save and Feel No Pain, on both Monte Carlo paths.
     plan["target"]["groups"][0]["save"] = json!(4);
     plan["target"]["groups"][1]["save"] = json!(4);
@@ -476,4 +488,122 @@ fn tokens_with_a_save_of_their_own() {
         {"name": "Champion", "models": 1, "wounds": 1, "save": 4}], "order": [0, 1]});
     let e = evaluate(&program(&plan)).unwrap_err().to_string();
     assert!(e.contains("save its tokens take apart"), "{e}");
+}
+
+/// A Leader attached to two Guards, all saving on 4+: `attacks` attacks
+/// hitting on 4+ with D3 damage. With `focus` the Leader is allocated first
+/// (Precision), else last.
+fn attached_leader(attacks: u32, focus: bool) -> Value {
+    let mut plan = json!({
+        "version": 1,
+        "counters": ["failed_saves"],
+        "target": {"groups": [
+            {"name": "Guard", "models": 2, "wounds": 1, "save": 4},
+            {"name": "Leader", "models": 1, "wounds": 3, "save": 4, "tier": 1}],
+            "order": [0, 1], "wounded_groups_first": true},
+        "sequences": [{
+            "kind": "attack", "name": "Gun", "attacks": [{"models": attacks, "dice": "1"}],
+            "steps": [{"name": "hit", "target": 4, "natural_fail": 1}],
+            "save": {"counter": "failed_saves"}, "damage": {"dice": "D3"}
+        }]
+    });
+    if focus {
+        plan["sequences"][0]["focus"] = json!([1]);
+    }
+    plan
+}
+
+/// Every way the attacks of [`attached_leader`] can go, one attack at a time:
+/// missed or saved (3/4), or unsaved with 1, 2 or 3 damage (1/12 each), the
+/// damage going to the first model still standing in allocation order
+/// (excess lost). Returns the distributions of Guards and Leaders destroyed.
+fn attached_leader_by_enumeration(attacks: u32, focus: bool) -> [Vec<f64>; 2] {
+    // Chances in twelfths, added up as whole numbers so the sums are exact.
+    let outcomes = [(0, 9), (1, 1), (2, 1), (3, 1)];
+    let mut guards = vec![0u64; 3];
+    let mut leaders = vec![0u64; 2];
+    for code in 0..4usize.pow(attacks) {
+        // (group, wounds left) in allocation order.
+        let mut models = [(0, 1), (0, 1), (1, 3)];
+        if focus {
+            models.rotate_right(1);
+        }
+        let mut ways = 1;
+        let mut rest = code;
+        for _ in 0..attacks {
+            let (damage, twelfths) = outcomes[rest % 4];
+            rest /= 4;
+            ways *= twelfths;
+            if let Some(model) = models.iter_mut().find(|m| m.1 > 0) {
+                model.1 -= damage.min(model.1);
+            }
+        }
+        let dead = |g: usize| models.iter().filter(|m| m.0 == g && m.1 == 0).count();
+        guards[dead(0)] += ways;
+        leaders[dead(1)] += ways;
+    }
+    let all = 12f64.powi(attacks as i32);
+    [guards, leaders].map(|ways| ways.iter().map(|&w| w as f64 / all).collect())
+}
+
+/// P(the Leader dies) and each group's distribution of models destroyed,
+/// against the enumeration: exact to 1e-12, and Monte Carlo (die by die and
+/// on the fast path) within five standard errors of every probability.
+#[test]
+fn each_groups_models_destroyed_match_an_enumeration() {
+    for (focus, leader_dies) in [(false, 0.173), (true, 0.687)] {
+        let plan = attached_leader(8, focus);
+        let expected = attached_leader_by_enumeration(8, focus);
+        assert!(
+            (expected[1][1] - leader_dies).abs() < 1e-3,
+            "P(Leader dies) {} (precision: {focus})",
+            expected[1][1]
+        );
+        let p = program(&plan);
+        let names = [
+            number(&plan, "destroyed:Guard"),
+            number(&plan, "destroyed:Leader"),
+        ];
+        assert!(
+            mathhammer_core::Runner::new(&p, Path::Auto).looks_resolutions_up(),
+            "the fast path looks each number of failed saves' resolution up"
+        );
+        let exact = evaluate(&p).unwrap();
+        for (want, &i) in expected.iter().zip(&names) {
+            let got = &exact.pmfs[i];
+            assert_eq!(got.len(), want.len(), "{}", p.numbers()[i]);
+            for (g, w) in got.iter().zip(want) {
+                assert!(
+                    (g - w).abs() < 1e-12,
+                    "{}: {got:?} vs {want:?}",
+                    p.numbers()[i]
+                );
+            }
+        }
+        for path in [Path::DieByDie, Path::PerTrial, Path::Auto] {
+            let trials = 200_000;
+            let mc = simulate(
+                &p,
+                RunOptions {
+                    trials,
+                    seed: 11,
+                    threads: 2,
+                    path,
+                },
+                |_, _| Ok(()),
+            )
+            .unwrap();
+            for (want, &i) in expected.iter().zip(&names) {
+                for (v, &w) in want.iter().enumerate() {
+                    let seen = mc.hist[i].get(v).copied().unwrap_or(0) as f64 / trials as f64;
+                    let se = (w * (1.0 - w) / trials as f64).sqrt();
+                    assert!(
+                        (seen - w).abs() < 5.0 * se,
+                        "{} = {v} on {path:?}: {seen} vs {w}",
+                        p.numbers()[i]
+                    );
+                }
+            }
+        }
+    }
 }

@@ -811,14 +811,27 @@ fn hazard_rolls_hurt_the_attackers_own_models_or_are_only_counted() {
     // Without the attacker's models the mortal wounds are only counted.
     let (out, _, used) = replay(&program(&plan), vec![1, 1, 1, 4]).unwrap();
     assert_eq!((out.counters[2], out.attacker, used), (3, None, 4));
-    assert_eq!(program(&plan).numbers().len(), 5);
+    assert_eq!(
+        &program(&plan).numbers()[3..],
+        [
+            "damage",
+            "models_destroyed",
+            "destroyed:Troopers",
+            "destroyed:Hero"
+        ]
+    );
     // With them, the 3 mortal wounds stop at the one model they start on.
     plan["attacker"] =
         json!({"groups": [{"name": "Gunner", "models": 2, "wounds": 2}], "order": [0]});
     let p = program(&plan);
     assert_eq!(
         &p.numbers()[5..],
-        ["attacker_damage", "attacker_models_destroyed"]
+        [
+            "attacker_damage",
+            "attacker_models_destroyed",
+            "destroyed:Troopers",
+            "destroyed:Hero"
+        ]
     );
     let (out, events, _) = replay(&p, vec![1, 1, 1, 4]).unwrap();
     assert_eq!(out.attacker, Some((2, 1)));
@@ -1052,6 +1065,7 @@ fn a_seeded_replay_is_the_trial_the_run_draws() {
         let (outcome, events, dice) = mathhammer_core::replay_seeded(&p, seed, k).unwrap();
         let mut told: Vec<usize> = outcome.counters.iter().map(|&c| c as usize).collect();
         told.extend([outcome.damage as usize, outcome.destroyed as usize]);
+        told.extend(outcome.group_destroyed.iter().map(|&d| d as usize));
         assert_eq!(told, trial_of_run(&p, seed, k), "seed {seed}, trial {k}");
         // The dice drawn, replayed, tell the same trial.
         let (again, again_events, used) = replay(&p, dice.clone()).unwrap();

@@ -163,6 +163,17 @@ impl PyCompiledPlan {
             .map(|g| g.name.clone())
             .collect()
     }
+    /// Models in each of the target's groups, by index.
+    #[getter]
+    fn group_models(&self) -> Vec<u32> {
+        self.program
+            .plan
+            .target
+            .groups
+            .iter()
+            .map(|g| g.models)
+            .collect()
+    }
     /// Models in the target.
     #[getter]
     fn target_models(&self) -> u32 {

@@ -5,8 +5,8 @@ use super::admit::Admission;
 use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
 use super::pmf::{accumulate, compound, convolve, dice_pmf, harm_damage};
 use super::state::{
-    add, failed, front, held, held_focus, mortals, with_held, with_held_focus, with_mortals, Dist,
-    Unit,
+    add, alive, failed, front, held, held_focus, mortals, with_held, with_held_focus, with_mortals,
+    Dist, Unit,
 };
 use super::{Exact, MAX_STATES};
 use crate::error::CoreError;
@@ -64,10 +64,12 @@ impl<'p> Evaluator<'p> {
 
     /// The distributions every number of the Plan ends with: the counters,
     /// with what was carried in the states added in, then the target's and
-    /// the attacker's damage and models destroyed.
+    /// the attacker's damage and models destroyed, then the models destroyed
+    /// in each of the target's groups.
     pub(super) fn finish(mut self, failed_counter: Option<usize>) -> Exact {
         let mut damage = Vec::new();
         let mut destroyed = Vec::new();
+        let mut per_group = vec![Vec::new(); self.unit.groups.len()];
         let mut carried = Vec::new();
         let mut carried_mortal = Vec::new();
         for (&s, &p) in &self.states {
@@ -79,6 +81,9 @@ impl<'p> Evaluator<'p> {
             }
             accumulate(&mut damage, self.unit.damage(s), p);
             accumulate(&mut destroyed, self.unit.destroyed(s), p);
+            for (g, (pmf, group)) in per_group.iter_mut().zip(self.unit.groups).enumerate() {
+                accumulate(pmf, group.models - alive(s, g), p);
+            }
         }
         if self.carry_failed {
             if let Some(c) = failed_counter {
@@ -100,6 +105,7 @@ impl<'p> Evaluator<'p> {
             pmfs.push(lost);
             pmfs.push(slain);
         }
+        pmfs.extend(per_group);
         Exact { pmfs }
     }
 
