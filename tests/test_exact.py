@@ -147,6 +147,13 @@ def check(plan: Plan) -> None:
         assert abs(float(np.sum(pmf)) - 1.0) < 1e-12, f"{name}: probabilities sum to {np.sum(pmf)}"
         e = Stage(name, name, np.asarray(pmf), 0)
         s = Stage(name, name, np.asarray(hist, dtype=float) / TRIALS, TRIALS)
+        if s.sd == 0 and e.sd > 0:
+            # Every trial gave the same value (a rare group destroyed, say): plausible
+            # only when that value is likely enough to come up every time.
+            value = int(np.argmax(s.pmf))
+            assert value < len(e.pmf), f"{name}: {value} is impossible"
+            assert e.pmf[value] ** TRIALS > 1e-6, f"{name}: always {value}, P(= {value}) is {e.pmf[value]}"
+            continue
         assert_mean(s, e.mean)
         _chi2(s, e)
 

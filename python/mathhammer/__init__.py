@@ -34,7 +34,7 @@ from mathhammer.exceptions import (
 from mathhammer.hookspecs import hookimpl
 from mathhammer.keywords import KeywordSpec
 from mathhammer.registry import Registry, default_registry, load_registry
-from mathhammer.result import Result, Stage
+from mathhammer.result import GroupResult, Result, Stage
 from mathhammer.ruleset import Compiled, Ruleset
 from mathhammer.scenario import load_scenario, scenario_from_data
 from mathhammer.simulate import compile_scenario, evaluate, evaluate_exact, replay, simulate
@@ -48,6 +48,7 @@ __all__ = [
     "Compiled",
     "DeclinedError",
     "DiceError",
+    "GroupResult",
     "HookError",
     "InternalError",
     "KeywordError",

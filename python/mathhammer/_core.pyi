@@ -134,9 +134,13 @@ class CompiledPlan:
     def counters(self) -> list[str]: ...
     @property
     def numbers(self) -> list[str]:
-        """Names of the histograms ``simulate`` returns: counters, damage, models destroyed, then the attacker's."""
+        """Names of the histograms ``simulate`` returns: counters, damage, models destroyed, the attacker's,
+        then ``destroyed:<group>`` for each of the target's groups."""
     @property
     def groups(self) -> list[str]: ...
+    @property
+    def group_models(self) -> list[int]:
+        """Models in each of the target's groups, by index."""
     @property
     def target_models(self) -> int: ...
     def uses_fast_path(self) -> bool:

@@ -81,6 +81,7 @@ def render(result: Result) -> RenderableType:
     """The whole report: the run, per-stage statistics, P(unit destroyed), distributions and rule versions."""
     parts: list[RenderableType] = [Text(result.description, style="bold"), Text(""), stages_table(result)]
     parts.append(Text(f"\nP(unit destroyed) = {probability(result.p_unit_destroyed)}", style="bold"))
+    parts += [Text(line) for line in result.group_lines]
     for chance in result.chances:
         p, se = chance.of(result.stages)
         parts.append(Text(f"{chance.label} = {p:.4f}" + (f" ± {se:.4f}" if se else "")))

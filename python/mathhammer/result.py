@@ -24,6 +24,9 @@ DISTRIBUTION_STAGES = ("damage", "models_destroyed")
 NO_EFFECT_TITLE = "No effect on this calculation"
 """The heading above the keywords accepted that changed nothing, in every report."""
 
+GROUP_STAGE = "destroyed:"
+"""The prefix of the stages counting models destroyed in one group of the target: ``destroyed:Captain``."""
+
 SHOWN_TAIL = 5e-5
 """Tables of a distribution stop where P(>= k) falls below this (it would print as 0.0000)."""
 
@@ -127,6 +130,46 @@ class Stage:
 
 
 @dataclass(frozen=True)
+class GroupResult:
+    """One group of the target (the Captain leading a squad, the squad itself): how many of its models died.
+
+    Attributes:
+        name: The group's name, as the target lists it.
+        models: Models in the group.
+        destroyed: The stage ``destroyed:<name>``: the distribution of the group's models destroyed.
+    """
+
+    name: str
+    models: int
+    destroyed: Stage
+
+    @property
+    def pmf(self) -> npt.NDArray[np.float64]:
+        """``pmf[k]`` is the probability that exactly ``k`` of the group's models were destroyed."""
+        return self.destroyed.pmf
+
+    @property
+    def p_destroyed(self) -> float:
+        """Probability that every model of the group was destroyed: P(the Captain dies) for a group of one."""
+        pmf = self.destroyed.pmf
+        return float(pmf[self.models]) if len(pmf) > self.models else 0.0
+
+    @property
+    def p_destroyed_se(self) -> float:
+        """Monte Carlo standard error of :attr:`p_destroyed` (0 when exact)."""
+        trials = self.destroyed.trials
+        return math.sqrt(self.p_destroyed * (1 - self.p_destroyed) / trials) if trials else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "models": self.models,
+            "p_destroyed": self.p_destroyed,
+            "p_destroyed_se": self.p_destroyed_se,
+            **self.destroyed.to_dict(with_pmf=True),
+        }
+
+
+@dataclass(frozen=True)
 class Result:
     """Everything a run reports.
 
@@ -137,7 +180,8 @@ class Result:
         trials: Number of trials simulated (0 for the exact evaluator).
         seed: Seed of the run; the same seed gives the same Result (``None`` when exact).
         stages: Reported numbers in order: the ruleset's counters, then
-            ``damage`` (wounds actually removed) and ``models_destroyed``.
+            ``damage`` (wounds actually removed) and ``models_destroyed``, then
+            ``destroyed:<group>`` for each group of the target (see :meth:`group`).
         target_models: Models in the target unit.
         rule_versions: Which version of each rule was used.
         fast_path: Whether pool outcomes were drawn from exact tables.
@@ -164,11 +208,42 @@ class Result:
     no_effect: Sequence[NoEffect] = ()
     """Keywords the scenario lists that change nothing in this calculation, each with its reason
     (One Shot, or Melta when the target is not within half range): accepted, and said so."""
+    group_models: Mapping[str, int] = field(default_factory=dict)
+    """Models in each group of the target, by group name, in the target's order; each group has
+    the stage ``destroyed:<name>``."""
+
+    @property
+    def groups(self) -> list[GroupResult]:
+        """Each group of the target, in the target's order, with its models destroyed."""
+        return [self.group(name) for name in self.group_models]
+
+    def group(self, name: str) -> GroupResult:
+        """The group of the target called ``name``: ``result.group("Captain").p_destroyed`` is P(the Captain dies)."""
+        if name not in self.group_models:
+            known = ", ".join(repr(g) for g in self.group_models) or "none"
+            raise KeyError(f"{name!r} is not a group of the target; its groups are {known}")
+        return GroupResult(name, self.group_models[name], self.stages[GROUP_STAGE + name])
 
     @property
     def shown(self) -> list[Stage]:
-        """The stages the per-stage tables show."""
-        return [s for name, s in self.stages.items() if name not in self.hidden]
+        """The stages the per-stage tables show (a group's models destroyed only when the target has several)."""
+        one_group = len(self.group_models) <= 1
+        return [
+            s
+            for name, s in self.stages.items()
+            if name not in self.hidden and not (one_group and self._is_group_stage(name))
+        ]
+
+    @property
+    def group_lines(self) -> list[str]:
+        """``P(<group> destroyed) = p`` for each group when the target has several (with ``± se`` when simulated)."""
+        if len(self.group_models) <= 1:
+            return []
+        lines = []
+        for g in self.groups:
+            se = f" ± {g.p_destroyed_se:.4f}" if g.p_destroyed_se else ""
+            lines.append(f"P({g.name} destroyed) = {g.p_destroyed:.4f}{se}")
+        return lines
 
     @classmethod
     def from_histograms(
@@ -196,8 +271,11 @@ class Result:
         trials = int(fields["trials"])
         stages = {}
         for name, pmf in zip(names, pmfs, strict=True):
-            label = labels.get(name, name.replace("_", " ").capitalize())
-            stages[name] = Stage(name, label, np.asarray(pmf, dtype=np.float64), trials)
+            if name.startswith(GROUP_STAGE):
+                default = f"Models destroyed: {name.removeprefix(GROUP_STAGE)}"
+            else:
+                default = name.replace("_", " ").capitalize()
+            stages[name] = Stage(name, labels.get(name, default), np.asarray(pmf, dtype=np.float64), trials)
         return cls(stages=stages, **fields)
 
     def __getitem__(self, name: str) -> Stage:
@@ -218,7 +296,7 @@ class Result:
         return float(pmf[self.target_models]) if len(pmf) > self.target_models else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for JSON: run facts, then one object per stage."""
+        """Plain data for JSON: run facts, one object per stage, and under ``groups`` one per group of the target."""
         d: dict[str, Any] = {
             "ruleset": self.ruleset,
             "ruleset_version": self.ruleset_version,
@@ -230,13 +308,19 @@ class Result:
             "p_unit_destroyed": self.p_unit_destroyed,
             "fast_path": self.fast_path,
             "seconds": self.seconds,
-            "stages": list(self.stages),
+            "stages": [name for name in self.stages if not self._is_group_stage(name)],
             "chances": {c.label: dict(zip(("p", "se"), c.of(self.stages), strict=True)) for c in self.chances},
             "no_effect": [n.to_dict() for n in self.no_effect],
+            "groups": {g.name: g.to_dict() for g in self.groups},
         }
         for name, stage in self.stages.items():
-            d[name] = stage.to_dict(with_pmf=name in self.distributions)
+            if not self._is_group_stage(name):
+                d[name] = stage.to_dict(with_pmf=name in self.distributions)
         return d
+
+    def _is_group_stage(self, name: str) -> bool:
+        """Is ``name`` a group's ``destroyed:<group>`` stage (reported under ``groups`` in JSON)?"""
+        return name.startswith(GROUP_STAGE) and name.removeprefix(GROUP_STAGE) in self.group_models
 
     @property
     def description(self) -> str:
@@ -289,6 +373,7 @@ class Result:
             f"<p><b>{html.escape(self.description)}</b></p>",
             f"<table>{head}{''.join(rows)}</table>",
             f"<p><b>P(unit destroyed) = {self.p_unit_destroyed:.4f}</b></p>",
+            *(f"<p>{html.escape(line)}</p>" for line in self.group_lines),
             *(f"<p>{html.escape(c.label)} = {c.of(self.stages)[0]:.4f}</p>" for c in self.chances),
             "<div style='display:flex; gap:2em; align-items:flex-start'>",
         ]
@@ -321,6 +406,9 @@ class Result:
         for stage in self.shown:
             lines.append(f"{stage.label:<{width}}{stage.mean:>10.3f}{stage.se:>10.4f}")
         lines.append(f"{'P(unit destroyed)':<{width}}{self.p_unit_destroyed:>10.4f}")
+        if len(self.group_models) > 1:
+            for g in self.groups:
+                lines.append(f"{f'P({g.name} destroyed)':<{width}}{g.p_destroyed:>10.4f}{g.p_destroyed_se:>10.4f}")
         lines += [f"{c.label} = {c.of(self.stages)[0]:.4f}" for c in self.chances]
         for name in self.distributions:
             stage = self.stages[name]

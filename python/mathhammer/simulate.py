@@ -18,7 +18,7 @@ from mathhammer import _core, limits
 from mathhammer.exceptions import DeclinedError, PlanError, PluginError, RulesetError, ScenarioError
 from mathhammer.plan import Plan
 from mathhammer.registry import Registry, default_registry
-from mathhammer.result import DISTRIBUTION_STAGES, Result
+from mathhammer.result import DISTRIBUTION_STAGES, GROUP_STAGE, Result
 from mathhammer.ruleset import Compiled
 
 DEFAULT_TRIALS = 1_000_000
@@ -165,6 +165,13 @@ def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
     }
 
 
+def _group_models(core: _core.CompiledPlan) -> dict[str, int]:
+    """Models in each group of the target, by the name its stage ``destroyed:<name>`` gives it."""
+    models = core.group_models
+    names = core.numbers[len(core.numbers) - len(models) :]
+    return {name.removeprefix(GROUP_STAGE): m for name, m in zip(names, models, strict=True)}
+
+
 def _ruleset_version(scenario: Any, registry: Registry | None) -> str:
     """The version of the plugin providing the scenario's ruleset, for the Result."""
     return str((registry or default_registry()).ruleset(scenario.ruleset).version)
@@ -291,6 +298,7 @@ def simulate_prepared(
         trials=trials,
         seed=seed,
         target_models=core.target_models,
+        group_models=_group_models(core),
         **_from_ruleset(compiled),
         fast_path=core.uses_fast_path(),
         seconds=seconds,
@@ -325,6 +333,7 @@ def evaluate_exact_prepared(prepared: Prepared) -> Result:
         trials=0,
         seed=None,
         target_models=core.target_models,
+        group_models=_group_models(core),
         **_from_ruleset(compiled),
         seconds=time.perf_counter() - start,
         ruleset_version=prepared.ruleset_version,
