@@ -22,7 +22,7 @@ from pathlib import Path
 from rich.console import Console
 
 from mathhammer import inventory, report
-from mathhammer.compare import METRICS, Comparison
+from mathhammer.compare import METRICS, Comparison, metric_info
 from mathhammer.exceptions import InternalError, MathhammerError, PluginError, PluginWarning, ScenarioError
 from mathhammer.locate import field_line
 from mathhammer.progress import ProgressBar
@@ -69,6 +69,14 @@ def _dice(text: str) -> list[int]:
         return [int(v) for v in text.replace(",", " ").split()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a list of die results such as 3,5,6") from None
+
+
+def _metric(text: str) -> str:
+    try:
+        metric_info(text)
+    except ScenarioError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
+    return text
 
 
 def _evaluation_options() -> argparse.ArgumentParser:
@@ -133,7 +141,11 @@ def _parser() -> argparse.ArgumentParser:
     comp.add_argument("-a", "--attacker", action="append", help="an attacker to compare, by name (repeat; default all)")
     comp.add_argument("-t", "--target", action="append", help="a target to compare, by name (repeat; default all)")
     comp.add_argument(
-        "--metric", action="append", choices=list(METRICS), help="what to show (repeat; default all three)"
+        "--metric",
+        action="append",
+        type=_metric,
+        help=f"what to show: {', '.join(METRICS)}, or destroyed:GROUP for P(that group destroyed)"
+        " (repeat; default the first three)",
     )
     comp.add_argument("--plot", metavar="IMAGE", help="also draw the matrices as heatmaps: .png, .svg or .html")
     comp.add_argument("--json", action="store_true", help="print every cell's Result as JSON")

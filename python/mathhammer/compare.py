@@ -25,6 +25,7 @@ so a library holds exactly the fields a scenario file does.
 from __future__ import annotations
 
 import html
+import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -39,7 +40,7 @@ import numpy.typing as npt
 from mathhammer.exceptions import DeclinedError, ScenarioError
 from mathhammer.extras import require
 from mathhammer.registry import Registry, default_registry
-from mathhammer.result import Result
+from mathhammer.result import GROUP_STAGE, Result
 from mathhammer.scenario import read_toml, scenario_from_data
 from mathhammer.simulate import (
     DEFAULT_TRIALS,
@@ -56,7 +57,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-Metric = Literal["models_destroyed", "damage", "p_unit_destroyed"]
+Metric = str
+"""A number a comparison reports: a key of :data:`METRICS`, or ``destroyed:<group>`` for P(that group destroyed)."""
 
 
 class Percent:
@@ -64,6 +66,8 @@ class Percent:
     ``<0.1%`` and ``>99.9%`` rather than 0.0% and 100.0%."""
 
     def format(self, value: float) -> str:
+        if math.isnan(value):
+            return "-"
         if 0 < value < 0.001:
             return "<0.1%"
         if 0.999 < value < 1:
@@ -77,6 +81,25 @@ METRICS: dict[Metric, tuple[str, str | Percent]] = {
     "p_unit_destroyed": ("P(unit destroyed)", Percent()),
 }
 """Each number a comparison reports: its title and how a cell prints it."""
+
+
+def metric_info(metric: Metric) -> tuple[str, str | Percent]:
+    """The title and cell format of ``metric``: one of :data:`METRICS`, or ``destroyed:<group>``.
+
+    Raises:
+        ScenarioError: naming the metric and those known, for one that is neither.
+    """
+    if metric in METRICS:
+        return METRICS[metric]
+    group = metric.removeprefix(GROUP_STAGE)
+    if metric.startswith(GROUP_STAGE) and group:
+        return (f"P({group} destroyed)", Percent())
+    known = ", ".join(METRICS)
+    raise ScenarioError(
+        f"is {metric!r}; expected one of {known}, or {GROUP_STAGE}<group> (P(that group destroyed), such as"
+        f" {GROUP_STAGE}Captain)",
+        field="metric",
+    )
 
 
 @dataclass(frozen=True)
@@ -250,12 +273,18 @@ class Comparison:
     seconds: float = 0.0
 
     def matrix(self, metric: Metric) -> npt.NDArray[np.float64]:
-        """One number per cell: ``matrix[i, j]`` is attacker ``i`` against target ``j``."""
+        """One number per cell: ``matrix[i, j]`` is attacker ``i`` against target ``j``.
+
+        For ``destroyed:<group>`` a cell is P(that group destroyed), NaN where the target has no such group.
+
+        Raises:
+            ScenarioError: for a metric :func:`metric_info` does not know.
+        """
+        metric_info(metric)
         out = np.zeros((len(self.attackers), len(self.targets)))
         for i, a in enumerate(self.attackers):
             for j, t in enumerate(self.targets):
-                r = self.results[a, t]
-                out[i, j] = r.p_unit_destroyed if metric == "p_unit_destroyed" else r[metric].mean
+                out[i, j] = cell(self.results[a, t], metric)
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -319,8 +348,18 @@ class Comparison:
         """
         from mathhammer.plotting import heatmap_figure
 
-        panels = [(METRICS[m][0], self.matrix(m), METRICS[m][1]) for m in metrics]
+        panels = [(metric_info(m)[0], self.matrix(m), metric_info(m)[1]) for m in metrics]
         return heatmap_figure(panels, self.attackers, self.targets)
+
+
+def cell(result: Result, metric: Metric) -> float:
+    """``metric`` of one Result: a mean, P(unit destroyed), or P(group destroyed) (NaN without that group)."""
+    if metric == "p_unit_destroyed":
+        return result.p_unit_destroyed
+    if metric.startswith(GROUP_STAGE) and metric not in METRICS:
+        group = metric.removeprefix(GROUP_STAGE)
+        return result.group(group).p_destroyed if group in result.group_models else math.nan
+    return result[metric].mean
 
 
 ProgressFactory = Callable[[str, str], Callable[[int, int], object] | None]

@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from mathhammer.compare import METRICS, Comparison, Metric
+from mathhammer.compare import Comparison, Metric, metric_info
 from mathhammer.result import NO_EFFECT_TITLE, Result, Stage
 
 BAR_WIDTH = 30
@@ -98,7 +98,7 @@ def render(result: Result) -> RenderableType:
 
 def comparison_table(comparison: Comparison, metric: Metric) -> Table:
     """One metric for every attacker (rows) against every target (columns); Monte Carlo cells get a ``±`` se."""
-    fmt = METRICS[metric][1]
+    fmt = metric_info(metric)[1]
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("", no_wrap=True)
     for target in comparison.targets:
@@ -109,7 +109,7 @@ def comparison_table(comparison: Comparison, metric: Metric) -> Table:
         for j, target in enumerate(comparison.targets):
             result = comparison.results[attacker, target]
             cell = fmt.format(values[i, j])
-            if result.evaluator == "monte_carlo" and metric != "p_unit_destroyed":
+            if result.evaluator == "monte_carlo" and metric in result.stages:
                 cell += f" ±{result[metric].se:.2f}"
             cells.append(cell)
         table.add_row(attacker, *cells)
@@ -120,7 +120,7 @@ def render_comparison(comparison: Comparison, metrics: list[Metric]) -> Renderab
     """A table per metric, then how the cells were evaluated."""
     parts: list[RenderableType] = []
     for metric in metrics:
-        title = Text(f"{METRICS[metric][0]} (attackers down, targets across)", style="bold")
+        title = Text(f"{metric_info(metric)[0]} (attackers down, targets across)", style="bold")
         parts += [title, comparison_table(comparison, metric), Text("")]
     results = list(comparison.results.values())
     exact = sum(r.evaluator == "exact" for r in results)

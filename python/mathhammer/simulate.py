@@ -283,11 +283,13 @@ def simulate_prepared(
     seed: int,
     threads: int,
     progress: Callable[[int, int], object] | None,
+    *,
+    die_by_die: bool = False,
 ) -> Result:
-    """:func:`simulate` on a prepared scenario, its arguments already checked."""
+    """:func:`simulate` on a prepared scenario, its arguments already checked (``die_by_die`` rolls every die)."""
     compiled, core = prepared.compiled, prepared.core
     start = time.perf_counter()
-    histograms = _core.simulate(core, trials, seed, threads, progress)
+    histograms = _core.simulate(core, trials, seed, threads, progress, die_by_die)
     seconds = time.perf_counter() - start
     return Result.from_histograms(
         histograms,
@@ -300,7 +302,7 @@ def simulate_prepared(
         target_models=core.target_models,
         group_models=_group_models(core),
         **_from_ruleset(compiled),
-        fast_path=core.uses_fast_path(),
+        fast_path=not die_by_die and core.uses_fast_path(),
         seconds=seconds,
         ruleset_version=prepared.ruleset_version,
     )

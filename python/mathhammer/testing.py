@@ -65,7 +65,7 @@ from mathhammer.plugin import (
     with_value,
 )
 from mathhammer.registry import Registry
-from mathhammer.result import Stage
+from mathhammer.result import Result, Stage
 
 # -------------------------------------------------------------------------
 # The toy ruleset
@@ -272,6 +272,16 @@ def simulate_plan(plan: Plan, trials: int, seed: int) -> list[Any]:
     swapped for a broken one, say), without a ruleset compiling it.
     """
     return list(_core.simulate(plan.compile(), trials, seed))
+
+
+def simulate_die_by_die(scenario: Any, trials: int, seed: int, *, registry: Registry | None = None) -> Result:
+    """:func:`mathhammer.simulate` rolling every die, never drawing from the fast path's tables.
+
+    The two draw from the same distribution; a test checks a rule on both.
+    """
+    from mathhammer.simulate import prepare, simulate_prepared
+
+    return simulate_prepared(prepare(scenario, registry=registry), trials, seed, 1, None, die_by_die=True)
 
 
 def run_cli(argv: list[str]) -> int:

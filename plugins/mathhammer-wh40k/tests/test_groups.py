@@ -19,9 +19,8 @@ import numpy as np
 import pytest
 
 import mathhammer
-from mathhammer import Registry, _core
-from mathhammer.simulate import prepare
-from mathhammer.testing import run_cli
+from mathhammer import Registry
+from mathhammer.testing import run_cli, simulate_die_by_die
 from mathhammer_wh40k import Attacker, Context, ModelProfile, Scenario, Target, Weapon
 
 ATTACKS = 6
@@ -107,11 +106,14 @@ def test_each_group_matches_the_enumeration_by_monte_carlo(
 ) -> None:
     del p_captain
     expected = by_enumeration(troopers, captain_wounds, precision=precision)
-    prepared = prepare(squad(troopers, captain_wounds, *keywords), registry=registry_all)
-    assert prepared.core.uses_fast_path(), "the scenario the fast path is meant to cover"
-    histograms = _core.simulate(prepared.core, TRIALS, SEED, 0, None, die_by_die)
+    scenario = squad(troopers, captain_wounds, *keywords)
+    if die_by_die:
+        result = simulate_die_by_die(scenario, TRIALS, SEED, registry=registry_all)
+    else:
+        result = mathhammer.simulate(scenario, trials=TRIALS, seed=SEED, registry=registry_all)
+        assert result.fast_path, "the scenario the fast path is meant to cover"
     for group, pmf in expected.items():
-        seen = histograms[prepared.core.numbers.index(f"destroyed:{group}")] / TRIALS
+        seen = result.group(group).pmf
         for k, p in enumerate(pmf):
             se = math.sqrt(float(p * (1 - p)) / TRIALS)
             got = float(seen[k]) if k < len(seen) else 0.0
@@ -185,3 +187,53 @@ character = true
     assert run_cli(["simulate", str(scenario), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["groups"]["Captain"]["p_destroyed"] == pytest.approx(0.6006, abs=1e-4)
+
+
+def test_compare_reports_p_group_destroyed_as_a_metric(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    library = tmp_path / "library.toml"
+    library.write_text(
+        """
+ruleset = "wh40k"
+[context]
+character_visible = true
+[[attackers.snipers.weapons]]
+name = "Gun"
+count = 6
+attacks = "1"
+skill = "2+"
+strength = 5
+ap = -1
+damage = "D3"
+keywords = ["Precision"]
+[targets.led]
+toughness = 4
+[[targets.led.models]]
+name = "Trooper"
+count = 3
+wounds = 1
+save = "4+"
+[[targets.led.models]]
+name = "Captain"
+wounds = 4
+save = "4+"
+character = true
+[targets.alone]
+toughness = 4
+[[targets.alone.models]]
+name = "Trooper"
+count = 3
+wounds = 1
+save = "4+"
+"""
+    )
+    assert run_cli(["compare", str(library), "--metric", "destroyed:Captain"]) == 0
+    out = capsys.readouterr().out
+    assert "P(Captain destroyed)" in out
+    assert "60.1%" in out  # the enumeration's 0.6006; the target without a Captain shows "-"
+    assert run_cli(["compare", str(library), "--json"]) == 0
+    cells = {c["target"]: c["result"] for c in json.loads(capsys.readouterr().out)["cells"]}
+    assert cells["led"]["groups"]["Captain"]["p_destroyed"] == pytest.approx(0.6006, abs=1e-4)
+    assert "Captain" not in cells["alone"]["groups"]
+    with pytest.raises(SystemExit):
+        run_cli(["compare", str(library), "--metric", "destroyed"])
+    assert "expected one of models_destroyed" in capsys.readouterr().err
