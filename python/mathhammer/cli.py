@@ -306,6 +306,10 @@ def _plugins(registry: Registry) -> str:
         lines.append(f"  {info.name:<24} {where}")
     for broken in registry.broken:
         lines.append(f"  {broken.name:<24} BROKEN: {broken.error}")
+    conflicts = registry.conflict_messages()
+    if conflicts:
+        lines.append("conflicts:")
+        lines += [f"  {line}" for line in conflicts]
     return "\n".join(lines)
 
 
@@ -317,6 +321,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         registry = default_registry()
         for broken in registry.broken:
             print(f"mathhammer: warning: plugin {broken.name!r} is broken: {broken.error}", file=sys.stderr)
+        for conflict in registry.conflict_messages():
+            print(f"mathhammer: warning: {conflict}", file=sys.stderr)
         if args.command == "plugins":
             print(_plugins(registry))
             return 0

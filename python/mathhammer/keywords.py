@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mathhammer import _core
+from mathhammer.exceptions import PluginConflictError
 from mathhammer.versions import Rule
 
 
@@ -107,6 +108,15 @@ class KeywordSpec:
         return (self.parse or exact_name(self.name))(text)
 
 
+def conflict_message(what: str, plugins: list[str]) -> str:
+    """The error for a name (``"ruleset 'toy'"``) that several plugins registered, naming each."""
+    names = " and ".join(f"plugin {p!r}" for p in plugins)
+    return (
+        f"{what} is registered by both {names}, so neither is used;"
+        " uninstall or block one (MATHHAMMER_DISABLED_PLUGINS)"
+    )
+
+
 @dataclass
 class KeywordTable:
     """The keywords registered for one ruleset, with the plugin each came from."""
@@ -114,12 +124,36 @@ class KeywordTable:
     ruleset: str
     specs: dict[str, KeywordSpec] = field(default_factory=dict)
     origin: dict[str, str] = field(default_factory=dict)
+    conflicts: dict[str, tuple[KeywordSpec, list[str]]] = field(default_factory=dict)
+    """Names two or more plugins registered, to the first spec and those plugins: such a keyword is disabled."""
 
     def names(self) -> list[str]:
         return sorted(self.specs)
 
+    def add(self, spec: KeywordSpec, plugin: str) -> None:
+        """Add ``plugin``'s keyword; a name (in any case) another plugin registered disables both."""
+        key = spec.name.casefold()
+        if key in self.conflicts:
+            self.conflicts[key][1].append(plugin)
+            return
+        same = next((name for name in self.specs if name.casefold() == key), None)
+        if same is not None:
+            self.conflicts[key] = (self.specs.pop(same), [self.origin.pop(same), plugin])
+            return
+        self.specs[spec.name] = spec
+        self.origin[spec.name] = plugin
+
     def resolve(self, text: str) -> tuple[KeywordSpec, Mapping[str, Any]] | None:
-        """The keyword that accepts ``text`` and its parameters, or ``None``."""
+        """The keyword that accepts ``text`` and its parameters, or ``None``.
+
+        Raises:
+            PluginConflictError: when ``text`` is a keyword two plugins registered, naming both.
+        """
+        for first, plugins in self.conflicts.values():
+            if first.match(text) is not None:
+                raise PluginConflictError(
+                    conflict_message(f"keyword {first.name!r} of ruleset {self.ruleset!r}", plugins)
+                )
         for spec in self.specs.values():
             params = spec.match(text)
             if params is not None:
