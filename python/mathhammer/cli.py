@@ -22,6 +22,7 @@ from rich.console import Console
 
 from mathhammer import report
 from mathhammer.compare import METRICS, Comparison
+from mathhammer.display import markup, printable
 from mathhammer.exceptions import MathhammerError, ScenarioError
 from mathhammer.locate import field_line
 from mathhammer.progress import ProgressBar
@@ -170,7 +171,7 @@ class _Run:
     def evaluate(self, path: str, *, description: str = "simulating") -> Result:
         """Load and evaluate one scenario file as the command's options say, with a progress bar."""
         scenario = load_scenario(path, registry=self.registry)
-        with ProgressBar(Console(stderr=True), description=description) as self.progress:
+        with ProgressBar(Console(stderr=True), description=markup(description)) as self.progress:
             return evaluate(
                 scenario,
                 evaluator=self.args.evaluator,
@@ -196,7 +197,7 @@ class _Run:
             )
 
         def progress(attacker: str, target: str) -> ProgressBar:
-            self.progress = ProgressBar(Console(stderr=True), description=f"{attacker} vs {target}")
+            self.progress = ProgressBar(Console(stderr=True), description=markup(f"{attacker} vs {target}"))
             return self.progress
 
         try:
@@ -248,7 +249,7 @@ def _plot(run: _Run) -> int:
     stages = list(dict.fromkeys(name for result in results.values() for name in result.distributions))
     figure = plotting.distribution_figure(results, stages)
     written = plotting.save(figure, args.output, title=title, extra_html=extra)
-    print(f"wrote {written}")
+    print(printable(f"wrote {written}"))
     return 0
 
 
@@ -268,7 +269,7 @@ def _compare(run: _Run) -> int:
         from mathhammer import plotting
 
         written = plotting.save(comparison.plot(metrics), args.plot, title="mathhammer compare")
-        print(f"wrote {written}", file=sys.stderr if args.json else sys.stdout)
+        print(printable(f"wrote {written}"), file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -281,7 +282,7 @@ def _explain(run: _Run) -> int:
     if args.json:
         print(json.dumps(told.to_dict(), indent=2))
         return 0
-    print(told.to_text())
+    print(printable(told.to_text()))
     if told.seed is not None:
         print(f"\nseed {told.seed} ({len(told.dice)} dice); the same --seed tells the same attack")
     return 0
@@ -320,11 +321,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         registry = default_registry()
         for broken in registry.broken:
-            print(f"mathhammer: warning: plugin {broken.name!r} is broken: {broken.error}", file=sys.stderr)
+            print(printable(f"mathhammer: warning: plugin {broken.name!r} is broken: {broken.error}"), file=sys.stderr)
         for conflict in registry.conflict_messages():
-            print(f"mathhammer: warning: {conflict}", file=sys.stderr)
+            print(printable(f"mathhammer: warning: {conflict}"), file=sys.stderr)
         if args.command == "plugins":
-            print(_plugins(registry))
+            print(printable(_plugins(registry)))
             return 0
         run = _Run(args, registry)
         return _COMMANDS[args.command](run)
@@ -336,10 +337,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (MathhammerError, ValueError) as exc:
         if args.debug:
             raise
-        print(f"mathhammer: error: {exc}", file=sys.stderr)
+        print(printable(f"mathhammer: error: {exc}"), file=sys.stderr)
         quoted = _quote(exc)
         if quoted:
-            print(quoted, file=sys.stderr)
+            print(printable(quoted), file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as other tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -348,14 +349,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"mathhammer: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(printable(f"mathhammer: error: {where}{exc.strerror or exc}"), file=sys.stderr)
         return 2
     except Exception as exc:  # a bug: say so briefly, and how to see more
         if args.debug:
             raise
         print(
-            f"mathhammer: internal error: {type(exc).__name__}: {exc}\n"
-            "  This is a bug in mathhammer or a plugin; run again with --debug for the traceback and report it.",
+            printable(f"mathhammer: internal error: {type(exc).__name__}: {exc}")
+            + "\n  This is a bug in mathhammer or a plugin; run again with --debug for the traceback and report it.",
             file=sys.stderr,
         )
         return 1

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from mathhammer.display import printable
 from mathhammer.exceptions import MathhammerError
 from mathhammer.extras import require
 from mathhammer.result import DISTRIBUTION_STAGES, Result
@@ -64,14 +65,14 @@ def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = D
         last = _last_shown([r for _, r in named], stage_name)
         k = np.arange(last + 1)
         exactly, at_least = axes[row]
-        label = named[0][1][stage_name].label if named else stage_name
+        label = _safe(named[0][1][stage_name].label if named else stage_name)
         for i, (name, result) in enumerate(named):
             stage = result[stage_name]
             pmf = _padded(stage.pmf, last + 1)
             tail = _padded(stage.p_at_least(), last + 1)
             offset = (i - (len(named) - 1) / 2) * width
-            exactly.bar(k + offset, pmf, width=width, label=name)
-            at_least.plot(k, tail, marker="o", markersize=3, label=name)
+            exactly.bar(k + offset, pmf, width=width, label=_safe(name))
+            at_least.plot(k, tail, marker="o", markersize=3, label=_safe(name))
         exactly.set_title(f"{label}: P(exactly k)")
         at_least.set_title(f"{label}: P(at least k)")
         for ax in (exactly, at_least):
@@ -85,6 +86,19 @@ def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = D
             else:  # many series: the legend beside the charts, not over them
                 at_least.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0), ncols=2)
     return figure
+
+
+LABEL_CHARACTERS = 40
+"""Names longer than this are cut short (with an ellipsis) in a chart, so no name crowds the plot out."""
+
+
+def _safe(text: str) -> str:
+    """User text for a chart: controls escaped, cut to :data:`LABEL_CHARACTERS`, and ``$`` kept from
+    starting matplotlib's mathtext."""
+    shown = printable(text, lines=False)
+    if len(shown) > LABEL_CHARACTERS:
+        shown = shown[: LABEL_CHARACTERS - 1] + "…"
+    return shown.replace("$", r"\$")
 
 
 def _padded(values: npt.NDArray[np.float64], size: int) -> npt.NDArray[np.float64]:
@@ -111,14 +125,20 @@ def heatmap_figure(panels: Sequence[Panel], rows: Sequence[str], columns: Sequen
         MissingDependencyError: when matplotlib is not installed.
     """
     Figure = _figure_class()
-    height = 1.2 + 0.4 * len(rows)
-    figure = Figure(figsize=(3 + 1.3 * len(columns), height * len(panels)), layout="constrained")
+    row_labels = [_safe(r) for r in rows]
+    column_labels = [_safe(c) for c in columns]
+    # Room for the names: about 0.09 inch a character beside the rows, and
+    # half that under the columns (their labels are slanted).
+    beside = 0.09 * max((len(r) for r in row_labels), default=0)
+    under = 0.045 * max((len(c) for c in column_labels), default=0)
+    height = 1.2 + 0.4 * len(rows) + under
+    figure = Figure(figsize=(3 + 1.3 * len(columns) + beside, height * len(panels)), layout="constrained")
     axes = figure.subplots(len(panels), 1, squeeze=False)[:, 0]
     for ax, (title, values, fmt) in zip(axes, panels, strict=True):
         image = ax.imshow(values, cmap="viridis", aspect="auto")
-        ax.set_xticks(range(len(columns)), labels=list(columns), rotation=30, ha="right")
-        ax.set_yticks(range(len(rows)), labels=list(rows))
-        ax.set_title(title)
+        ax.set_xticks(range(len(columns)), labels=column_labels, rotation=30, ha="right")
+        ax.set_yticks(range(len(rows)), labels=row_labels)
+        ax.set_title(_safe(title))
         middle = (float(np.nanmax(values)) + float(np.nanmin(values))) / 2 if values.size else 0.0
         for (i, j), v in np.ndenumerate(values):
             colour = "black" if v > middle else "white"

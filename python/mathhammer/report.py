@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mathhammer.compare import METRICS, Comparison, Metric
+from mathhammer.display import plain
 from mathhammer.result import Result, Stage
 
 BAR_WIDTH = 30
@@ -54,7 +55,7 @@ def stages_table(result: Result) -> Table:
     table.add_column("sd", justify="right")
     table.add_column("middle 90%", justify="right")
     for stage in result.shown:
-        row = [stage.label, f"{stage.mean:.3f}"]
+        row: list[RenderableType] = [plain(stage.label), f"{stage.mean:.3f}"]
         if not exact:
             row.append(f"{stage.se:.4f}")
         row += [f"{stage.sd:.3f}", f"{stage.percentile(5)}-{stage.percentile(95)}"]
@@ -64,7 +65,7 @@ def stages_table(result: Result) -> Table:
 
 def distribution_table(stage: Stage) -> Table:
     """P(exactly k) and P(at least k) for each k shown, with a bar for P(exactly k)."""
-    table = Table(title=stage.label, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table = Table(title=plain(stage.label), title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("k", justify="right")
     table.add_column("P(=k)", justify="right")
     table.add_column("P(≥k)", justify="right")
@@ -79,17 +80,17 @@ def distribution_table(stage: Stage) -> Table:
 
 def render(result: Result) -> RenderableType:
     """The whole report: the run, per-stage statistics, P(unit destroyed), distributions and rule versions."""
-    parts: list[RenderableType] = [Text(result.description, style="bold"), Text(""), stages_table(result)]
+    parts: list[RenderableType] = [plain(result.description, style="bold"), Text(""), stages_table(result)]
     parts.append(Text(f"\nP(unit destroyed) = {probability(result.p_unit_destroyed)}", style="bold"))
     for chance in result.chances:
         p, se = chance.of(result.stages)
-        parts.append(Text(f"{chance.label} = {p:.4f}" + (f" ± {se:.4f}" if se else "")))
+        parts.append(plain(f"{chance.label} = {p:.4f}" + (f" ± {se:.4f}" if se else "")))
     for name in result.distributions:
         if name in result.stages:
             parts += [Text(""), distribution_table(result.stages[name])]
     if result.rule_versions:
         versions = ", ".join(f"{rule} = {version}" for rule, version in result.rule_versions.items())
-        parts += [Text(""), Text(f"rules: {versions}")]
+        parts += [Text(""), plain(f"rules: {versions}")]
     return Group(*parts)
 
 
@@ -99,7 +100,7 @@ def comparison_table(comparison: Comparison, metric: Metric) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("", no_wrap=True)
     for target in comparison.targets:
-        table.add_column(target, justify="right")
+        table.add_column(plain(target), justify="right")
     values = comparison.matrix(metric)
     for i, attacker in enumerate(comparison.attackers):
         cells = []
@@ -109,7 +110,7 @@ def comparison_table(comparison: Comparison, metric: Metric) -> Table:
             if result.evaluator == "monte_carlo" and metric != "p_unit_destroyed":
                 cell += f" ±{result[metric].se:.2f}"
             cells.append(cell)
-        table.add_row(attacker, *cells)
+        table.add_row(plain(attacker), *cells)
     return table
 
 
@@ -126,5 +127,5 @@ def render_comparison(comparison: Comparison, metrics: list[Metric]) -> Renderab
     if simulated:
         seeds = sorted({r.seed for r in simulated if r.seed is not None})
         how += f", {len(simulated)} by Monte Carlo ({simulated[0].trials:,} trials each, seeds from {seeds[0]})"
-    parts.append(Text(f"{how} · {comparison.seconds:.2f} s"))
+    parts.append(plain(f"{how} · {comparison.seconds:.2f} s"))
     return Group(*parts)
