@@ -111,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("scenario", help="scenario TOML file")
     sim.add_argument("--json", action="store_true", help="print the Result as JSON")
+    sim.add_argument(
+        "--full", action="store_true", help="show every value of a wide distribution (default: at most 60 rows)"
+    )
     plot = sub.add_parser(
         "plot",
         parents=[evaluation],
@@ -221,7 +224,7 @@ def _simulate(run: _Run) -> int:
     if run.args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        _stdout().print(report.render(result))
+        _stdout().print(report.render(result, full=run.args.full))
     return 0
 
 

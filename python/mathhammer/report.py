@@ -15,7 +15,7 @@ from rich.text import Text
 
 from mathhammer.compare import METRICS, Comparison, Metric
 from mathhammer.display import plain
-from mathhammer.result import Result, Stage
+from mathhammer.result import MAX_ROWS, Result, Row, Stage
 
 BAR_WIDTH = 30
 """Characters of the longest bar in a distribution chart."""
@@ -39,9 +39,10 @@ def probability(p: float) -> str:
     return f"{p:.4f}"
 
 
-def shown_rows(stage: Stage) -> range:
-    """The values ``k`` a distribution table shows: 0 up to :meth:`Stage.last_shown`."""
-    return range(stage.last_shown() + 1)
+def shown_rows(stage: Stage, *, full: bool = False) -> list[Row]:
+    """The rows a distribution table shows: each ``k`` up to :meth:`Stage.last_shown`, in bins past
+    :data:`~mathhammer.result.MAX_ROWS` rows unless ``full``."""
+    return stage.rows(None if full else MAX_ROWS)
 
 
 def stages_table(result: Result) -> Table:
@@ -63,23 +64,30 @@ def stages_table(result: Result) -> Table:
     return table
 
 
-def distribution_table(stage: Stage) -> Table:
-    """P(exactly k) and P(at least k) for each k shown, with a bar for P(exactly k)."""
+def distribution_table(stage: Stage, *, full: bool = False) -> Table:
+    """P(exactly k) and P(at least k) for each k shown, with a bar for P(exactly k).
+
+    A distribution wider than :data:`~mathhammer.result.MAX_ROWS` rows is shown in bins
+    (a row ``40-59`` gives P(40 <= k <= 59) and P(k >= 40)), unless ``full``.
+    """
     table = Table(title=plain(stage.label), title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("k", justify="right")
     table.add_column("P(=k)", justify="right")
     table.add_column("P(≥k)", justify="right")
     table.add_column("", no_wrap=True)
-    at_least = stage.p_at_least()
-    peak = float(stage.pmf.max()) if len(stage.pmf) else 0.0
-    for k in shown_rows(stage):
-        p = float(stage.pmf[k])
-        table.add_row(str(k), f"{p:.4f}", f"{at_least[k]:.4f}", Text(bar(p / peak if peak else 0.0), style="cyan"))
+    rows = shown_rows(stage, full=full)
+    peak = max((row.p for row in rows), default=0.0)
+    for row in rows:
+        fill = Text(bar(row.p / peak if peak else 0.0), style="cyan")
+        table.add_row(row.label, f"{row.p:.4f}", f"{row.p_at_least:.4f}", fill)
     return table
 
 
-def render(result: Result) -> RenderableType:
-    """The whole report: the run, per-stage statistics, P(unit destroyed), distributions and rule versions."""
+def render(result: Result, *, full: bool = False) -> RenderableType:
+    """The whole report: the run, per-stage statistics, P(unit destroyed), distributions and rule versions.
+
+    ``full`` shows every value of a wide distribution rather than bins.
+    """
     parts: list[RenderableType] = [plain(result.description, style="bold"), Text(""), stages_table(result)]
     parts.append(Text(f"\nP(unit destroyed) = {probability(result.p_unit_destroyed)}", style="bold"))
     for chance in result.chances:
@@ -87,7 +95,7 @@ def render(result: Result) -> RenderableType:
         parts.append(plain(f"{chance.label} = {p:.4f}" + (f" ± {se:.4f}" if se else "")))
     for name in result.distributions:
         if name in result.stages:
-            parts += [Text(""), distribution_table(result.stages[name])]
+            parts += [Text(""), distribution_table(result.stages[name], full=full)]
     if result.rule_versions:
         versions = ", ".join(f"{rule} = {version}" for rule, version in result.rule_versions.items())
         parts += [Text(""), plain(f"rules: {versions}")]
