@@ -155,11 +155,21 @@ PIPE_WIDTH = 200
 """Columns of a report written to a pipe or file, where nothing would wrap it: wide tables stay whole."""
 
 
+MIN_WIDTH = 20
+"""Fewer columns than this (``COLUMNS=0``) cannot show a report: such a width is ignored."""
+
+
 def _stdout() -> Console:
-    """The console reports go to: the terminal's width on a terminal, else :data:`PIPE_WIDTH` (or ``$COLUMNS``)."""
+    """The console reports go to: the terminal's width on a terminal, else :data:`PIPE_WIDTH` (or ``$COLUMNS``).
+
+    A width under :data:`MIN_WIDTH` is a mistake (``COLUMNS=0`` printed nothing
+    at all): the report goes out at 80 columns on a terminal, else PIPE_WIDTH.
+    """
     console = Console(highlight=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console.width = PIPE_WIDTH
+    if console.width < MIN_WIDTH:
+        console.width = 80 if console.is_terminal else PIPE_WIDTH
     return console
 
 

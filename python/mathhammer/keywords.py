@@ -41,7 +41,8 @@ def with_value(name: str, kind: str = "dice", *, optional: bool = False) -> Call
     checked by the core's parser), ``"int"`` (``Melta 2``: a whole number from
     1 to 100) or ``"roll"`` (``X+`` or ``X``: an int).
     Text that starts with the name but has a bad X raises ``ValueError``
-    saying what is wrong, so the user is not told the keyword is unknown.
+    saying what is wrong, so the user is not told the keyword is unknown;
+    an X that is always 0 is refused, since the keyword would do nothing.
 
     >>> with_value("Sustained Hits")("sustained hits d3")
     {'x': 'D3'}
@@ -69,9 +70,12 @@ def with_value(name: str, kind: str = "dice", *, optional: bool = False) -> Call
                 raise ValueError(f"{name} takes a roll such as 4+, not {value!r}")
             return {"x": int(m.group(1))}
         try:
-            return {"x": str(_core.parse_dice(value))}
+            dice = _core.parse_dice(value)
         except ValueError as exc:
             raise ValueError(f"{name} takes a number or dice expression: {exc}") from None
+        if dice.max < 1:  # "Sustained Hits 0": listed, yet it would never do anything
+            raise ValueError(f"{name} {dice} does nothing: X must be at least 1, as in {name} 1 or {name} D3")
+        return {"x": str(dice)}
 
     return parse
 

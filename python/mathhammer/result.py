@@ -74,6 +74,7 @@ class Chance:
             p = float(pmf[self.exactly]) if self.exactly < len(pmf) else 0.0
         else:
             p = float(pmf[self.at_least or 0 :].sum())
+        p = min(max(p, 0.0), 1.0)
         se = math.sqrt(p * (1 - p) / stage.trials) if stage.trials else 0.0
         return p, se
 
@@ -114,7 +115,7 @@ class Stage:
 
     def p_at_least(self) -> npt.NDArray[np.float64]:
         """``p_at_least()[k]`` is P(number >= k)."""
-        return np.cumsum(self.pmf[::-1])[::-1]
+        return _probabilities(np.cumsum(self.pmf[::-1])[::-1])
 
     def last_shown(self, tail: float = SHOWN_TAIL) -> int:
         """The largest ``k`` with P(number >= k) of at least ``tail``: where a table or chart may stop."""
@@ -240,7 +241,7 @@ class Result:
         stages = {}
         for name, pmf in zip(names, pmfs, strict=True):
             label = labels.get(name, name.replace("_", " ").capitalize())
-            stages[name] = Stage(name, label, np.asarray(pmf, dtype=np.float64), trials)
+            stages[name] = Stage(name, label, _probabilities(np.asarray(pmf, dtype=np.float64)), trials)
         return cls(stages=stages, **fields)
 
     def __getitem__(self, name: str) -> Stage:
@@ -258,7 +259,7 @@ class Result:
     def p_unit_destroyed(self) -> float:
         """Probability that every model of the target is destroyed."""
         pmf = self.stages["models_destroyed"].pmf
-        return float(pmf[self.target_models]) if len(pmf) > self.target_models else 0.0
+        return min(float(pmf[self.target_models]), 1.0) if len(pmf) > self.target_models else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for JSON: run facts, then one object per stage."""
@@ -372,6 +373,13 @@ class Result:
         if self.rule_versions:
             lines += ["", "rules: " + ", ".join(f"{k} = {v}" for k, v in self.rule_versions.items())]
         return "\n".join(lines)
+
+
+def _probabilities(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``values`` clamped to [0, 1]: sums of floating-point terms can stray past either end by an ulp or
+    two (an exact P(unit destroyed) of 1.0000000000000049), and a probability must never be shown so."""
+    clipped: npt.NDArray[np.float64] = np.clip(values, 0.0, 1.0)
+    return clipped
 
 
 def _distribution_html(stage: Stage, *, bar_px: int = 160) -> str:

@@ -138,8 +138,15 @@ def _resolve_keywords(scenario: Scenario, keywords: KeywordTable) -> dict[int, R
     for i, w in enumerate(scenario.attacker.weapons):
         found = resolved.setdefault(i, [])
         for j, text in enumerate(w.keywords):
-            spelling, _, restriction = text.partition(":")
+            spelling, colon, restriction = text.partition(":")
             field = f"attacker.weapons[{i}].keywords[{j}]"
+            if colon and not restriction.strip():  # "Lethal Hits: " would apply against nothing, silently
+                raise ScenarioError(
+                    f"{text!r} names no target keyword after ':'; write {spelling.strip() + ': INFANTRY'!r}"
+                    f" to apply it only against INFANTRY, or {spelling.strip()!r} to apply it always",
+                    source=scenario.source,
+                    field=field,
+                )
             try:
                 match = keywords.resolve(spelling if restriction else text)
             except ValueError as exc:
