@@ -121,5 +121,11 @@ def simulate(
 def replay(plan: CompiledPlan, dice: list[object]) -> dict[str, object]:
     """Resolve one trial with the given dice; returns counters, damage, models destroyed, events."""
 
-def evaluate_exact(plan: CompiledPlan) -> list[npt.NDArray[np.float64]]:
-    """Exact distributions, one pmf per name in ``plan.numbers``; raises :class:`DeclinedError` saying why."""
+def evaluate_exact(
+    plan: CompiledPlan, progress: Callable[[int, int], object] | None = None
+) -> list[npt.NDArray[np.float64]]:
+    """Exact distributions, one pmf per name in ``plan.numbers``; raises :class:`DeclinedError` saying why.
+
+    ``progress(0, 0)`` is called about ten times a second; an exception it raises stops the evaluation
+    and is raised here (the way to cancel an evaluation running off the main thread).
+    """

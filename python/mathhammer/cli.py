@@ -20,7 +20,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from mathhammer import report
+from mathhammer import _startup, report
 from mathhammer.compare import METRICS, Comparison
 from mathhammer.display import markup, printable
 from mathhammer.exceptions import MathhammerError, ScenarioError
@@ -329,9 +329,12 @@ def _plugins(registry: Registry) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
     run: _Run | None = None
+    debug = False
     try:
+        _startup.restore()  # Ctrl-C is KeyboardInterrupt again, reported below
+        args = _parser().parse_args(argv)
+        debug = args.debug
         registry = default_registry()
         for broken in registry.broken:
             print(printable(f"mathhammer: warning: plugin {broken.name!r} is broken: {broken.error}"), file=sys.stderr)
@@ -345,10 +348,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         progress = run.progress if run else None
         done = f" after {progress.done:,} of {progress.total:,} trials" if progress and progress.total else ""
-        print(f"mathhammer: interrupted{done}; no result was reported", file=sys.stderr)
+        print(_startup.INTERRUPTED.replace("; ", f"{done}; "), file=sys.stderr)
         return 130
     except (MathhammerError, ValueError) as exc:
-        if args.debug:
+        if debug:
             raise
         print(printable(f"mathhammer: error: {exc}"), file=sys.stderr)
         quoted = _quote(exc)
@@ -359,13 +362,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, what a shell reports for a program a closed pipe stopped
     except OSError as exc:  # writing an image or reading a file the scenario loader did not open
-        if args.debug:
+        if debug:
             raise
         where = f"{exc.filename}: " if exc.filename else ""
         print(printable(f"mathhammer: error: {where}{exc.strerror or exc}"), file=sys.stderr)
         return 2
     except Exception as exc:  # a bug: say so briefly, and how to see more
-        if args.debug:
+        if debug:
             raise
         print(
             printable(f"mathhammer: internal error: {type(exc).__name__}: {exc}")

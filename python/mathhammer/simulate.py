@@ -109,8 +109,17 @@ def simulate(
 Evaluator = Literal["auto", "exact", "monte_carlo"]
 
 
-def evaluate_exact(scenario: Any, *, registry: Registry | None = None) -> Result:
+def evaluate_exact(
+    scenario: Any, *, registry: Registry | None = None, progress: Callable[[int, int], object] | None = None
+) -> Result:
     """The exact distributions of ``scenario``, without sampling.
+
+    Args:
+        scenario: A ruleset's scenario object.
+        progress: Called as ``progress(0, 0)`` about ten times a second while
+            the core evaluates; an exception it raises stops the evaluation and
+            propagates. On the main thread Ctrl-C stops it anyway; on another
+            thread this is how to cancel it.
 
     Raises:
         DeclinedError: saying why, when the exact evaluator cannot evaluate
@@ -119,7 +128,7 @@ def evaluate_exact(scenario: Any, *, registry: Registry | None = None) -> Result
     compiled = compile_scenario(scenario, registry=registry)
     core_plan = compiled.plan.compile()
     start = time.perf_counter()
-    pmfs = _core.evaluate_exact(core_plan)
+    pmfs = _core.evaluate_exact(core_plan, progress)
     return Result.from_pmfs(
         pmfs,
         core_plan.numbers,

@@ -2,7 +2,7 @@
 //! and the target's states carried through its saves and its harm outside
 //! the save.
 
-use super::budget::{decline, hold, verdict, STATE_BYTES};
+use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
 use super::evaluator::{Evaluator, Landing};
 use super::pmf::{attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
@@ -425,6 +425,16 @@ fn project(
     let mut mixed: HashMap<u64, f64, Fast> = HashMap::default();
     for (n, &pn) in attacks.iter().enumerate() {
         if n > 0 {
+            // Tabulating counts against the evaluation's step budget too, and
+            // stops at a Ctrl-C: a hash-map convolution is slower per step
+            // than a dense one, and three pools of a few dice each could spend
+            // half a minute here before the builder's own limit declined.
+            if spend(table.len().saturating_mul(projected.len())) {
+                return Err(decline(format!(
+                    "pool {:?} has too many outcomes to tabulate",
+                    pool.name
+                )));
+            }
             table = builder.convolve(&table, &projected).ok_or_else(|| {
                 decline(format!(
                     "pool {:?} has too many outcomes to tabulate",
