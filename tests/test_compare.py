@@ -21,14 +21,14 @@ def test_the_library_holds_a_dozen_classic_profiles() -> None:
     assert "lascannons" in profiles.attackers and "terminators" in profiles.targets
 
 
-def test_a_library_cell_is_the_scenario_file_of_that_pairing(registry: Registry) -> None:
+def test_a_library_cell_is_the_scenario_file_of_that_pairing(installed: Registry) -> None:
     # examples/boltguns.toml is 10 boltguns into 10 Intercessors; the same pairing
     # from the library must give the same exact distribution.
     profiles = read_profiles([LIBRARY, EXAMPLES / "boltguns.toml"])
     comparison = compare(
-        profiles.select("attacker", ["boltguns"]), profiles.select("target", ["intercessors"]), registry=registry
+        profiles.select("attacker", ["boltguns"]), profiles.select("target", ["intercessors"]), registry=installed
     )
-    direct = mathhammer.evaluate_exact(mathhammer.load_scenario(EXAMPLES / "boltguns.toml", registry=registry))
+    direct = mathhammer.evaluate_exact(mathhammer.load_scenario(EXAMPLES / "boltguns.toml", registry=installed))
     cell = comparison.results["boltguns", "intercessors"]
     assert cell.evaluator == "exact"
     assert cell["models_destroyed"].mean == pytest.approx(direct["models_destroyed"].mean, abs=1e-12)
@@ -69,7 +69,7 @@ def test_monte_carlo_cells_are_seeded_one_by_one() -> None:
     assert (first.matrix("damage") == again.matrix("damage")).all()
 
 
-def test_exact_declines_name_the_pairing(registry: Registry, tmp_path: Path) -> None:
+def test_exact_declines_name_the_pairing(tmp_path: Path) -> None:
     text = LIBRARY.read_text()
     for i in range(3):  # four allocation groups: beyond the exact evaluator
         text += f'\n[[targets.rhino.models]]\nname = "Extra {i}"\nwounds = {i + 2}\nsave = "{i + 3}+"\n'
@@ -80,12 +80,12 @@ def test_exact_declines_name_the_pairing(registry: Registry, tmp_path: Path) -> 
         compare(profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino"]), evaluator="exact")
 
 
-def test_a_bad_field_in_a_library_names_its_place_in_the_library(registry: Registry, tmp_path: Path) -> None:
+def test_a_bad_field_in_a_library_names_its_place_in_the_library(installed: Registry, tmp_path: Path) -> None:
     library = tmp_path / "library.toml"
     library.write_text(LIBRARY.read_text().replace('name = "Lascannon"\ncount = 4', 'name = "Lascannon"\ncount = 0'))
     profiles = read_profiles([library])
     with pytest.raises(ScenarioError) as info:
-        compare(profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino"]), registry=registry)
+        compare(profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino"]), registry=installed)
     assert info.value.source == str(library)
     assert info.value.field == "attackers.lascannons.weapons[0].count"
 
@@ -154,7 +154,9 @@ def test_a_possibility_is_never_rounded_away(p: float, shown: str) -> None:
     assert METRICS["p_unit_destroyed"][1].format(p) == shown
 
 
-def test_an_exact_evaluation_off_the_main_thread_is_cancelled_through_its_progress_callback() -> None:
+def test_an_exact_evaluation_off_the_main_thread_is_cancelled_through_its_progress_callback(
+    installed: Registry,
+) -> None:
     # compare evaluates cells on worker threads, which Ctrl-C does not reach:
     # it cancels them by raising from their progress callback. Three pools of
     # several dice into two groups keep the exact evaluator busy for seconds.
@@ -163,20 +165,13 @@ def test_an_exact_evaluation_off_the_main_thread_is_cancelled_through_its_progre
     import threading
     import tomllib
 
-    import mathhammer_devastating_wounds
-    import mathhammer_sustained_hits
-
-    from mathhammer_wh40k import plugin as wh40k
-
     path = Path(__file__).resolve().parents[1] / "benches" / "interrupts.py"
     spec = importlib.util.spec_from_file_location("interrupt_cases_for_compare", path)
     assert spec is not None and spec.loader is not None
     cases = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = cases
     spec.loader.exec_module(cases)
-    registry = Registry.from_plugins(
-        [("wh40k", wh40k), ("dw", mathhammer_devastating_wounds), ("sh", mathhammer_sustained_hits)]
-    )
+    registry = installed
     scenario = mathhammer.scenario_from_data(tomllib.loads(cases.SLOW_EXACT), registry=registry)
     calls: list[threading.Thread] = []
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import mathhammer
-from mathhammer import Registry, cli, registry
+from mathhammer import cli, registry
 from mathhammer.display import markup, plain, printable
-from mathhammer.testing import plugin_object
+from mathhammer.testing import plugin_object, toy_registry
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -109,14 +109,12 @@ def test_errors_quote_hostile_text_as_written(
 def test_plugins_lists_a_hostile_plugin_as_written(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mathhammer_wh40k import plugin as wh40k
-
     @mathhammer.hookimpl
     def mathhammer_register_rulesets(register: object) -> None:
         raise RuntimeError(HOSTILE)
 
     evil = plugin_object(mathhammer_register_rulesets=mathhammer_register_rulesets)
-    reg = Registry.from_plugins([("wh40k", wh40k), ("evil\x1b[2J [bold]", evil)])
+    reg = toy_registry(("evil\x1b[2J [bold]", evil))
     monkeypatch.setattr(registry, "_default", reg)
     assert cli.main(["plugins"]) == 0
     out, err = capsys.readouterr()

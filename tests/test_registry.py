@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from importlib.metadata import EntryPoint
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
@@ -116,23 +116,33 @@ def test_two_plugins_claiming_one_keyword_disable_only_it_in_that_ruleset(
 def test_a_conflicting_keyword_used_in_a_scenario_names_both_plugins(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import mathhammer_sustained_hits as sustained
-
-    from mathhammer_wh40k import plugin as wh40k
-
-    impostor = keyword_plugin("wh40k", "Sustained Hits")
-    reg = Registry.from_plugins([("wh40k", wh40k), ("sustained-hits", sustained), ("impostor", impostor)])
+    # The installed plugins, and one more claiming 40k's Sustained Hits: an in-process fake entry point.
+    monkeypatch.delenv("MATHHAMMER_LOAD_PLUGINS", raising=False)
+    monkeypatch.delenv("MATHHAMMER_DISABLED_PLUGINS", raising=False)
+    impostor = fake_module(monkeypatch, tmp_path, "impostor_plugin", IMPOSTOR)
+    reg = load_registry([*entry_points(group="mathhammer"), impostor])
     monkeypatch.setattr(registry, "_default", reg)
     assert cli.main(["simulate", str(BOLTGUNS)]) == 0  # a scenario without the keyword works
-    assert "plugin 'sustained-hits' and plugin 'impostor'" in capsys.readouterr().err  # with a warning
+    warning = "is registered by both plugin 'impostor_plugin' and plugin 'sustained-hits'"
+    assert warning in capsys.readouterr().err
     scenario = tmp_path / "sustained.toml"
     scenario.write_text(BOLTGUNS.read_text().replace('damage = "1"', 'damage = "1"\nkeywords = ["Sustained Hits 1"]'))
-    assert cli.main(["simulate", str(scenario)]) == 2
+    assert cli.main(["simulate", str(scenario)]) == 3  # a plugin error, not the scenario's
     err = capsys.readouterr().err
-    assert "keyword 'Sustained Hits' of ruleset 'wh40k' is registered by both plugin 'sustained-hits' and plugin" in err
+    assert "plugin error: keyword 'Sustained Hits' of ruleset 'wh40k' " + warning in err
     assert cli.main(["plugins"]) == 0
     out = capsys.readouterr().out
-    assert "conflicts:\n  keyword 'Sustained Hits' of ruleset 'wh40k'" in out and "wh40k: Lethal Hits" not in out
+    assert "conflicts:\n  keyword 'Sustained Hits' of ruleset 'wh40k'" in out and "Lethal Hits" in out
+
+
+IMPOSTOR = """
+import mathhammer
+from mathhammer.keywords import KeywordSpec
+
+@mathhammer.hookimpl
+def mathhammer_register_keywords(register):
+    register(KeywordSpec("wh40k", "Sustained Hits", lambda rules: None))
+"""
 
 
 def entry_point(name: str, value: str) -> EntryPoint:
@@ -142,21 +152,21 @@ def entry_point(name: str, value: str) -> EntryPoint:
 def test_an_entry_point_that_fails_to_import_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MATHHAMMER_LOAD_PLUGINS", raising=False)
     reg = load_registry(
-        [entry_point("ghost", "no_such_module_anywhere"), entry_point("wh40k", "mathhammer_wh40k.plugin")]
+        [entry_point("ghost", "no_such_module_anywhere"), entry_point("toy", "mathhammer.testing:toy_ruleset_plugin")]
     )
-    assert "wh40k" in reg.rulesets
+    assert "toy" in reg.rulesets
     assert reg.broken[0].name == "ghost" and "ModuleNotFoundError" in reg.broken[0].error
 
 
 def test_environment_can_block_or_select_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
-    eps = [entry_point("wh40k", "mathhammer_wh40k.plugin")]
-    monkeypatch.setenv("MATHHAMMER_DISABLED_PLUGINS", "wh40k")
+    eps = [entry_point("toy", "mathhammer.testing:toy_ruleset_plugin")]
+    monkeypatch.setenv("MATHHAMMER_DISABLED_PLUGINS", "toy")
     assert load_registry(eps).rulesets == {}
     monkeypatch.delenv("MATHHAMMER_DISABLED_PLUGINS")
     monkeypatch.setenv("MATHHAMMER_LOAD_PLUGINS", "something-else")
     assert load_registry(eps).rulesets == {}
-    monkeypatch.setenv("MATHHAMMER_LOAD_PLUGINS", "wh40k")
-    assert list(load_registry(eps).rulesets) == ["wh40k"]
+    monkeypatch.setenv("MATHHAMMER_LOAD_PLUGINS", "toy")
+    assert list(load_registry(eps).rulesets) == ["toy"]
 
 
 def fake_module(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, source: str) -> EntryPoint:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -28,7 +29,8 @@ from typing import Any
 import pluggy
 
 from mathhammer import hookspecs
-from mathhammer.exceptions import PluginConflictError, PluginError, UnknownRulesetError
+from mathhammer.exceptions import PluginConflictError, PluginError, PluginWarning, UnknownRulesetError
+from mathhammer.hookspecs import HOOK_API_VERSION
 from mathhammer.keywords import KeywordSpec, KeywordTable, conflict_message
 from mathhammer.ruleset import Ruleset
 
@@ -77,6 +79,8 @@ class Registry:
         """A registry of the given ``(name, plugin)`` pairs; no entry points are read."""
         registry = cls(manager=new_manager())
         for name, plugin in plugins:
+            if registry.refuses(name, plugin):
+                continue
             registry._register(name, plugin, PluginInfo(name, None, None))
         registry._drop_unknown_hooks()
         registry.collect()
@@ -129,6 +133,23 @@ class Registry:
             raise UnknownRulesetError(
                 f"unknown ruleset {name!r}; installed rulesets: {known}{hint}", source=source, field="ruleset"
             ) from None
+
+    def refuses(self, name: str, plugin: object) -> bool:
+        """Whether ``plugin`` declares a hook API other than this one; if so it is recorded as broken, with a warning.
+
+        A plugin declares the hook API it was written for with a module-level
+        ``MATHHAMMER_HOOK_API = <version>``; one that declares none is taken to fit.
+        """
+        wanted = getattr(plugin, "MATHHAMMER_HOOK_API", HOOK_API_VERSION)
+        if wanted == HOOK_API_VERSION:
+            return False
+        why = (
+            f"skipped: it needs hook API version {wanted!r}, and this mathhammer provides version {HOOK_API_VERSION}; "
+            "install a release of the plugin made for it, or a mathhammer that provides its version"
+        )
+        self.broken.append(BrokenPlugin(name, why))
+        warnings.warn(f"plugin {name!r} {why}", PluginWarning, stacklevel=3)
+        return True
 
     def keyword_table(self, ruleset: str) -> KeywordTable:
         """The keywords registered for ``ruleset`` (possibly none)."""
@@ -200,14 +221,18 @@ class Registry:
             self.ruleset_origin[name] = plugin
 
     def _add_keyword(self, plugin: str, spec: KeywordSpec) -> None:
-        self.keyword_table(spec.ruleset).add(spec, plugin)
+        self.keyword_table(spec.ruleset).add(spec, plugin, self.distribution(plugin))
+
+    def distribution(self, plugin: str) -> str | None:
+        """The distribution that installed ``plugin``, or ``None`` for one registered in-process."""
+        return next((info.distribution for info in self.plugins if info.name == plugin), None)
 
     def conflict_messages(self) -> list[str]:
         """One line per name two plugins registered, naming them: rulesets, then keywords."""
         lines = [conflict_message(f"ruleset {name!r}", plugins) for name, plugins in self.conflicts.items()]
         for table in self.keywords.values():
-            for spec, plugins in table.conflicts.values():
-                lines.append(conflict_message(f"keyword {spec.name!r} of ruleset {table.ruleset!r}", plugins))
+            for specs, plugins in table.conflicts.values():
+                lines.append(conflict_message(f"keyword {specs[0].name!r} of ruleset {table.ruleset!r}", plugins))
         return lines
 
 
@@ -251,6 +276,8 @@ def load_registry(entry_points_: Iterable[EntryPoint] | None = None) -> Registry
             plugin = ep.load()
         except (Exception, SystemExit) as exc:  # a broken plugin must not take the others down
             registry.broken.append(BrokenPlugin(ep.name, f"import failed: {type(exc).__name__}: {exc}"))
+            continue
+        if registry.refuses(ep.name, plugin):
             continue
         info = PluginInfo(ep.name, dist.name if dist else None, dist.version if dist else None)
         registry._register(ep.name, plugin, info)

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import re
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any, Literal
 
 from mathhammer import _core
-from mathhammer.exceptions import DeclinedError, ScenarioError
+from mathhammer.exceptions import DeclinedError, PlanError, PluginError, RulesetError, ScenarioError
+from mathhammer.plan import Plan
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import DISTRIBUTION_STAGES, Result
 from mathhammer.ruleset import Compiled
@@ -36,6 +43,108 @@ def compile_scenario(scenario: Any, *, registry: Registry | None = None) -> Comp
     return ruleset.compile(scenario, registry.keyword_table(name))
 
 
+def freeze(scenario: Any, compiled: Compiled, *, registry: Registry | None = None) -> _core.CompiledPlan:
+    """Check a compiled scenario's Plan in the core and freeze it for running.
+
+    The Plan is the ruleset's and its keywords' work, never the scenario's, so
+    a Plan the core rejects is blamed on the plugin that made it: the keyword
+    without whose ``apply`` the Plan is accepted, else the ruleset.
+
+    Raises:
+        KeywordError: naming the keyword, its plugin and its distribution, and the core's reason.
+        RulesetError: naming the ruleset, its plugin and its distribution, when no one keyword is to blame.
+    """
+    try:
+        return core_plan(compiled.plan)
+    except PlanError as exc:
+        raise _blame(scenario, registry or default_registry(), _named_field(f"{exc}", compiled.plan)) from exc
+
+
+_JSON_POSITION = re.compile(r"^plan field \(json\): (.*) at line 1 column (\d+)$", re.DOTALL)
+
+
+def _named_field(reason: str, plan: Plan) -> str:
+    """The core's reason, with a position in the Plan's JSON replaced by the field's path.
+
+    The core reads a Plan as JSON; a value it cannot even read (an unknown
+    field, a dice expression that cannot be rolled) is reported by position,
+    which means nothing to a plugin's author. The Python side wrote that JSON,
+    so it can say which field the position falls in.
+    """
+    match = _JSON_POSITION.match(reason)
+    if match is None:
+        return reason
+    spans: list[tuple[int, int, str]] = []
+    text = _json_with_spans(plan.to_dict(), "", spans)
+    assert text == plan.to_json()  # the same writer json.dumps is, so the positions agree
+    column = int(match.group(2)) - 1
+    inside = [(end - start, start, end, path) for start, end, path in spans if start <= column <= end and path]
+    if not inside:
+        return reason
+    _, first, last, path = min(inside)
+    # The core reads some values whole before checking them (a sequence's kind
+    # decides how the rest reads), so the position may be that of the
+    # enclosing value: look inside it for the field or value the reason names.
+    values = {json.dumps(v) for v in re.findall(r'"([^"]*)"', match.group(1))}
+    keys = set(re.findall(r"^unknown field `(\w+)`", match.group(1)))
+    exact = [
+        p
+        for start, end, p in spans
+        if first <= start and end <= last and (text[start:end] in values or p.rsplit(".", 1)[-1] in keys)
+    ]
+    return f"plan field {exact[0] if len(exact) == 1 else path}: {match.group(1)}"
+
+
+def _json_with_spans(value: Any, path: str, spans: list[tuple[int, int, str]], at: int = 0) -> str:
+    """``json.dumps(value)``, recording where each value at a dotted ``path`` starts and ends."""
+    if isinstance(value, dict):
+        parts, offset = [], at + 1
+        for key, item in value.items():
+            head = f"{json.dumps(key)}: "
+            body = _json_with_spans(item, f"{path}.{key}" if path else key, spans, offset + len(head))
+            parts.append(head + body)
+            offset += len(head) + len(body) + 2
+        text = "{" + ", ".join(parts) + "}"
+    elif isinstance(value, list):
+        parts, offset = [], at + 1
+        for i, item in enumerate(value):
+            body = _json_with_spans(item, f"{path}[{i}]", spans, offset)
+            parts.append(body)
+            offset += len(body) + 2
+        text = "[" + ", ".join(parts) + "]"
+    else:
+        text = json.dumps(value)
+    spans.append((at, at + len(text), path))
+    return text
+
+
+def _skip(rules: Any) -> None:
+    """An ``apply`` that does nothing, to find out which keyword broke a Plan."""
+
+
+def _blame(scenario: Any, registry: Registry, reason: str) -> PluginError:
+    """The error naming whoever made a Plan the core rejected for ``reason``.
+
+    Each keyword of the ruleset is left out in turn (its ``apply`` skipped) and
+    the scenario compiled again: the keyword whose absence makes the Plan
+    acceptable is the one to blame. This runs only on the error path, and a
+    keyword the scenario does not use changes nothing, so it is never blamed.
+    """
+    name = scenario.ruleset
+    ruleset = registry.ruleset(name)
+    table = registry.keyword_table(name)
+    for key, spec in table.specs.items():
+        without = table.replacing(key, dataclasses.replace(spec, apply=_skip))
+        try:
+            ruleset.compile(scenario, without).plan.compile()
+        except Exception:  # still broken, or broken another way without it: not this one alone
+            continue
+        return table.error(spec, reason)
+    plugin = registry.ruleset_origin.get(name, "?")
+    dist = registry.distribution(plugin) or "none, registered in-process"
+    return RulesetError(f"ruleset {name} (plugin {plugin}, distribution {dist}) produced an invalid plan: {reason}")
+
+
 def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
     """What a Result takes from the compiled scenario whichever evaluator ran."""
     return {
@@ -49,6 +158,78 @@ def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
 def _ruleset_version(scenario: Any, registry: Registry | None) -> str:
     """The version of the plugin providing the scenario's ruleset, for the Result."""
     return str((registry or default_registry()).ruleset(scenario.ruleset).version)
+
+
+def checked_run(trials: int, seed: int | None, threads: int) -> int:
+    """Check a Monte Carlo run's arguments; the seed to use (one is picked
+    when ``seed`` is None).
+
+    Raises:
+        ScenarioError: naming the argument that is out of range.
+    """
+    if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
+        raise ScenarioError(f"trials is {trials!r}; it must be a whole number from 1 to {MAX_TRIALS:,}", field="trials")
+    if seed is None:
+        seed = secrets.randbits(63)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ScenarioError(f"seed is {seed!r}; it must be a whole number from 0 to 2**64-1", field="seed")
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= MAX_THREADS:
+        raise ScenarioError(
+            f"threads is {threads!r}; it must be 0 (every core) or a count up to {MAX_THREADS}", field="threads"
+        )
+    return seed
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A scenario compiled once, by its ruleset and by the core, so that
+    ``auto`` and ``compare`` can try the exact evaluator and then Monte Carlo
+    without compiling it twice."""
+
+    scenario: Any
+    compiled: Compiled
+    core: _core.CompiledPlan
+    ruleset_version: str
+
+
+def prepare(scenario: Any, *, registry: Registry | None = None) -> Prepared:
+    """Compile ``scenario`` for the evaluators.
+
+    Raises:
+        ScenarioError: for a scenario its ruleset rejects.
+        KeywordError: for a keyword that raised or built a Plan the core rejects (see :func:`freeze`).
+    """
+    compiled = compile_scenario(scenario, registry=registry)
+    return Prepared(
+        scenario, compiled, freeze(scenario, compiled, registry=registry), _ruleset_version(scenario, registry)
+    )
+
+
+_CORE_PLANS: OrderedDict[str, _core.CompiledPlan] = OrderedDict()
+_CORE_PLANS_LOCK = threading.Lock()
+CORE_PLAN_CACHE = 64
+"""How many compiled core plans are kept for reuse, most recently used first."""
+
+
+def core_plan(plan: Plan) -> _core.CompiledPlan:
+    """The core's compiled form of ``plan``, reused when the same Plan was
+    compiled recently: the core keeps what depends only on the Plan (the fast
+    path's tables) in it, so a repeated short run does not rebuild them.
+    Plans with batch hooks are compiled afresh (their hooks hold state)."""
+    if plan.hooks:
+        return plan.compile()
+    key = plan.to_json()
+    with _CORE_PLANS_LOCK:
+        cached = _CORE_PLANS.get(key)
+        if cached is not None:
+            _CORE_PLANS.move_to_end(key)
+            return cached
+    compiled = plan.compile()
+    with _CORE_PLANS_LOCK:
+        _CORE_PLANS[key] = compiled
+        while len(_CORE_PLANS) > CORE_PLAN_CACHE:
+            _CORE_PLANS.popitem(last=False)
+    return compiled
 
 
 def simulate(
@@ -75,34 +256,35 @@ def simulate(
         ScenarioError: for a scenario its ruleset rejects.
         KeyboardInterrupt: when interrupted; the run stops between chunks.
     """
-    if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
-        raise ScenarioError(f"trials is {trials!r}; it must be a whole number from 1 to {MAX_TRIALS:,}", field="trials")
-    if seed is None:
-        seed = secrets.randbits(63)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ScenarioError(f"seed is {seed!r}; it must be a whole number from 0 to 2**64-1", field="seed")
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= MAX_THREADS:
-        raise ScenarioError(
-            f"threads is {threads!r}; it must be 0 (every core) or a count up to {MAX_THREADS}", field="threads"
-        )
-    compiled = compile_scenario(scenario, registry=registry)
-    core_plan = compiled.plan.compile()
+    seed = checked_run(trials, seed, threads)
+    return simulate_prepared(prepare(scenario, registry=registry), trials, seed, threads, progress)
+
+
+def simulate_prepared(
+    prepared: Prepared,
+    trials: int,
+    seed: int,
+    threads: int,
+    progress: Callable[[int, int], object] | None,
+) -> Result:
+    """:func:`simulate` on a prepared scenario, its arguments already checked."""
+    compiled, core = prepared.compiled, prepared.core
     start = time.perf_counter()
-    histograms = _core.simulate(core_plan, trials, seed, threads, progress)
+    histograms = _core.simulate(core, trials, seed, threads, progress)
     seconds = time.perf_counter() - start
     return Result.from_histograms(
         histograms,
-        core_plan.numbers,
+        core.numbers,
         compiled.stage_labels,
-        ruleset=scenario.ruleset,
+        ruleset=prepared.scenario.ruleset,
         evaluator="monte_carlo",
         trials=trials,
         seed=seed,
-        target_models=core_plan.target_models,
+        target_models=core.target_models,
         **_from_ruleset(compiled),
-        fast_path=core_plan.uses_fast_path(),
+        fast_path=core.uses_fast_path(),
         seconds=seconds,
-        ruleset_version=_ruleset_version(scenario, registry),
+        ruleset_version=prepared.ruleset_version,
     )
 
 
@@ -125,22 +307,26 @@ def evaluate_exact(
         DeclinedError: saying why, when the exact evaluator cannot evaluate
             the scenario's Plan exactly (it never approximates).
     """
-    compiled = compile_scenario(scenario, registry=registry)
-    core_plan = compiled.plan.compile()
+    return evaluate_exact_prepared(prepare(scenario, registry=registry), progress=progress)
+
+
+def evaluate_exact_prepared(prepared: Prepared, *, progress: Callable[[int, int], object] | None = None) -> Result:
+    """:func:`evaluate_exact` on a prepared scenario."""
+    compiled, core = prepared.compiled, prepared.core
     start = time.perf_counter()
-    pmfs = _core.evaluate_exact(core_plan, progress)
+    pmfs = _core.evaluate_exact(core, progress)
     return Result.from_pmfs(
         pmfs,
-        core_plan.numbers,
+        core.numbers,
         compiled.stage_labels,
-        ruleset=scenario.ruleset,
+        ruleset=prepared.scenario.ruleset,
         evaluator="exact",
         trials=0,
         seed=None,
-        target_models=core_plan.target_models,
+        target_models=core.target_models,
         **_from_ruleset(compiled),
         seconds=time.perf_counter() - start,
-        ruleset_version=_ruleset_version(scenario, registry),
+        ruleset_version=prepared.ruleset_version,
     )
 
 
@@ -160,13 +346,15 @@ def evaluate(
     """
     if evaluator not in ("auto", "exact", "monte_carlo"):
         raise ScenarioError(f"evaluator is {evaluator!r}; expected 'auto', 'exact' or 'monte_carlo'", field="evaluator")
+    seed = checked_run(trials, seed, threads)
+    prepared = prepare(scenario, registry=registry)
     if evaluator != "monte_carlo":
         try:
-            return evaluate_exact(scenario, registry=registry)
+            return evaluate_exact_prepared(prepared)
         except DeclinedError:
             if evaluator == "exact":
                 raise
-    return simulate(scenario, trials=trials, seed=seed, threads=threads, registry=registry, progress=progress)
+    return simulate_prepared(prepared, trials, seed, threads, progress)
 
 
 def replay(scenario: Any, dice: list[int], *, registry: Registry | None = None) -> dict[str, Any]:
@@ -178,5 +366,4 @@ def replay(scenario: Any, dice: list[int], *, registry: Registry | None = None) 
     Raises:
         ScriptError: if the dice run out or a value does not fit its die.
     """
-    compiled = compile_scenario(scenario, registry=registry)
-    return _core.replay(compiled.plan.compile(), list(dice))
+    return _core.replay(prepare(scenario, registry=registry).core, list(dice))

@@ -5,6 +5,7 @@
 pub mod alias;
 pub(crate) mod allocation;
 pub mod batch;
+mod binomial;
 pub mod dice;
 pub mod error;
 pub mod exact;
@@ -18,6 +19,7 @@ pub mod sampled;
 pub(crate) mod tables;
 pub mod target;
 pub mod trace;
+mod trial_table;
 pub mod workspace;
 
 pub use dice::DiceExpr;

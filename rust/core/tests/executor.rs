@@ -433,6 +433,38 @@ fn both_paths(plan: &Value, trials: u64) {
 }
 
 #[test]
+fn whole_trials_drawn_at_once_match_die_by_die() {
+    // Fixed attacks, saves alike, fixed damage and fixed mortal wounds after
+    // every attack: the counts decide the trial, so one draw makes it.
+    let mut plan = boltguns();
+    plan["counters"] = json!(["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"]);
+    let pool = &mut plan["sequences"][0];
+    pool["damage"]["dice"] = json!("2");
+    pool["mortal_counter"] = json!("mortal_wounds");
+    pool["steps"][1]["effects"] = json!([
+        {"on": "critical", "action": "mortal", "spill": true, "ends_attack": true, "after_all": true}]);
+    let p = program(&plan);
+    assert!(Runner::new(&p, Path::Auto).draws_whole_trials());
+    both_paths(&plan, 200_000);
+    assert!(Runner::new(&program(&boltguns()), Path::Auto).draws_whole_trials());
+}
+
+#[test]
+fn trials_that_roll_after_the_save_are_not_drawn_whole() {
+    // Random damage, or Feel No Pain, rolls dice the counts do not decide.
+    let mut random = boltguns();
+    random["sequences"][0]["damage"]["dice"] = json!("D3");
+    let mut fnp = boltguns();
+    fnp["target"]["groups"][0]["feel_no_pain"] = json!(5);
+    for plan in [&random, &fnp] {
+        let p = program(plan);
+        let runner = Runner::new(&p, Path::Auto);
+        assert!(runner.is_sampled() && !runner.draws_whole_trials());
+        both_paths(plan, 100_000);
+    }
+}
+
+#[test]
 fn fast_path_matches_die_by_die_on_the_benchmark() {
     both_paths(&boltguns(), 200_000);
 }
@@ -461,17 +493,34 @@ fn fast_path_matches_die_by_die_with_effects_rerolls_and_mixed_groups() {
 }
 
 #[test]
-fn plans_too_large_for_tables_still_run_die_by_die() {
+fn pools_too_large_for_tables_draw_the_rest_as_a_multinomial() {
     let mut plan = boltguns();
     plan["sequences"][0]["attacks"][0]["dice"] = json!("2D6");
     plan["sequences"][0]["steps"][0]["effects"] =
         json!([{"on": "critical", "action": "extra", "amount": "D6"}]);
     let p = program(&plan);
-    assert!(!Runner::new(&p, Path::Auto).is_sampled());
+    assert!(Runner::new(&p, Path::Auto).is_sampled());
     let t = run(&p, 20_000, 1);
     // Hits: 10 models x 2D6 = 70 attacks on average, each hitting on 3+ and
     // adding D6 (3.5) more hits on a 6.
     assert_mean(&t, 1, 70.0 * (4.0 / 6.0 + 3.5 / 6.0));
+    both_paths(&plan, 20_000);
+}
+
+#[test]
+fn a_thousand_attacks_take_the_fast_path_and_match_die_by_die() {
+    // 500 models x 2 attacks into 100 models of one wound: far past the
+    // tables' budget, so the fast path draws counts, not dice.
+    let mut plan = boltguns();
+    plan["sequences"][0]["attacks"][0]["models"] = json!(500);
+    plan["target"]["groups"][0]["models"] = json!(100);
+    plan["target"]["groups"][0]["wounds"] = json!(1);
+    let p = program(&plan);
+    let t = run(&p, 20_000, 3);
+    assert_mean(&t, 1, 1000.0 * 4.0 / 6.0);
+    assert_mean(&t, 2, 1000.0 * 4.0 / 6.0 * 3.0 / 6.0);
+    assert_mean(&t, 3, 1000.0 * 4.0 / 6.0 * 3.0 / 6.0 * 3.0 / 6.0);
+    both_paths(&plan, 20_000);
 }
 
 #[test]

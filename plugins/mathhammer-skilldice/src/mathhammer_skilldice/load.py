@@ -8,13 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mathhammer import _core
-from mathhammer.exceptions import ScenarioError
-from mathhammer.fields import Fields
+from mathhammer.plugin import MAX_TOKENS_PER_TRIAL, Fields, ScenarioError, parse_dice
 from mathhammer_skilldice.model import Fight, Power, Scenario, Unit, Weapon
 
 REROLLS = ("none", "attack_roll", "ones")
-MAX_ROUND_ATTACKS = _core.MAX_TOKENS_PER_TRIAL
+MAX_ROUND_ATTACKS = MAX_TOKENS_PER_TRIAL
 """The core's bound on attack dice in one trial."""
 MAX_MODELS = 1_000
 
@@ -69,7 +67,7 @@ def _side(f: Fields, *, target: bool, fight: bool) -> tuple[Unit, tuple[Weapon, 
         # The text allows 0 damage on a weapon that inflicts an effect, or whose
         # keywords (Hazardous) act, or beside the unit's powers (the models that
         # do not cast still attack); anything else is listed and does nothing.
-        if not (weapon.inflict or weapon.keywords or powers) and _core.parse_dice(weapon.damage).max < 1:
+        if not (weapon.inflict or weapon.keywords or powers) and parse_dice(weapon.damage).max < 1:
             table.fail("damage", f"is {weapon.damage}: a weapon of no damage and no inflict effect does nothing")
     if target and powers and not fight:
         f.fail("powers", "are the target's own; it attempts them only in a fight (add a [fight] table)")
