@@ -129,6 +129,9 @@ pub enum Path {
     Auto,
     /// Every die rolled, as scripted replays do.
     DieByDie,
+    /// The fast path one trial at a time, without drawing whole trials or
+    /// looking resolutions up (the tests hold those shortcuts to it).
+    PerTrial,
 }
 
 /// A Program ready for Monte Carlo, with fast-path tables where possible.
@@ -143,6 +146,11 @@ impl<'p> Runner<'p> {
     pub fn new(program: &'p Program, path: Path) -> Self {
         let sampler = match path {
             Path::Auto => Sampler::new(program).map(Cow::Owned),
+            Path::PerTrial => Sampler::new(program).map(|mut s| {
+                s.whole = None;
+                s.resolved = None;
+                Cow::Owned(s)
+            }),
             Path::DieByDie => None,
         };
         Runner { program, sampler }
@@ -169,6 +177,12 @@ impl<'p> Runner<'p> {
     #[must_use]
     pub fn draws_whole_trials(&self) -> bool {
         self.sampler.as_ref().is_some_and(|s| s.whole.is_some())
+    }
+
+    /// Does this runner look a pool's resolution up instead of running it?
+    #[must_use]
+    pub fn looks_resolutions_up(&self) -> bool {
+        self.sampler.as_ref().is_some_and(|s| s.resolved.is_some())
     }
 }
 
@@ -244,14 +258,26 @@ pub fn run_chunk(
     let mut tally = Tally::new(numbers);
     let mut ws = Workspace::new(program);
     let mut stream = Stream::new(seed, chunk);
-    if let Some(whole) = runner.sampler.as_ref().and_then(|s| s.whole.as_ref()) {
+    if let Some(sampler) = runner.sampler.as_deref() {
         if control.stopped() {
             return tally;
         }
-        whole.run(n, &mut stream, &mut tally);
-        tally.trials = n;
-        control.add_done(n);
-        return tally;
+        let shortcut = match (&sampler.whole, &sampler.resolved) {
+            (Some(whole), _) => {
+                whole.run(n, &mut stream, &mut tally);
+                true
+            }
+            (None, Some(resolved)) => {
+                resolved.run(program, sampler.first_pool(), n, &mut stream, &mut tally);
+                true
+            }
+            (None, None) => false,
+        };
+        if shortcut {
+            tally.trials = n;
+            control.add_done(n);
+            return tally;
+        }
     }
     for _ in 0..n {
         if control.stopped() {

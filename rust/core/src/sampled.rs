@@ -20,7 +20,7 @@
 //! whose one-die table cannot be built, or whose pool mixes several kinds of
 //! mortal-wound effect (their interleaving matters), runs die by die.
 
-use crate::alias::AliasTable;
+use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::{Chance, Multinomial};
 use crate::executor::{declare, drive, gather_attacks, inflict, resolve_save_faces, unsaved};
 use crate::plan::{Excess, Group, Side};
@@ -28,7 +28,7 @@ use crate::program::{Inflict, Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
 use crate::tables::{binomial_pmf, one_token, point, slot, sorted, Builder, BITS, SLOTS};
 use crate::trace::NoTrace;
-use crate::trial_table::TrialTable;
+use crate::trial_table::{Resolutions, TrialTable};
 use crate::workspace::{bump, Workspace};
 
 /// The most table entries (over all pools and all dice counts) the fast path
@@ -44,7 +44,7 @@ pub const MAX_TABLE_ENTRIES: usize = 1 << 16;
 pub(crate) struct PoolTables {
     /// `by_count[n]`: packed outcome vectors, their chances and their alias
     /// table for n dice, for every n up to as many as the budget allowed.
-    pub(crate) by_count: Vec<(Vec<u64>, Vec<f64>, AliasTable)>,
+    pub(crate) by_count: Vec<(Vec<u64>, Vec<f64>, ValueAlias)>,
     /// One die's outcomes, for more dice than `by_count` holds.
     beyond: Option<Multinomial>,
     /// When saves fail on the same faces for every group: `binomial[w]` for
@@ -59,6 +59,8 @@ pub struct Sampler {
     pools: Vec<Option<PoolTables>>,
     /// Whole trials in one draw, where the Plan allows (`trial_table.rs`).
     pub(crate) whole: Option<TrialTable>,
+    /// Or the pool's resolution looked up, where the Plan allows.
+    pub(crate) resolved: Option<Resolutions>,
 }
 
 impl Sampler {
@@ -85,7 +87,28 @@ impl Sampler {
             });
         }
         let whole = TrialTable::new(program, &pools);
-        Some(Sampler { pools, whole })
+        let resolved = if whole.is_some() {
+            None
+        } else {
+            Resolutions::new(program, &pools)
+        };
+        Some(Sampler {
+            pools,
+            whole,
+            resolved,
+        })
+    }
+}
+
+impl Sampler {
+    /// The first pool's tables (the one pool of a Plan whose resolution is
+    /// looked up).
+    pub(crate) fn first_pool(&self) -> &PoolTables {
+        self.pools
+            .iter()
+            .flatten()
+            .next()
+            .expect("a Plan with a lookup has one pool")
     }
 }
 
@@ -126,7 +149,7 @@ impl PoolTables {
             let probs: Vec<f64> = entries.iter().map(|e| e.1).collect();
             let keys: Vec<u64> = entries.iter().map(|e| e.0).collect();
             max_saves = max_saves.max(keys.iter().map(|&v| slot(v, save_slot)).max().unwrap_or(0));
-            let alias = AliasTable::new(&probs);
+            let alias = ValueAlias::new(&probs, &keys);
             by_count.push((keys, probs, alias));
         }
         let beyond = (by_count.len() as u64 <= max_attacks).then(|| {
@@ -157,12 +180,25 @@ impl PoolTables {
         })
     }
 
+    /// The failed saves of `wounds` tokens reaching the save, when every
+    /// group saves on the same faces (so the failures are the lowest rolls:
+    /// resolved in order, the passes change nothing); `None` otherwise.
+    #[inline]
+    pub(crate) fn draw_failed(&self, wounds: u32, stream: &mut Stream) -> Option<u32> {
+        self.binomial
+            .as_ref()
+            .map(|(binomial, chance)| match binomial.get(wounds as usize) {
+                Some(table) => table.sample(stream) as u32,
+                None => chance.draw(wounds, stream),
+            })
+    }
+
     /// The counts of `dice` attack dice: one per test, then the tokens
     /// reaching the save, then the harm events.
-    fn draw(&self, dice: u32, stream: &mut Stream) -> [u32; SLOTS] {
+    pub(crate) fn draw(&self, dice: u32, stream: &mut Stream) -> [u32; SLOTS] {
         let mut counts = [0; SLOTS];
-        if let Some((keys, _, alias)) = self.by_count.get(dice as usize) {
-            let v = keys[alias.sample(stream)];
+        if let Some((_, _, alias)) = self.by_count.get(dice as usize) {
+            let v = alias.sample(stream);
             for (i, c) in counts.iter_mut().enumerate() {
                 *c = slot(v, i);
             }
@@ -209,15 +245,7 @@ fn run_pool(
 ) {
     let attacks = gather_attacks(pool, ws.attacker.as_ref().map(|a| &a.alive[..]), stream);
     let counts = tables.draw(attacks, stream);
-    let failed = tables.binomial.as_ref().map(|(binomial, chance)| {
-        // Every group saves on the same faces, so the failures are the lowest
-        // rolls: resolve them in order, the passes change nothing.
-        let wounds = counts[pool.tests.len()];
-        match binomial.get(wounds as usize) {
-            Some(table) => table.sample(stream) as u32,
-            None => chance.draw(wounds, stream),
-        }
-    });
+    let failed = tables.draw_failed(counts[pool.tests.len()], stream);
     let drawn = Drawn {
         attacks,
         counts,
