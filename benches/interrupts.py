@@ -117,10 +117,10 @@ def slow_apply(rules):  # a keyword's hook that takes its time
     while True:
         time.sleep(0.01)
 
-def slow_batch(arrays):  # a batch hook that takes its time, chunk after chunk
+def slow_batch(arrays):  # a batch hook that hangs
     ready()
-    time.sleep(0.05)
-    return {}
+    while True:
+        time.sleep(0.01)
 
 def batch_apply(rules):
     rules.add_batch_hook(slow_batch)
@@ -168,6 +168,21 @@ class Case:
     argv: tuple[str, ...]
     where: str
     files: tuple[tuple[str, str], ...] = ()
+    lines: int = 1
+    """Lines on standard error: a batch hook interrupted says so first, naming the hook, then stops."""
+    twice: bool = False
+    """Send a second SIGINT once the first is reported, and time from it (a hung hook stops only then)."""
+
+    def ended_well(self, outcome: Outcome) -> bool:
+        """Exit 130, no traceback, and the expected lines, each saying the command was interrupted."""
+        lines = outcome.stderr.strip().splitlines()
+        return (
+            outcome.returncode == 130
+            and "Traceback" not in outcome.stderr
+            and "panicked" not in outcome.stderr
+            and len(lines) == self.lines
+            and all(line.startswith("mathhammer: interrupted") for line in lines)
+        )
 
 
 def _with_keyword(text: str, keyword: str) -> str:
@@ -187,6 +202,8 @@ CASES = (
         ("simulate", "batch.toml", "--trials", NEVER_ENDS),
         "hook",
         (("batch.toml", _with_keyword(BOLTGUNS, "Slow Batch")),),
+        lines=2,
+        twice=True,
     ),
     Case(
         "simulate: the exact evaluator",
@@ -271,6 +288,13 @@ def interrupt(case: Case, *, settle: float = SETTLE, ready_within: float = 60.0)
                 time.sleep(settle)
                 start = time.monotonic()
                 process.send_signal(signal.SIGINT)
+                if case.twice:
+                    assert process.stderr is not None
+                    first = process.stderr.readline()  # the hook interrupted, named
+                    start = time.monotonic()
+                    process.send_signal(signal.SIGINT)
+                    _, err = process.communicate(timeout=30)
+                    return Outcome(process.returncode, first + err, time.monotonic() - start)
             _, err = process.communicate(timeout=30)
             return Outcome(process.returncode, err, time.monotonic() - start)
         finally:
@@ -285,8 +309,7 @@ def main() -> int:
     print(f"{'case':<32} {'exit':>4} {'seconds':>8}  goal {GOAL} s")
     for case in CASES:
         outcome = interrupt(case)
-        lines = outcome.stderr.strip().splitlines()
-        clean = outcome.returncode == 130 and len(lines) == 1 and "Traceback" not in outcome.stderr
+        clean = case.ended_well(outcome)
         verdict = "ok" if clean and outcome.seconds <= GOAL else ("slow" if clean else "WRONG")
         failed += not clean
         print(f"{case.name:<32} {outcome.returncode:>4} {outcome.seconds:>8.3f}  {verdict}")

@@ -1,5 +1,8 @@
 """Ctrl-C at every moment of simulate, compare and plot: exit 130, one line, no traceback, within 2 s.
 
+One line, except in a batch hook that hangs: the first Ctrl-C there says which hook it
+interrupted, and the second quits at once; the time is counted from the second.
+
 The cases, and the child process each runs, are in ``benches/interrupts.py``,
 which also reports each latency against the 0.5 s goal. Each case waits for a
 readiness marker (written by a shim around the core's entry point, or by a
@@ -14,6 +17,7 @@ import signal
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -34,10 +38,7 @@ BENCH = _bench()
 
 
 @pytest.mark.parametrize("case", BENCH.CASES, ids=[case.name for case in BENCH.CASES])
-def test_ctrl_c_exits_130_with_one_line_and_no_traceback(case: object) -> None:
+def test_ctrl_c_exits_130_with_one_line_and_no_traceback(case: Any) -> None:
     outcome = BENCH.interrupt(case)
-    lines = outcome.stderr.strip().splitlines()
-    assert outcome.returncode == 130, outcome.stderr
-    assert "Traceback" not in outcome.stderr and "panicked" not in outcome.stderr
-    assert len(lines) == 1 and lines[0].startswith("mathhammer: interrupted"), outcome.stderr
+    assert case.ended_well(outcome), f"exit {outcome.returncode}: {outcome.stderr}"
     assert outcome.seconds < BENCH.ALLOWED
