@@ -121,20 +121,8 @@ impl TrialTable {
                     counts,
                     failed: Some(failed as u32),
                 };
-                drive(
-                    program,
-                    &mut ws,
-                    &mut none,
-                    &mut NoTrace,
-                    |index, pool, ws, dice, _| {
-                        resolve(index, pool, tables.inflict, &drawn, ws, dice);
-                    },
-                );
-                if none.asked {
-                    return None;
-                }
                 let mut row = Vec::new();
-                Tally::each_number(&ws, |_, value| row.push(value));
+                resolve_without_dice(program, tables, &drawn, &mut ws, &mut row)?;
                 numbers.push(row);
                 chances.push(p * q);
             }
@@ -221,7 +209,6 @@ impl Resolutions {
         ws: &mut Workspace<'_>,
     ) -> Option<Resolutions> {
         let m = program_pool(program).tests.len();
-        let mut none = NoDice::default();
         let mut rows = Vec::new();
         let mut width = 0;
         for failed in 0..failures {
@@ -233,20 +220,8 @@ impl Resolutions {
                     counts,
                     failed: Some(failed as u32),
                 };
-                drive(
-                    program,
-                    ws,
-                    &mut none,
-                    &mut NoTrace,
-                    |index, pool, ws, dice, _| {
-                        resolve(index, pool, tables.inflict, &drawn, ws, dice);
-                    },
-                );
-                if none.asked {
-                    return None;
-                }
                 let before = rows.len();
-                Tally::each_number(ws, |_, value| rows.push(value));
+                resolve_without_dice(program, tables, &drawn, ws, &mut rows)?;
                 width = rows.len() - before;
             }
         }
@@ -333,6 +308,32 @@ impl Resolutions {
             }
         }
     }
+}
+
+/// Run a trial of `program`'s one pool from what was drawn, with no dice,
+/// and add its numbers to `row`; `None` if it asked for a die.
+fn resolve_without_dice(
+    program: &Program,
+    tables: &PoolTables,
+    drawn: &Drawn,
+    ws: &mut Workspace<'_>,
+    row: &mut Vec<u32>,
+) -> Option<()> {
+    let mut none = NoDice::default();
+    drive(
+        program,
+        ws,
+        &mut none,
+        &mut NoTrace,
+        |index, pool, ws, dice, _| {
+            resolve(index, pool, tables.inflict, drawn, ws, dice);
+        },
+    );
+    if none.asked {
+        return None;
+    }
+    Tally::each_number(ws, |_, value| row.push(value));
+    Some(())
 }
 
 /// The one pool of a Plan a lookup was built for.

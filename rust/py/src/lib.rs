@@ -322,9 +322,16 @@ fn side_name(side: Side) -> &'static str {
     }
 }
 
-#[allow(clippy::too_many_lines)] // one arm per event kind; to be split by kind
+/// One trial event as a dict: its kind under `event`, and its fields.
 fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
+    let known = flow_event(&d, e, names)? || roll_event(&d, e, names)? || harm_event(&d, e, names)?;
+    debug_assert!(known, "every kind of event has its fields written");
+    Ok(d)
+}
+
+/// Fill `d` for an event of the trial's flow (rounds, sequences, attacks, order); false for another kind.
+fn flow_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<bool> {
     let name = |g: usize| names.name(Side::Target, g);
     match e {
         Event::Round { number } => {
@@ -345,6 +352,19 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("event", "attacks")?;
             d.set_item("count", count)?;
         }
+        Event::Order { groups: order } => {
+            d.set_item("event", "order")?;
+            d.set_item("groups", order.iter().map(|&g| name(g)).collect::<Vec<_>>())?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Fill `d` for a roll (tests, checks, saves); false for another kind.
+fn roll_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<bool> {
+    let name = |g: usize| names.name(Side::Target, g);
+    match e {
         Event::Test {
             step,
             roll,
@@ -361,10 +381,6 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("event", "roll")?;
             d.set_item("roll", roll)?;
             d.set_item("failed", failed)?;
-        }
-        Event::Order { groups: order } => {
-            d.set_item("event", "order")?;
-            d.set_item("groups", order.iter().map(|&g| name(g)).collect::<Vec<_>>())?;
         }
         Event::Save {
             roll,
@@ -390,18 +406,6 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("rerolled_from", rerolled_from)?;
             d.set_item("saved", saved)?;
         }
-        Event::Damage {
-            side,
-            group,
-            amount,
-            lost,
-        } => {
-            d.set_item("event", "damage")?;
-            d.set_item("side", side_name(*side))?;
-            d.set_item("group", names.name(*side, *group))?;
-            d.set_item("amount", amount)?;
-            d.set_item("lost", lost)?;
-        }
         Event::Dice {
             step,
             dice,
@@ -422,6 +426,26 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
                     Class::SecondHigher => "second_higher",
                 }),
             )?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Fill `d` for harm (damage, mortal wounds, Feel No Pain, models destroyed); false for another kind.
+fn harm_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<bool> {
+    match e {
+        Event::Damage {
+            side,
+            group,
+            amount,
+            lost,
+        } => {
+            d.set_item("event", "damage")?;
+            d.set_item("side", side_name(*side))?;
+            d.set_item("group", names.name(*side, *group))?;
+            d.set_item("amount", amount)?;
+            d.set_item("lost", lost)?;
         }
         Event::Mortal {
             against,
@@ -455,8 +479,9 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("group", names.name(*side, *group))?;
             d.set_item("left_in_group", left_in_group)?;
         }
+        _ => return Ok(false),
     }
-    Ok(d)
+    Ok(true)
 }
 
 /// Resolve one trial with the given dice, in the executor's documented draw

@@ -415,70 +415,17 @@ impl Plan {
 
     /// Check one pool and add the most it can count, and the most tokens it
     /// can create, to `bounds`.
-    #[allow(clippy::too_many_lines)] // to be split with the limits' rework of this checker
     fn validate_pool(
         &self,
         base: &str,
         p: &AttackPool,
         bounds: &mut Bounds,
     ) -> Result<(), CoreError> {
-        let mut attacks = 0u64;
-        for (ai, a) in p.attacks.iter().enumerate() {
-            if a.models > MAX_MODELS {
-                return Err(CoreError::limit(
-                    format!("{base}.attacks[{ai}].models"),
-                    format!("is {}; at most {MAX_MODELS} are allowed", a.models),
-                ));
-            }
-            check_modifier(&format!("{base}.attacks[{ai}].bonus"), a.bonus)?;
-            attacks += u64::from(a.per_model(a.dice.max())) * u64::from(a.models);
-        }
-        bounds.attacks = bounds.attacks.saturating_add(attacks);
-        if bounds.attacks > MAX_ATTACKS {
-            return Err(CoreError::limit(
-                format!("{base}.attacks"),
-                format!(
-                    "can roll up to {} attack dice in one trial; at most {MAX_ATTACKS} are allowed",
-                    bounds.attacks
-                ),
-            ));
-        }
-        let c = self.counter_index(
-            &format!("{base}.attacks_counter"),
-            p.attacks_counter.as_ref(),
-        )?;
-        bounds.add(c, attacks);
+        let attacks = self.validate_attacks(base, p, bounds)?;
         let mortal =
             self.counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?;
-        let (defending, attacking) = match p.against {
-            Side::Target => (&self.target, self.attacker.as_ref()),
-            Side::Attacker => match &self.attacker {
-                Some(a) => (a, Some(&self.target)),
-                None => {
-                    return Err(CoreError::plan(
-                        format!("{base}.against"),
-                        "attacks the attacker, but the plan lists no attacker models",
-                    ))
-                }
-            },
-        };
-        for (ai, a) in p.attacks.iter().enumerate() {
-            if a.reserve > 0 && a.alive_of.is_none() {
-                return Err(CoreError::plan(
-                    format!("{base}.attacks[{ai}].reserve"),
-                    "reserves models alive, so it needs alive_of",
-                ));
-            }
-            if let Some(g) = a.alive_of {
-                if attacking.is_none_or(|t| g >= t.groups.len()) {
-                    return Err(CoreError::plan(
-                        format!("{base}.attacks[{ai}].alive_of"),
-                        format!("{g} is not a group of the attacking side"),
-                    ));
-                }
-            }
-        }
-        let groups = defending.groups.len();
+        let groups = self.defending(base, p)?.groups.len();
+        self.validate_alive_of(base, p)?;
         let saves = self.check_save(&format!("{base}.save"), &p.save, groups)?;
         for (i, &g) in p.focus.iter().enumerate() {
             if g >= groups {
@@ -508,74 +455,22 @@ impl Plan {
             let here = entering[ti];
             let mut extra = 0u64;
             for (ei, e) in t.effects.iter().enumerate() {
-                let held = matches!(
-                    e,
-                    Effect::Mortal {
-                        after_all: true,
-                        ..
-                    } | Effect::Unsaved {
-                        after_all: true,
-                        ..
-                    }
-                );
-                if held && p.against == Side::Attacker {
-                    return Err(CoreError::plan(
-                        format!("{base}.steps[{ti}].effects[{ei}].after_all"),
-                        "harm held until every attack is resolved goes to the target; this pool attacks the attacker",
-                    ));
-                }
-                if e.class().is_some() && t.compare.is_none() {
-                    return Err(CoreError::plan(
-                        format!("{base}.steps[{ti}].effects[{ei}].class"),
-                        "needs the test to compare two dice (compare)",
-                    ));
-                }
-                match e {
-                    Effect::Extra { amount, .. } => extra += u64::from(amount.max()),
-                    Effect::Skip { steps, .. } => {
-                        let steps = *steps as usize;
-                        if steps == 0 || ti + steps >= n {
-                            return Err(CoreError::plan(
-                                format!("{base}.steps[{ti}].effects[{ei}].steps"),
-                                format!(
-                                    "skips {steps} tests but {} follow; skip 1 to {0}",
-                                    n - ti - 1
-                                ),
-                            ));
-                        }
-                        for j in ti + 1..=ti + steps {
-                            let skipped = self.counter_index(
-                                &format!("{base}.steps[{j}].counter"),
-                                p.steps[j].counter.as_ref(),
-                            )?;
-                            bounds.add(skipped, here);
-                        }
+                let at = Step {
+                    base,
+                    test: ti,
+                    effect: ei,
+                    here,
+                    groups,
+                };
+                match self.validate_effect(p, &at, e, bounds)? {
+                    EffectBound::Extra(more) => extra += more,
+                    EffectBound::Skip(steps) => {
                         entering[ti + 1 + steps] = entering[ti + 1 + steps].saturating_add(here);
                     }
-                    Effect::Mortal { amount, .. } => {
-                        let most = amount.unwrap_or(p.damage.dice).max();
-                        mortal_events =
-                            mortal_events.saturating_add(here.saturating_mul(u64::from(most)));
+                    EffectBound::Mortal(most) => {
+                        mortal_events = mortal_events.saturating_add(here.saturating_mul(most));
                     }
-                    Effect::Unsaved { bonus, .. } => {
-                        check_modifier(&format!("{base}.steps[{ti}].effects[{ei}].bonus"), *bonus)?;
-                    }
-                    Effect::Count { counter, .. } => {
-                        let c = self.counter_index(
-                            &format!("{base}.steps[{ti}].effects[{ei}].counter"),
-                            Some(counter),
-                        )?;
-                        bounds.add(c, here);
-                    }
-                    Effect::OwnSave { save, bonus, .. } => {
-                        check_modifier(&format!("{base}.steps[{ti}].effects[{ei}].bonus"), *bonus)?;
-                        let own = self.check_save(
-                            &format!("{base}.steps[{ti}].effects[{ei}].save"),
-                            save,
-                            groups,
-                        )?;
-                        bounds.add(own, here);
-                    }
+                    EffectBound::None => {}
                 }
             }
             let out = here.saturating_mul(1 + extra);
@@ -588,11 +483,187 @@ impl Plan {
             bounds.tokens_over = Some(format!("{base}.attacks"));
         }
         bounds.add(saves, entering[n]);
+        self.validate_damage(base, p, bounds, created.max(entering[n]))?;
+        bounds.add(mortal, mortal_events);
+        Ok(())
+    }
+
+    /// Check a pool's attack dice; the most it can roll, added to `bounds`.
+    fn validate_attacks(
+        &self,
+        base: &str,
+        p: &AttackPool,
+        bounds: &mut Bounds,
+    ) -> Result<u64, CoreError> {
+        let mut attacks = 0u64;
+        for (ai, a) in p.attacks.iter().enumerate() {
+            if a.models > MAX_MODELS {
+                return Err(CoreError::limit(
+                    format!("{base}.attacks[{ai}].models"),
+                    format!("is {}; at most {MAX_MODELS} are allowed", a.models),
+                ));
+            }
+            check_modifier(&format!("{base}.attacks[{ai}].bonus"), a.bonus)?;
+            attacks += u64::from(a.per_model(a.dice.max())) * u64::from(a.models);
+        }
+        bounds.attacks = bounds.attacks.saturating_add(attacks);
+        if bounds.attacks > MAX_ATTACKS {
+            return Err(CoreError::limit(
+                format!("{base}.attacks"),
+                format!(
+                    "can roll up to {} attack dice in one trial; at most {MAX_ATTACKS} are allowed",
+                    bounds.attacks
+                ),
+            ));
+        }
+        let c = self.counter_index(
+            &format!("{base}.attacks_counter"),
+            p.attacks_counter.as_ref(),
+        )?;
+        bounds.add(c, attacks);
+        Ok(attacks)
+    }
+
+    /// Check the attack terms that count the attacking side's models.
+    fn validate_alive_of(&self, base: &str, p: &AttackPool) -> Result<(), CoreError> {
+        let attacking = match p.against {
+            Side::Target => self.attacker.as_ref(),
+            Side::Attacker => Some(&self.target),
+        };
+        for (ai, a) in p.attacks.iter().enumerate() {
+            if a.reserve > 0 && a.alive_of.is_none() {
+                return Err(CoreError::plan(
+                    format!("{base}.attacks[{ai}].reserve"),
+                    "reserves models alive, so it needs alive_of",
+                ));
+            }
+            if let Some(g) = a.alive_of {
+                if attacking.is_none_or(|t| g >= t.groups.len()) {
+                    return Err(CoreError::plan(
+                        format!("{base}.attacks[{ai}].alive_of"),
+                        format!("{g} is not a group of the attacking side"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The side a pool attacks.
+    fn defending(&self, base: &str, p: &AttackPool) -> Result<&Target, CoreError> {
+        match p.against {
+            Side::Target => Ok(&self.target),
+            Side::Attacker => self.attacker.as_ref().ok_or_else(|| {
+                CoreError::plan(
+                    format!("{base}.against"),
+                    "attacks the attacker, but the plan lists no attacker models",
+                )
+            }),
+        }
+    }
+
+    /// Check one effect of a test, adding what it counts to `bounds`.
+    fn validate_effect(
+        &self,
+        p: &AttackPool,
+        at: &Step<'_>,
+        e: &Effect,
+        bounds: &mut Bounds,
+    ) -> Result<EffectBound, CoreError> {
+        let Step {
+            base,
+            test: ti,
+            effect: ei,
+            here,
+            groups,
+        } = *at;
+        let n = p.steps.len();
+        let held = matches!(
+            e,
+            Effect::Mortal {
+                after_all: true,
+                ..
+            } | Effect::Unsaved {
+                after_all: true,
+                ..
+            }
+        );
+        if held && p.against == Side::Attacker {
+            return Err(CoreError::plan(
+                format!("{base}.steps[{ti}].effects[{ei}].after_all"),
+                "harm held until every attack is resolved goes to the target; this pool attacks the attacker",
+            ));
+        }
+        if e.class().is_some() && p.steps[ti].compare.is_none() {
+            return Err(CoreError::plan(
+                format!("{base}.steps[{ti}].effects[{ei}].class"),
+                "needs the test to compare two dice (compare)",
+            ));
+        }
+        Ok(match e {
+            Effect::Extra { amount, .. } => EffectBound::Extra(u64::from(amount.max())),
+            Effect::Skip { steps, .. } => {
+                let steps = *steps as usize;
+                if steps == 0 || ti + steps >= n {
+                    return Err(CoreError::plan(
+                        format!("{base}.steps[{ti}].effects[{ei}].steps"),
+                        format!(
+                            "skips {steps} tests but {} follow; skip 1 to {0}",
+                            n - ti - 1
+                        ),
+                    ));
+                }
+                for j in ti + 1..=ti + steps {
+                    let skipped = self.counter_index(
+                        &format!("{base}.steps[{j}].counter"),
+                        p.steps[j].counter.as_ref(),
+                    )?;
+                    bounds.add(skipped, here);
+                }
+                EffectBound::Skip(steps)
+            }
+            Effect::Mortal { amount, .. } => {
+                EffectBound::Mortal(u64::from(amount.unwrap_or(p.damage.dice).max()))
+            }
+            Effect::Unsaved { bonus, .. } => {
+                check_modifier(&format!("{base}.steps[{ti}].effects[{ei}].bonus"), *bonus)?;
+                EffectBound::None
+            }
+            Effect::Count { counter, .. } => {
+                let c = self.counter_index(
+                    &format!("{base}.steps[{ti}].effects[{ei}].counter"),
+                    Some(counter),
+                )?;
+                bounds.add(c, here);
+                EffectBound::None
+            }
+            Effect::OwnSave { save, bonus, .. } => {
+                check_modifier(&format!("{base}.steps[{ti}].effects[{ei}].bonus"), *bonus)?;
+                let own = self.check_save(
+                    &format!("{base}.steps[{ti}].effects[{ei}].save"),
+                    save,
+                    groups,
+                )?;
+                bounds.add(own, here);
+                EffectBound::None
+            }
+        })
+    }
+
+    /// Check a pool's damage: its top threshold, whose counter can count up
+    /// to `most` attacks.
+    fn validate_damage(
+        &self,
+        base: &str,
+        p: &AttackPool,
+        bounds: &mut Bounds,
+        most: u64,
+    ) -> Result<(), CoreError> {
         let top = self.counter_index(
             &format!("{base}.damage.top_threshold_counter"),
             p.damage.top_threshold_counter.as_ref(),
         )?;
-        bounds.add(top, created.max(entering[n]));
+        bounds.add(top, most);
         if let Some(t) = &p.damage.top_threshold {
             if let Some(m) = &t.mark {
                 self.mark_index(&format!("{base}.damage.top_threshold.mark"), m)?;
@@ -607,7 +678,28 @@ impl Plan {
                 }
             }
         }
-        bounds.add(mortal, mortal_events);
         Ok(())
     }
+}
+
+/// Where an effect is: its pool's field path, its test, its index, the most
+/// tokens reaching its test, and the groups of the side attacked.
+#[derive(Clone, Copy)]
+struct Step<'a> {
+    base: &'a str,
+    test: usize,
+    effect: usize,
+    here: u64,
+    groups: usize,
+}
+
+/// What an effect adds to the tokens and harm its pool can make.
+enum EffectBound {
+    /// This many more tokens for each token that triggers it.
+    Extra(u64),
+    /// The token skips this many tests.
+    Skip(usize),
+    /// Up to this many mortal wounds for each token that triggers it.
+    Mortal(u64),
+    None,
 }
