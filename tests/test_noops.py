@@ -37,7 +37,7 @@ def test_a_keyword_value_that_is_always_zero_is_refused(value: str) -> None:
     ("keyword", "message"),
     [
         ("Sustained Hits 0", "'Sustained Hits 0': Sustained Hits 0 does nothing"),
-        ("Lethal Hits: ", "'Lethal Hits: ' names no target keyword after ':'; write 'Lethal Hits: INFANTRY'"),
+        ("Lethal Hits: ", "'Lethal Hits:' names no target keyword after ':'; write 'Lethal Hits: INFANTRY'"),
         ("Lethal Hits:", "'Lethal Hits:' names no target keyword after ':'"),
     ],
 )

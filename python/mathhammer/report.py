@@ -15,7 +15,7 @@ from rich.text import Text
 
 from mathhammer.compare import METRICS, Comparison, Metric
 from mathhammer.display import plain
-from mathhammer.result import MAX_ROWS, Result, Row, Stage
+from mathhammer.result import MAX_ROWS, NO_EFFECT_TITLE, Result, Row, Stage
 
 BAR_WIDTH = 30
 """Characters of the longest bar in a distribution chart."""
@@ -99,6 +99,8 @@ def render(result: Result, *, full: bool = False) -> RenderableType:
     if result.rule_versions:
         versions = ", ".join(f"{rule} = {version}" for rule, version in result.rule_versions.items())
         parts += [Text(""), plain(f"rules: {versions}")]
+    if result.no_effect:
+        parts += [Text(""), Text(f"{NO_EFFECT_TITLE}:"), *(plain(f"  {n}") for n in result.no_effect)]
     return Group(*parts)
 
 
