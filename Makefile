@@ -29,7 +29,7 @@ test: install
 	cargo test --locked -p mathhammer-core
 	$(BIN)/python -m pytest
 
-.PHONY: test-slow  ## install, then run the long statistical checks (exact vs Monte Carlo on many random plans)
+.PHONY: test-slow  ## install, then run the long checks: exact vs Monte Carlo on random plans, fuzzed scenario files
 test-slow: install
 	$(BIN)/python -m pytest -m slow
 
