@@ -16,8 +16,15 @@ $(BIN)/python:
 
 .PHONY: install  ## build the Rust core and install it with every plugin under plugins/
 install: $(BIN)/python
-	$(BIN)/pip install --quiet 'maturin>=1.7,<2' 'setuptools>=77'
+	@# An extension built before the core became one abi3 module (_core.abi3.so)
+	@# would be imported ahead of it: Python tries the version-tagged name first.
+	rm -f python/mathhammer/_core.cpython-*.so
+	$(BIN)/pip install --quiet 'maturin>=1.7,<2' 'setuptools>=77' 'build>=1.2'
 	$(BIN)/pip install --quiet --no-build-isolation -e '.[dev]' $(foreach p,$(PLUGINS),-e $(p))
+
+.PHONY: dist  ## install, then build every distribution and a PEP 503 index into dist/ (see scripts/dist.py)
+dist: install
+	$(BIN)/python scripts/dist.py
 
 .PHONY: demo  ## install, then simulate 10 boltguns into 10 two-wound models (1,000,000 trials, then exactly)
 demo: install
@@ -43,7 +50,7 @@ lint: install lint-python lint-rust
 
 .PHONY: lint-python  ## ruff and mypy over the package, plugins and tests; stubtest on the extension
 lint-python:
-	$(BIN)/ruff check python plugins tests benches
+	$(BIN)/ruff check python plugins tests benches scripts
 	$(BIN)/mypy
 	$(BIN)/python -m mypy.stubtest mathhammer._core --allowlist .stubtest-allowlist
 
@@ -55,11 +62,11 @@ lint-rust:
 .PHONY: format  ## format Rust and Python sources
 format:
 	cargo fmt --all
-	$(BIN)/ruff format python plugins tests benches
+	$(BIN)/ruff format python plugins tests benches scripts
 
 .PHONY: all  ## format, build, lint and test
 all: install format lint test
 
 .PHONY: clean  ## remove build output and the virtual environment
 clean:
-	rm -rf target $(VENV) .pytest_cache .mypy_cache .hypothesis
+	rm -rf target dist $(VENV) .pytest_cache .mypy_cache .hypothesis
