@@ -36,6 +36,10 @@ test: install
 	cargo test --locked -p mathhammer-core
 	$(BIN)/python -m pytest
 
+.PHONY: test-install  ## install, then build the distributions, serve them as a local index and pip install each by name
+test-install: install
+	$(BIN)/python -m pytest -m install tests/test_install.py
+
 .PHONY: test-slow  ## install, then run the long statistical checks (exact vs Monte Carlo on many random plans)
 test-slow: install
 	$(BIN)/python -m pytest -m slow

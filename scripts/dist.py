@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import html
+import itertools
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,7 @@ import tempfile
 import time
 import tomllib
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from packaging.utils import parse_sdist_filename, parse_wheel_filename
@@ -120,8 +122,12 @@ def build_all(out: Path, projects: list[Path]) -> dict[str, list[str]]:
     """Build ``projects`` into ``out``, replacing what was there, and index them."""
     out.mkdir(parents=True, exist_ok=True)
     clean(out)
-    for project in projects:
-        build_project(project, out)
+    if ROOT in projects:
+        build_project(ROOT, out)
+    # A pure build is mostly interpreter start-up and file copying: two at a time halves the wait.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for built in pool.map(build_project, [p for p in projects if p != ROOT], itertools.repeat(out)):
+            assert built is None
     return write_index(out)
 
 
