@@ -11,15 +11,24 @@ help:
 	@grep -E '^\.PHONY: [a-z-]+  ## ' $(MAKEFILE_LIST) | sed -E 's/^\.PHONY: ([a-z-]+)  ## (.*)/  make \1\t\2/' | expand -t 20
 
 $(BIN)/python:
+	@echo "==> Creating the virtual environment $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# The core is built by maturin on its own first, so its progress shows: the
+# first build compiles for about a minute on 2 cores with nothing else to say.
+# pip's editable install after it runs cargo with the same features and finds
+# everything built (the same goes for `make dist`).
 .PHONY: install  ## build the Rust core and install it with every plugin under plugins/
 install: $(BIN)/python
 	@# An extension built before the core became one abi3 module (_core.abi3.so)
 	@# would be imported ahead of it: Python tries the version-tagged name first.
-	rm -f python/mathhammer/_core.cpython-*.so
+	@rm -f python/mathhammer/_core.cpython-*.so
+	@echo "==> Installing the build tools (maturin, setuptools, build) into $(VENV)"
 	$(BIN)/pip install --quiet 'maturin>=1.7,<2' 'setuptools>=77' 'build>=1.2'
+	@echo "==> Building the Rust core in release mode (about a minute on 2 cores the first time, seconds after)"
+	$(BIN)/maturin build --interpreter $(BIN)/python --compatibility off
+	@echo "==> Installing mathhammer, its dependencies and every plugin under plugins/ into $(VENV), editable"
 	$(BIN)/pip install --quiet --no-build-isolation -e '.[dev]' $(foreach p,$(PLUGINS),-e $(p))
 
 .PHONY: dist  ## install, then build every distribution and a PEP 503 index into dist/ (see scripts/dist.py)
@@ -28,8 +37,11 @@ dist: install
 
 .PHONY: demo  ## install, then simulate 10 boltguns into 10 two-wound models (1,000,000 trials, then exactly)
 demo: install
+	@echo "==> 10 boltguns into 10 two-wound models (examples/boltguns.toml): 1,000,000 Monte Carlo trials at seed 1"
 	$(BIN)/mathhammer simulate examples/boltguns.toml --monte-carlo --seed 1
+	@echo "==> The same scenario evaluated exactly, to compare"
 	$(BIN)/mathhammer simulate examples/boltguns.toml --exact
+	@echo "==> Next: $(BIN)/mathhammer --help, or edit a copy of examples/boltguns.toml and simulate it"
 
 .PHONY: test  ## install, then run every Rust and Python test
 test: install
