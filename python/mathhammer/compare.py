@@ -41,7 +41,16 @@ from mathhammer.extras import require
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import Result
 from mathhammer.scenario import read_toml, scenario_from_data
-from mathhammer.simulate import DEFAULT_TRIALS, MAX_THREADS, Evaluator, evaluate_exact, simulate
+from mathhammer.simulate import (
+    DEFAULT_TRIALS,
+    MAX_THREADS,
+    Evaluator,
+    Prepared,
+    checked_run,
+    evaluate_exact_prepared,
+    prepare,
+    simulate_prepared,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -351,12 +360,16 @@ def compare(
     names_t = [t.name for t in targets]
     profiles = {(a.name, t.name): (a, t) for a in attackers for t in targets}
     scenarios = {key: pairing(a, t, registry=registry) for key, (a, t) in profiles.items()}
+    prepared: dict[tuple[str, str], Prepared] = {}
+    for key, scenario in scenarios.items():
+        try:
+            prepared[key] = prepare(scenario, registry=registry)
+        except ScenarioError as exc:
+            raise _relocated(exc, *profiles[key]) from None
     results: dict[tuple[str, str], Result] = {}
     if evaluator != "monte_carlo":
-        exact = _exact_cells(scenarios, registry, workers=threads or os.cpu_count() or 1)
+        exact = _exact_cells(prepared, workers=threads or os.cpu_count() or 1)
         for key, outcome in exact.items():
-            if isinstance(outcome, ScenarioError):
-                raise _relocated(outcome, *profiles[key]) from None
             if isinstance(outcome, Result):
                 results[key] = outcome
             elif evaluator == "exact":
@@ -364,30 +377,25 @@ def compare(
     for n, key in enumerate(scenarios):
         if key in results:
             continue
-        cell_seed = None if seed is None else (seed + n) % 2**64
+        cell_seed = checked_run(trials, None if seed is None else (seed + n) % 2**64, threads)
         callback = progress(*key) if progress else None
-        try:
-            results[key] = simulate(
-                scenarios[key], trials=trials, seed=cell_seed, threads=threads, registry=registry, progress=callback
-            )
-        except ScenarioError as exc:
-            raise _relocated(exc, *profiles[key]) from None
+        results[key] = simulate_prepared(prepared[key], trials, cell_seed, threads, callback)
     ordered = {(a, t): results[a, t] for a in names_a for t in names_t}
     return Comparison(names_a, names_t, ordered, time.perf_counter() - start)
 
 
 def _exact_cells(
-    scenarios: Mapping[tuple[str, str], Any], registry: Registry, *, workers: int
-) -> dict[tuple[str, str], Result | DeclinedError | ScenarioError]:
-    """Exact Results by cell, or the DeclinedError saying why not (or the ScenarioError compiling it raised).
+    prepared: Mapping[tuple[str, str], Prepared], *, workers: int
+) -> dict[tuple[str, str], Result | DeclinedError]:
+    """Exact Results by cell, or the DeclinedError saying why not.
 
     The core releases the GIL while it evaluates, so the threads run in parallel.
     """
-    out: dict[tuple[str, str], Result | DeclinedError | ScenarioError] = {}
+    out: dict[tuple[str, str], Result | DeclinedError] = {}
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         futures: dict[Future[Result], tuple[str, str]] = {
-            pool.submit(evaluate_exact, scenario, registry=registry): key for key, scenario in scenarios.items()
+            pool.submit(evaluate_exact_prepared, cell): key for key, cell in prepared.items()
         }
         pending = set(futures)
         while pending:
@@ -396,7 +404,7 @@ def _exact_cells(
             for future in done:
                 try:
                     out[futures[future]] = future.result()
-                except (DeclinedError, ScenarioError) as exc:
+                except DeclinedError as exc:
                     out[futures[future]] = exc
     finally:
         pool.shutdown(wait=False, cancel_futures=True)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any, Literal
 
 from mathhammer import _core
 from mathhammer.exceptions import DeclinedError, ScenarioError
+from mathhammer.plan import Plan
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import DISTRIBUTION_STAGES, Result
 from mathhammer.ruleset import Compiled
@@ -51,6 +55,75 @@ def _ruleset_version(scenario: Any, registry: Registry | None) -> str:
     return str((registry or default_registry()).ruleset(scenario.ruleset).version)
 
 
+def checked_run(trials: int, seed: int | None, threads: int) -> int:
+    """Check a Monte Carlo run's arguments; the seed to use (one is picked
+    when ``seed`` is None).
+
+    Raises:
+        ScenarioError: naming the argument that is out of range.
+    """
+    if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
+        raise ScenarioError(f"trials is {trials!r}; it must be a whole number from 1 to {MAX_TRIALS:,}", field="trials")
+    if seed is None:
+        seed = secrets.randbits(63)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ScenarioError(f"seed is {seed!r}; it must be a whole number from 0 to 2**64-1", field="seed")
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= MAX_THREADS:
+        raise ScenarioError(
+            f"threads is {threads!r}; it must be 0 (every core) or a count up to {MAX_THREADS}", field="threads"
+        )
+    return seed
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A scenario compiled once, by its ruleset and by the core, so that
+    ``auto`` and ``compare`` can try the exact evaluator and then Monte Carlo
+    without compiling it twice."""
+
+    scenario: Any
+    compiled: Compiled
+    core: _core.CompiledPlan
+    ruleset_version: str
+
+
+def prepare(scenario: Any, *, registry: Registry | None = None) -> Prepared:
+    """Compile ``scenario`` for the evaluators.
+
+    Raises:
+        ScenarioError: for a scenario its ruleset rejects.
+    """
+    compiled = compile_scenario(scenario, registry=registry)
+    return Prepared(scenario, compiled, core_plan(compiled.plan), _ruleset_version(scenario, registry))
+
+
+_CORE_PLANS: OrderedDict[str, _core.CompiledPlan] = OrderedDict()
+_CORE_PLANS_LOCK = threading.Lock()
+CORE_PLAN_CACHE = 64
+"""How many compiled core plans are kept for reuse, most recently used first."""
+
+
+def core_plan(plan: Plan) -> _core.CompiledPlan:
+    """The core's compiled form of ``plan``, reused when the same Plan was
+    compiled recently: the core keeps what depends only on the Plan (the fast
+    path's tables) in it, so a repeated short run does not rebuild them.
+    Plans with batch hooks are compiled afresh (their hooks hold state)."""
+    if plan.hooks:
+        return plan.compile()
+    key = plan.to_json()
+    with _CORE_PLANS_LOCK:
+        cached = _CORE_PLANS.get(key)
+        if cached is not None:
+            _CORE_PLANS.move_to_end(key)
+            return cached
+    compiled = plan.compile()
+    with _CORE_PLANS_LOCK:
+        _CORE_PLANS[key] = compiled
+        while len(_CORE_PLANS) > CORE_PLAN_CACHE:
+            _CORE_PLANS.popitem(last=False)
+    return compiled
+
+
 def simulate(
     scenario: Any,
     *,
@@ -75,34 +148,35 @@ def simulate(
         ScenarioError: for a scenario its ruleset rejects.
         KeyboardInterrupt: when interrupted; the run stops between chunks.
     """
-    if isinstance(trials, bool) or not isinstance(trials, int) or not 1 <= trials <= MAX_TRIALS:
-        raise ScenarioError(f"trials is {trials!r}; it must be a whole number from 1 to {MAX_TRIALS:,}", field="trials")
-    if seed is None:
-        seed = secrets.randbits(63)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ScenarioError(f"seed is {seed!r}; it must be a whole number from 0 to 2**64-1", field="seed")
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= MAX_THREADS:
-        raise ScenarioError(
-            f"threads is {threads!r}; it must be 0 (every core) or a count up to {MAX_THREADS}", field="threads"
-        )
-    compiled = compile_scenario(scenario, registry=registry)
-    core_plan = compiled.plan.compile()
+    seed = checked_run(trials, seed, threads)
+    return simulate_prepared(prepare(scenario, registry=registry), trials, seed, threads, progress)
+
+
+def simulate_prepared(
+    prepared: Prepared,
+    trials: int,
+    seed: int,
+    threads: int,
+    progress: Callable[[int, int], object] | None,
+) -> Result:
+    """:func:`simulate` on a prepared scenario, its arguments already checked."""
+    compiled, core = prepared.compiled, prepared.core
     start = time.perf_counter()
-    histograms = _core.simulate(core_plan, trials, seed, threads, progress)
+    histograms = _core.simulate(core, trials, seed, threads, progress)
     seconds = time.perf_counter() - start
     return Result.from_histograms(
         histograms,
-        core_plan.numbers,
+        core.numbers,
         compiled.stage_labels,
-        ruleset=scenario.ruleset,
+        ruleset=prepared.scenario.ruleset,
         evaluator="monte_carlo",
         trials=trials,
         seed=seed,
-        target_models=core_plan.target_models,
+        target_models=core.target_models,
         **_from_ruleset(compiled),
-        fast_path=core_plan.uses_fast_path(),
+        fast_path=core.uses_fast_path(),
         seconds=seconds,
-        ruleset_version=_ruleset_version(scenario, registry),
+        ruleset_version=prepared.ruleset_version,
     )
 
 
@@ -116,22 +190,26 @@ def evaluate_exact(scenario: Any, *, registry: Registry | None = None) -> Result
         DeclinedError: saying why, when the exact evaluator cannot evaluate
             the scenario's Plan exactly (it never approximates).
     """
-    compiled = compile_scenario(scenario, registry=registry)
-    core_plan = compiled.plan.compile()
+    return evaluate_exact_prepared(prepare(scenario, registry=registry))
+
+
+def evaluate_exact_prepared(prepared: Prepared) -> Result:
+    """:func:`evaluate_exact` on a prepared scenario."""
+    compiled, core = prepared.compiled, prepared.core
     start = time.perf_counter()
-    pmfs = _core.evaluate_exact(core_plan)
+    pmfs = _core.evaluate_exact(core)
     return Result.from_pmfs(
         pmfs,
-        core_plan.numbers,
+        core.numbers,
         compiled.stage_labels,
-        ruleset=scenario.ruleset,
+        ruleset=prepared.scenario.ruleset,
         evaluator="exact",
         trials=0,
         seed=None,
-        target_models=core_plan.target_models,
+        target_models=core.target_models,
         **_from_ruleset(compiled),
         seconds=time.perf_counter() - start,
-        ruleset_version=_ruleset_version(scenario, registry),
+        ruleset_version=prepared.ruleset_version,
     )
 
 
@@ -151,13 +229,15 @@ def evaluate(
     """
     if evaluator not in ("auto", "exact", "monte_carlo"):
         raise ScenarioError(f"evaluator is {evaluator!r}; expected 'auto', 'exact' or 'monte_carlo'", field="evaluator")
+    seed = checked_run(trials, seed, threads)
+    prepared = prepare(scenario, registry=registry)
     if evaluator != "monte_carlo":
         try:
-            return evaluate_exact(scenario, registry=registry)
+            return evaluate_exact_prepared(prepared)
         except DeclinedError:
             if evaluator == "exact":
                 raise
-    return simulate(scenario, trials=trials, seed=seed, threads=threads, registry=registry, progress=progress)
+    return simulate_prepared(prepared, trials, seed, threads, progress)
 
 
 def replay(scenario: Any, dice: list[int], *, registry: Registry | None = None) -> dict[str, Any]:
@@ -169,5 +249,4 @@ def replay(scenario: Any, dice: list[int], *, registry: Registry | None = None) 
     Raises:
         ScriptError: if the dice run out or a value does not fit its die.
     """
-    compiled = compile_scenario(scenario, registry=registry)
-    return _core.replay(compiled.plan.compile(), list(dice))
+    return _core.replay(prepare(scenario, registry=registry).core, list(dice))

@@ -680,7 +680,12 @@ impl RunPool {
 
     /// The most tokens (attack dice plus extra ones) any test of the pool can see.
     pub(crate) fn max_tokens(&self) -> u64 {
-        let mut tokens = self.max_attacks();
+        self.tokens_from(self.max_attacks())
+    }
+
+    /// The most tokens the pool's tests can see from `dice` attack dice.
+    pub(crate) fn tokens_from(&self, dice: u64) -> u64 {
+        let mut tokens = dice;
         let mut total = tokens;
         for t in &self.tests {
             let extra: u64 = t

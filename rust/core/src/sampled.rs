@@ -11,33 +11,44 @@
 //! first, as the die-by-die executor does. Damage, Feel No Pain and mortal
 //! wounds are always rolled, because they depend on the target's state.
 //!
+//! Tables are built for as many attack dice as their budget allows. A pool
+//! that can gather more draws the rest as a multinomial over one die's
+//! outcomes, and its failed saves as a binomial (`binomial.rs`), so the cost
+//! of a trial grows with the number of distinct outcomes, not of dice.
+//!
 //! Both paths draw from the same distribution; the tests compare them. A Plan
-//! whose tables would be too large, or whose pool mixes several kinds of
+//! whose one-die table cannot be built, or whose pool mixes several kinds of
 //! mortal-wound effect (their interleaving matters), runs die by die.
 
 use crate::alias::AliasTable;
+use crate::binomial::{Chance, Multinomial};
 use crate::executor::{declare, drive, gather_attacks, inflict, resolve_save_faces, unsaved};
 use crate::plan::{Excess, Group, Side};
 use crate::program::{Inflict, Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
-use crate::tables::{binomial_pmf, one_token, point, slot, sorted, Builder};
+use crate::tables::{binomial_pmf, one_token, point, slot, sorted, Builder, BITS, SLOTS};
 use crate::trace::NoTrace;
 use crate::workspace::{bump, Workspace};
 
 /// The most table entries (over all pools and all dice counts) the fast path
-/// builds before it leaves a Plan to the die-by-die executor.
-pub const MAX_TABLE_ENTRIES: usize = 1 << 21;
+/// builds; counts of more dice are drawn as multinomials. A table for n dice
+/// has about n²/2 entries, so past this building them costs more than they
+/// save.
+pub const MAX_TABLE_ENTRIES: usize = 1 << 16;
 
 /// One pool's tables: index layout of an outcome vector is one slot per test
 /// (that test's counter increments), then tokens reaching the save, then
 /// mortal-wound effects triggered.
 #[derive(Debug, Clone)]
 struct PoolTables {
-    /// `by_count[n]`: packed outcome vectors and their alias table for n dice.
+    /// `by_count[n]`: packed outcome vectors and their alias table for n
+    /// dice, for every n up to as many as the budget allowed.
     by_count: Vec<(Vec<u64>, AliasTable)>,
-    /// When saves fail on the same faces for every group: the chance one fails,
-    /// and `binomial[w]` for w wounds.
-    binomial: Option<Vec<AliasTable>>,
+    /// One die's outcomes, for more dice than `by_count` holds.
+    beyond: Option<Multinomial>,
+    /// When saves fail on the same faces for every group: `binomial[w]` for
+    /// w wounds, as far as tabulated, and the chance one save fails.
+    binomial: Option<(Vec<AliasTable>, Chance)>,
     inflict: Option<Inflict>,
 }
 
@@ -83,19 +94,28 @@ impl PoolTables {
     ) -> Option<PoolTables> {
         let m = pool.tests.len();
         let save_slot = m;
-        let (first, inflict) = one_token(pool, *budget, b)?;
-        let entering = [first];
-        // n-fold convolutions for every number of attack dice the pool can have.
+        let (first, inflict) = one_token(pool, 1, *budget, b)?;
+        // n-fold convolutions for every number of attack dice the pool can
+        // have, while they fit the budget and the packing.
         let max_attacks = pool.max_attacks();
+        let packable = (1..=max_attacks)
+            .take_while(|&n| pool.tokens_from(n) < 1 << BITS)
+            .last()
+            .unwrap_or(0);
         let mut by_count = Vec::new();
         let mut table = point(&[]);
         let mut max_saves = 0;
-        for n in 0..=max_attacks {
+        for n in 0..=packable {
             if n > 0 {
-                table = b.convolve(&table, &entering[0])?;
+                // Left within the work allowed, so later pools can still
+                // build their one-die tables.
+                if !b.affords(&table, &first) {
+                    break;
+                }
+                table = b.convolve(&table, &first)?;
             }
             if table.len() > *budget {
-                return None;
+                break;
             }
             *budget -= table.len();
             let entries = sorted(&table);
@@ -104,27 +124,50 @@ impl PoolTables {
             max_saves = max_saves.max(keys.iter().map(|&v| slot(v, save_slot)).max().unwrap_or(0));
             by_count.push((keys, AliasTable::new(&probs)));
         }
+        let beyond = (by_count.len() as u64 <= max_attacks).then(|| {
+            let outcomes = sorted(&first)
+                .into_iter()
+                .map(|(v, p)| ((0..m + 2).map(|i| slot(v, i)).collect(), p))
+                .collect();
+            Multinomial::new(outcomes, m + 2)
+        });
         // Binomial saves when no group saves on a different face from another.
-        let binomial = if pool.save.alike(groups) {
+        let binomial = pool.save.alike(groups).then(|| {
             let q = pool.save.fail_chance(0, groups);
-            let need = (max_saves as usize + 1) * (max_saves as usize + 2) / 2;
-            if need > *budget {
-                return None;
+            let mut tables = Vec::new();
+            for w in 0..=max_saves {
+                if w as usize + 1 > *budget {
+                    break;
+                }
+                *budget -= w as usize + 1;
+                tables.push(AliasTable::new(&binomial_pmf(w, q)));
             }
-            *budget -= need;
-            Some(
-                (0..=max_saves)
-                    .map(|w| AliasTable::new(&binomial_pmf(w, q)))
-                    .collect(),
-            )
-        } else {
-            None
-        };
+            (tables, Chance::new(q))
+        });
         Some(PoolTables {
             by_count,
+            beyond,
             binomial,
             inflict,
         })
+    }
+
+    /// The counts of `dice` attack dice: one per test, then the tokens
+    /// reaching the save, then the harm events.
+    fn draw(&self, dice: u32, stream: &mut Stream) -> [u32; SLOTS] {
+        let mut counts = [0; SLOTS];
+        if let Some((keys, alias)) = self.by_count.get(dice as usize) {
+            let v = keys[alias.sample(stream)];
+            for (i, c) in counts.iter_mut().enumerate() {
+                *c = slot(v, i);
+            }
+        } else {
+            self.beyond
+                .as_ref()
+                .expect("a pool with more dice than tables draws them as a multinomial")
+                .draw(dice, stream, &mut counts);
+        }
+        counts
     }
 }
 
@@ -161,18 +204,20 @@ fn run_pool(
 ) {
     let attacks = gather_attacks(pool, ws.attacker.as_ref().map(|a| &a.alive[..]), stream);
     bump(&mut ws.counters, pool.attacks_counter, attacks);
-    let (keys, alias) = &tables.by_count[attacks as usize];
-    let v = keys[alias.sample(stream)];
+    let counts = tables.draw(attacks, stream);
     let m = pool.tests.len();
     for (k, t) in pool.tests.iter().enumerate() {
-        bump(&mut ws.counters, t.counter, slot(v, k));
+        bump(&mut ws.counters, t.counter, counts[k]);
     }
-    let wounds = slot(v, m);
+    let wounds = counts[m];
     declare(pool, ws);
-    if let Some(binomial) = &tables.binomial {
+    if let Some((binomial, chance)) = &tables.binomial {
         // Every group saves on the same faces, so the failures are the lowest
         // rolls: resolve them in order, the passes change nothing.
-        let failed = binomial[wounds as usize].sample(stream) as u32;
+        let failed = match binomial.get(wounds as usize) {
+            Some(table) => table.sample(stream) as u32,
+            None => chance.draw(wounds, stream),
+        };
         // `apply_fixed` knows damage modifiers only: anything that converts
         // or follows damage goes one attack at a time.
         if pool.damage.is_random()
@@ -201,7 +246,7 @@ fn run_pool(
         resolve_save_faces(pool, ws, stream, &mut NoTrace);
     }
     if let Some(what) = tables.inflict {
-        for _ in 0..slot(v, m + 1) {
+        for _ in 0..counts[m + 1] {
             if what.after_all {
                 ws.deferred.push((index, what, ws.focus));
             } else {

@@ -54,6 +54,11 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
+    /// Would convolving `a` with `b` stay within the work allowed?
+    pub(crate) fn affords(&self, a: &Dist, b: &Dist) -> bool {
+        self.work + (a.len() * b.len()) as u64 <= MAX_WORK
+    }
+
     pub(crate) fn convolve(&mut self, a: &Dist, b: &Dist) -> Option<Dist> {
         self.work += (a.len() * b.len()) as u64;
         if self.work > MAX_WORK {
@@ -126,9 +131,11 @@ fn outcome_probabilities(t: &RunTest) -> [f64; 3] {
 /// One attack die's exact outcome distribution through the pool's tests
 /// (packed vectors: each test's count, tokens reaching the save, harm events),
 /// and the one kind of harm outside the save the pool may queue. `None` when
-/// the pool cannot be tabulated (see the module notes).
+/// the pool cannot be tabulated (see the module notes), or when the sum of
+/// `dice` such vectors could overflow a slot of the packing.
 pub(crate) fn one_token(
     pool: &RunPool,
+    dice: u64,
     budget: usize,
     b: &mut Builder,
 ) -> Option<(Dist, Option<Inflict>)> {
@@ -138,7 +145,7 @@ pub(crate) fn one_token(
     // every slot; they must fit the packing. A batch hook needs every die.
     // A roll whose dice depend on marks has no one table: die by die.
     if m + 2 > SLOTS
-        || pool.max_tokens() >= 1 << BITS
+        || pool.tokens_from(dice) >= 1 << BITS
         || pool.batch_hook.is_some()
         || pool
             .tests

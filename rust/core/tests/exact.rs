@@ -147,6 +147,19 @@ fn exact_agrees_with_monte_carlo() {
 }
 
 #[test]
+fn pools_past_the_fast_paths_tables_agree_with_exact() {
+    // 300 attacks with Devastating Wounds: past the tables' budget, so the
+    // fast path draws the counts as a multinomial and the failed saves as a
+    // binomial.
+    let mut plan = s1();
+    plan["sequences"][0]["attacks"] = json!([{"models": 150, "dice": "2"}]);
+    plan["sequences"][0]["steps"][1]["effects"] = json!([
+        {"on": "critical", "action": "mortal", "spill": true, "ends_attack": true}]);
+    plan["target"]["groups"][0]["models"] = json!(40);
+    agree_on(&plan, Path::Auto);
+}
+
+#[test]
 fn plans_it_cannot_do_exactly_are_declined_by_name() {
     let mut plan = s1();
     plan["sequences"][0]["batch_hook"] = json!(0);

@@ -461,17 +461,34 @@ fn fast_path_matches_die_by_die_with_effects_rerolls_and_mixed_groups() {
 }
 
 #[test]
-fn plans_too_large_for_tables_still_run_die_by_die() {
+fn pools_too_large_for_tables_draw_the_rest_as_a_multinomial() {
     let mut plan = boltguns();
     plan["sequences"][0]["attacks"][0]["dice"] = json!("2D6");
     plan["sequences"][0]["steps"][0]["effects"] =
         json!([{"on": "critical", "action": "extra", "amount": "D6"}]);
     let p = program(&plan);
-    assert!(!Runner::new(&p, Path::Auto).is_sampled());
+    assert!(Runner::new(&p, Path::Auto).is_sampled());
     let t = run(&p, 20_000, 1);
     // Hits: 10 models x 2D6 = 70 attacks on average, each hitting on 3+ and
     // adding D6 (3.5) more hits on a 6.
     assert_mean(&t, 1, 70.0 * (4.0 / 6.0 + 3.5 / 6.0));
+    both_paths(&plan, 20_000);
+}
+
+#[test]
+fn a_thousand_attacks_take_the_fast_path_and_match_die_by_die() {
+    // 500 models x 2 attacks into 100 models of one wound: far past the
+    // tables' budget, so the fast path draws counts, not dice.
+    let mut plan = boltguns();
+    plan["sequences"][0]["attacks"][0]["models"] = json!(500);
+    plan["target"]["groups"][0]["models"] = json!(100);
+    plan["target"]["groups"][0]["wounds"] = json!(1);
+    let p = program(&plan);
+    let t = run(&p, 20_000, 3);
+    assert_mean(&t, 1, 1000.0 * 4.0 / 6.0);
+    assert_mean(&t, 2, 1000.0 * 4.0 / 6.0 * 3.0 / 6.0);
+    assert_mean(&t, 3, 1000.0 * 4.0 / 6.0 * 3.0 / 6.0 * 3.0 / 6.0);
+    both_paths(&plan, 20_000);
 }
 
 #[test]

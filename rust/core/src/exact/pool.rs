@@ -149,7 +149,7 @@ impl Evaluator<'_> {
                 pool.name
             )));
         }
-        let (token, inflict) = one_token(pool, TABLE_BUDGET, builder).ok_or_else(|| {
+        let (token, inflict) = one_token(pool, pool.max_attacks(), TABLE_BUDGET, builder).ok_or_else(|| {
             decline(format!(
                 "pool {:?} has too many outcomes to tabulate, mixes kinds of harm outside the save, or counts a status",
                 pool.name

@@ -1,0 +1,51 @@
+"""A scenario is compiled once per evaluation, and a Plan once per process
+while it is reused: repeated short runs do not rebuild the core's tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import mathhammer
+from mathhammer.plan import Plan
+from mathhammer.simulate import core_plan
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+@pytest.fixture
+def compiles(monkeypatch: pytest.MonkeyPatch) -> list[Plan]:
+    """Every Plan the core compiles during the test."""
+    seen: list[Plan] = []
+    original = Plan.compile
+
+    def counting(self: Plan) -> object:
+        seen.append(self)
+        return original(self)
+
+    monkeypatch.setattr(Plan, "compile", counting)
+    return seen
+
+
+def test_auto_falling_back_to_monte_carlo_compiles_the_scenario_once(compiles: list[Plan]) -> None:
+    scenario = mathhammer.load_scenario(EXAMPLES / "skilldice-vanguard.toml")
+    result = mathhammer.evaluate(scenario, trials=2_000, seed=1)
+    assert result.evaluator == "monte_carlo"
+    assert len(compiles) <= 1
+
+
+def test_a_reused_scenario_reuses_its_compiled_plan(compiles: list[Plan]) -> None:
+    scenario = mathhammer.load_scenario(EXAMPLES / "boltguns.toml")
+    first = mathhammer.simulate(scenario, trials=1_000, seed=1)
+    second = mathhammer.simulate(scenario, trials=1_000, seed=1)
+    assert len(compiles) <= 1
+    assert first["models_destroyed"].pmf.tolist() == second["models_destroyed"].pmf.tolist()
+
+
+def test_equal_plans_share_one_core_plan_and_different_ones_do_not() -> None:
+    scenario = mathhammer.load_scenario(EXAMPLES / "boltguns.toml")
+    plan = mathhammer.compile_scenario(scenario).plan
+    assert core_plan(plan) is core_plan(plan)
+    other = mathhammer.load_scenario(EXAMPLES / "melee-charge.toml")
+    assert core_plan(mathhammer.compile_scenario(other).plan) is not core_plan(plan)
