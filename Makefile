@@ -8,7 +8,7 @@ PLUGINS := $(wildcard plugins/mathhammer-*)
 
 .PHONY: help  ## list the targets
 help:
-	@grep -E '^\.PHONY: [a-z-]+  ## ' $(MAKEFILE_LIST) | sed -E 's/^\.PHONY: ([a-z-]+)  ## (.*)/  make \1\t\2/' | expand -t 20
+	@grep -E '^\.PHONY: [a-z-]+  ## ' $(MAKEFILE_LIST) | sed -E 's/^\.PHONY: ([a-z-]+)  ## (.*)/  make \1\t\2/' | expand -t 22
 
 $(BIN)/python:
 	@echo "==> Creating the virtual environment $(VENV) with $(PYTHON)"
