@@ -56,10 +56,11 @@ test-install: install
 test-slow: install
 	$(BIN)/python -m pytest -m slow
 
-.PHONY: bench  ## install, then run the benchmarks (Python and Rust)
+.PHONY: bench  ## install, run the benchmarks, then the ratio table (beside the references with REFERENCE=DIR)
 bench: install
 	$(BIN)/python -m pytest benches --benchmark-enable --benchmark-columns=min,median,mean,rounds -p no:randomly
 	cargo bench --locked -p mathhammer-core
+	$(BIN)/python benches/ratios.py $(if $(REFERENCE),--reference $(REFERENCE)) --output target/ratios.md
 
 .PHONY: lint  ## type-check (mypy, stubtest), lint Python (ruff) and Rust (clippy)
 lint: install lint-python lint-rust

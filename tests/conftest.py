@@ -1,15 +1,29 @@
-"""Shared fixtures. ``mathhammer.testing`` (plugin fixtures) loads through its pytest11 entry point."""
+"""Shared fixtures. ``mathhammer.testing`` (plugin fixtures) loads through its pytest11 entry point.
+
+The framework's own tests run on the toy ruleset of :mod:`mathhammer.testing`
+and import no game's plugin: what they check must hold for any ruleset.
+Tests of the command line, the examples and the docs read the example files,
+which are 40k scenarios; they reach the 40k ruleset as a user does, through the
+installed plugins' entry points (``installed``), never by importing it.
+A test that needs a 40k scenario built in Python belongs in
+``plugins/mathhammer-wh40k/tests``.
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from mathhammer.registry import Registry
+from mathhammer.registry import Registry, default_registry
+from mathhammer.testing import toy_registry
 
 
 @pytest.fixture
 def registry() -> Registry:
-    """A registry holding only the 40k ruleset, built without reading entry points."""
-    from mathhammer_wh40k import plugin
+    """The toy ruleset and its keywords, built without reading entry points."""
+    return toy_registry()
 
-    return Registry.from_plugins([("wh40k", plugin)])
+
+@pytest.fixture
+def installed() -> Registry:
+    """The installed plugins, found through their entry points, for tests of the example files."""
+    return default_registry()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
-import mathhammer_wh40k.plugin
 from mathhammer import cli
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -30,7 +30,7 @@ def test_simulate_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_simulate_names_the_ruleset_and_its_version(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "simulate", str(EXAMPLES / "boltguns.toml"))
-    assert code == 0 and out.startswith(f"wh40k {mathhammer_wh40k.plugin.__version__} · exact · ")
+    assert code == 0 and out.startswith(f"wh40k {version('mathhammer-wh40k')} · exact · ")
     assert "rules: attack_sequence = " in out
 
 
@@ -63,7 +63,7 @@ def test_simulate_json_has_every_stage(capsys: pytest.CaptureFixture[str]) -> No
     d = json.loads(out)
     assert code == 0
     assert (d["ruleset"], d["evaluator"], d["trials"], d["seed"]) == ("wh40k", "monte_carlo", 20000, 2)
-    assert d["ruleset_version"] == mathhammer_wh40k.plugin.__version__
+    assert d["ruleset_version"] == version("mathhammer-wh40k")
     for stage in ("attacks", "hits", "wounds", "failed_saves", "mortal_wounds", "damage", "models_destroyed"):
         assert {"mean", "se"} <= set(d[stage])
     assert abs(sum(d["models_destroyed"]["pmf"]) - 1) < 1e-12

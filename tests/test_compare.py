@@ -21,14 +21,14 @@ def test_the_library_holds_a_dozen_classic_profiles() -> None:
     assert "lascannons" in profiles.attackers and "terminators" in profiles.targets
 
 
-def test_a_library_cell_is_the_scenario_file_of_that_pairing(registry: Registry) -> None:
+def test_a_library_cell_is_the_scenario_file_of_that_pairing(installed: Registry) -> None:
     # examples/boltguns.toml is 10 boltguns into 10 Intercessors; the same pairing
     # from the library must give the same exact distribution.
     profiles = read_profiles([LIBRARY, EXAMPLES / "boltguns.toml"])
     comparison = compare(
-        profiles.select("attacker", ["boltguns"]), profiles.select("target", ["intercessors"]), registry=registry
+        profiles.select("attacker", ["boltguns"]), profiles.select("target", ["intercessors"]), registry=installed
     )
-    direct = mathhammer.evaluate_exact(mathhammer.load_scenario(EXAMPLES / "boltguns.toml", registry=registry))
+    direct = mathhammer.evaluate_exact(mathhammer.load_scenario(EXAMPLES / "boltguns.toml", registry=installed))
     cell = comparison.results["boltguns", "intercessors"]
     assert cell.evaluator == "exact"
     assert cell["models_destroyed"].mean == pytest.approx(direct["models_destroyed"].mean, abs=1e-12)
@@ -69,7 +69,7 @@ def test_monte_carlo_cells_are_seeded_one_by_one() -> None:
     assert (first.matrix("damage") == again.matrix("damage")).all()
 
 
-def test_exact_declines_name_the_pairing(registry: Registry, tmp_path: Path) -> None:
+def test_exact_declines_name_the_pairing(tmp_path: Path) -> None:
     text = LIBRARY.read_text()
     for i in range(3):  # four allocation groups: beyond the exact evaluator
         text += f'\n[[targets.rhino.models]]\nname = "Extra {i}"\nwounds = {i + 2}\nsave = "{i + 3}+"\n'
@@ -80,12 +80,12 @@ def test_exact_declines_name_the_pairing(registry: Registry, tmp_path: Path) -> 
         compare(profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino"]), evaluator="exact")
 
 
-def test_a_bad_field_in_a_library_names_its_place_in_the_library(registry: Registry, tmp_path: Path) -> None:
+def test_a_bad_field_in_a_library_names_its_place_in_the_library(installed: Registry, tmp_path: Path) -> None:
     library = tmp_path / "library.toml"
     library.write_text(LIBRARY.read_text().replace('name = "Lascannon"\ncount = 4', 'name = "Lascannon"\ncount = 0'))
     profiles = read_profiles([library])
     with pytest.raises(ScenarioError) as info:
-        compare(profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino"]), registry=registry)
+        compare(profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino"]), registry=installed)
     assert info.value.source == str(library)
     assert info.value.field == "attackers.lascannons.weapons[0].count"
 

@@ -34,19 +34,19 @@ def test_every_hook_has_a_test() -> None:
 
 
 def test_hook_mathhammer_register_rulesets(make_registry: Callable[..., Registry]) -> None:
-    from mathhammer_wh40k import plugin
+    from mathhammer.testing import toy_ruleset_plugin
 
-    reg = make_registry(("wh40k", plugin))
-    assert reg.ruleset("wh40k").title == "Warhammer 40,000"
+    reg = make_registry(("toy", toy_ruleset_plugin))
+    assert reg.ruleset("toy").title == "Toy ruleset"
 
 
 def test_hook_mathhammer_register_keywords(make_registry: Callable[..., Registry]) -> None:
     @mathhammer.hookimpl
     def mathhammer_register_keywords(register: Callable[[Any], None]) -> None:
-        register(KeywordSpec(ruleset="wh40k", name="Rending", apply=lambda *a: None))
+        register(KeywordSpec(ruleset="toy", name="Rending", apply=lambda *a: None))
 
     reg = make_registry(("rending", plugin_object(mathhammer_register_keywords=mathhammer_register_keywords)))
-    table = reg.keyword_table("wh40k")
+    table = reg.keyword_table("toy")
     assert table.names() == ["Rending"] and table.origin["Rending"] == "rending"
     assert table.resolve("  rending ") is not None
     assert table.resolve("Rending 2") is None

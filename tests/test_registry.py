@@ -94,21 +94,21 @@ def entry_point(name: str, value: str) -> EntryPoint:
 def test_an_entry_point_that_fails_to_import_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MATHHAMMER_LOAD_PLUGINS", raising=False)
     reg = load_registry(
-        [entry_point("ghost", "no_such_module_anywhere"), entry_point("wh40k", "mathhammer_wh40k.plugin")]
+        [entry_point("ghost", "no_such_module_anywhere"), entry_point("toy", "mathhammer.testing:toy_ruleset_plugin")]
     )
-    assert "wh40k" in reg.rulesets
+    assert "toy" in reg.rulesets
     assert reg.broken[0].name == "ghost" and "ModuleNotFoundError" in reg.broken[0].error
 
 
 def test_environment_can_block_or_select_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
-    eps = [entry_point("wh40k", "mathhammer_wh40k.plugin")]
-    monkeypatch.setenv("MATHHAMMER_DISABLED_PLUGINS", "wh40k")
+    eps = [entry_point("toy", "mathhammer.testing:toy_ruleset_plugin")]
+    monkeypatch.setenv("MATHHAMMER_DISABLED_PLUGINS", "toy")
     assert load_registry(eps).rulesets == {}
     monkeypatch.delenv("MATHHAMMER_DISABLED_PLUGINS")
     monkeypatch.setenv("MATHHAMMER_LOAD_PLUGINS", "something-else")
     assert load_registry(eps).rulesets == {}
-    monkeypatch.setenv("MATHHAMMER_LOAD_PLUGINS", "wh40k")
-    assert list(load_registry(eps).rulesets) == ["wh40k"]
+    monkeypatch.setenv("MATHHAMMER_LOAD_PLUGINS", "toy")
+    assert list(load_registry(eps).rulesets) == ["toy"]
 
 
 def test_a_misspelt_hook_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from mathhammer import Registry, ScenarioError, load_scenario, scenario_from_data
 from mathhammer.scenario import read_toml
+from mathhammer.testing import ToyScenario
 
 
 def test_read_toml_reports_the_line(tmp_path: Path) -> None:
@@ -33,25 +34,15 @@ def test_the_ruleset_key_is_required(registry: Registry) -> None:
 
 def test_a_scenario_file_loads_into_the_rulesets_objects(registry: Registry, tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
-    path.write_text(
-        'ruleset = "wh40k"\n'
-        '[[attacker.weapons]]\nname = "Gun"\nattacks = "D6"\nskill = "4+"\nstrength = 5\ndamage = 2\n'
-        '[target]\ntoughness = 4\n[[target.models]]\nname = "M"\nwounds = 2\nsave = "3+"\n'
-    )
+    path.write_text('ruleset = "toy"\nattacks = "D6"\nhit = "4+"\ndamage = 2\nsave = "3+"\nkeywords = ["Deadly"]\n')
     scenario = load_scenario(path, registry=registry)
-    weapon = scenario.attacker.weapons[0]
-    assert (weapon.attacks, weapon.skill, weapon.damage, weapon.type, weapon.count) == ("D6", 4, "2", "ranged", 1)
-    assert scenario.target.models[0].save == 3
+    assert scenario == ToyScenario(attacks="D6", hit=4, damage="2", save=3, keywords=("Deadly",), source=str(path))
 
 
 def test_misspelt_fields_get_a_suggestion(registry: Registry, tmp_path: Path) -> None:
     path = tmp_path / "typo.toml"
-    path.write_text(
-        'ruleset = "wh40k"\n'
-        '[[attacker.weapons]]\nname = "Gun"\nattacks = 1\nskill = "4+"\nstrenght = 5\nstrength = 5\ndamage = 2\n'
-        '[target]\ntoughness = 4\n[[target.models]]\nname = "M"\nwounds = 2\n'
-    )
-    with pytest.raises(ScenarioError, match=r"attacker\.weapons\[0\]\.strenght: is not a known field; did you mean"):
+    path.write_text('ruleset = "toy"\nattacks = 1\nhit = "4+"\ndamgae = 2\n')
+    with pytest.raises(ScenarioError, match=r"field damgae: is not a known field; did you mean 'damage'\?"):
         load_scenario(path, registry=registry)
 
 

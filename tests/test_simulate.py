@@ -9,14 +9,12 @@ import pytest
 
 import mathhammer
 from mathhammer import Registry, ScenarioError
-from mathhammer_wh40k import Attacker, ModelProfile, Scenario, Target, Weapon
+from mathhammer.testing import ToyScenario
 
 
-def boltguns() -> Scenario:
-    return Scenario(
-        attacker=Attacker(weapons=(Weapon("Boltgun", attacks="2", skill=3, strength=4, ap=-1, damage="1", count=10),)),
-        target=Target("Intercessors", toughness=4, models=(ModelProfile("Intercessor", wounds=2, save=3, count=10),)),
-    )
+def boltguns() -> ToyScenario:
+    """Twenty shots hitting on 3+ into ten two-wound models saving on 4+ (the toy ruleset)."""
+    return ToyScenario(attacks="20", hit=3, save=4, damage="1", models=10, wounds=2, keywords=("Extra Hits 1",))
 
 
 def test_same_seed_same_result_on_any_number_of_threads(registry: Registry) -> None:

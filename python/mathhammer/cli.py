@@ -15,14 +15,15 @@ import html
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
 
-from mathhammer import report
+from mathhammer import inventory, report
 from mathhammer.compare import METRICS, Comparison
-from mathhammer.exceptions import MathhammerError, ScenarioError
+from mathhammer.exceptions import MathhammerError, PluginError, PluginWarning, ScenarioError
 from mathhammer.locate import field_line
 from mathhammer.progress import ProgressBar
 from mathhammer.registry import Registry, default_registry
@@ -143,9 +144,15 @@ def _parser() -> argparse.ArgumentParser:
     dice.add_argument("--seed", type=_seed, default=None, help="seed for the dice (default: random, and printed)")
     dice.add_argument("--dice", type=_dice, help='the dice to use, in order, such as "3,5,6,2,4" (a worked example)')
     expl.add_argument("--json", action="store_true", help="print the dice, the events and the narration as JSON")
-    sub.add_parser("plugins", help="list installed rulesets, keywords and plugins")
+    plugins = sub.add_parser("plugins", help="list installed rulesets, their keywords and the plugins behind them")
+    plugins.add_argument("--json", action="store_true", help="print the list as JSON")
     return parser
 
+
+EXIT_INPUT = 2
+"""Exit status for an error in the user's input, or a file that cannot be read or written."""
+EXIT_PLUGIN = 3
+"""Exit status for a plugin's fault: a keyword or ruleset that made an invalid Plan, or plugins in conflict."""
 
 PIPE_WIDTH = 200
 """Columns of a report written to a pipe or file, where nothing would wrap it: wide tables stay whole."""
@@ -287,38 +294,20 @@ def _explain(run: _Run) -> int:
     return 0
 
 
-def _plugins(registry: Registry) -> str:
-    lines = ["rulesets:"]
-    for name, ruleset in sorted(registry.rulesets.items()):
-        lines.append(f"  {name:<12} {ruleset.title} {ruleset.version}  (plugin {registry.ruleset_origin[name]})")
-    if not registry.rulesets:
-        lines.append("  (none)")
-    lines.append("keywords:")
-    tables = [t for t in registry.keywords.values() if t.specs]
-    for table in sorted(tables, key=lambda t: t.ruleset):
-        for name in table.names():
-            lines.append(f"  {table.ruleset}: {name}  (plugin {table.origin[name]})")
-    if not tables:
-        lines.append("  (none)")
-    lines.append("plugins:")
-    for info in registry.plugins:
-        where = f"{info.distribution} {info.version}" if info.distribution else "registered directly"
-        lines.append(f"  {info.name:<24} {where}")
-    for broken in registry.broken:
-        lines.append(f"  {broken.name:<24} BROKEN: {broken.error}")
-    return "\n".join(lines)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
     run: _Run | None = None
     try:
-        registry = default_registry()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PluginWarning)  # each is in registry.broken, printed below
+            registry = default_registry()
         for broken in registry.broken:
-            print(f"mathhammer: warning: plugin {broken.name!r} is broken: {broken.error}", file=sys.stderr)
+            state = "" if broken.error.startswith("skipped") else "is broken: "
+            print(f"mathhammer: warning: plugin {broken.name!r} {state}{broken.error}", file=sys.stderr)
         if args.command == "plugins":
-            print(_plugins(registry))
+            data = inventory.describe(registry)
+            print(json.dumps(data, indent=2) if args.json else inventory.render(data))
             return 0
         run = _Run(args, registry)
         return _COMMANDS[args.command](run)
@@ -327,6 +316,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = f" after {progress.done:,} of {progress.total:,} trials" if progress and progress.total else ""
         print(f"mathhammer: interrupted{done}; no result was reported", file=sys.stderr)
         return 130
+    except PluginError as exc:  # a plugin's fault, never the scenario's: no line of the file is quoted
+        if args.debug:
+            raise
+        print(f"mathhammer: plugin error: {exc}", file=sys.stderr)
+        return EXIT_PLUGIN
     except (MathhammerError, ValueError) as exc:
         if args.debug:
             raise
@@ -334,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         quoted = _quote(exc)
         if quoted:
             print(quoted, file=sys.stderr)
-        return 2
+        return EXIT_INPUT
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as other tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, what a shell reports for a program a closed pipe stopped
@@ -343,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"mathhammer: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return EXIT_INPUT
     except Exception as exc:  # a bug: say so briefly, and how to see more
         if args.debug:
             raise

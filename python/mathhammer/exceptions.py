@@ -13,11 +13,14 @@ __all__ = [
     "DeclinedError",
     "DiceError",
     "HookError",
+    "KeywordError",
     "MathhammerError",
     "MissingDependencyError",
     "PlanError",
     "PluginConflictError",
     "PluginError",
+    "PluginWarning",
+    "RulesetError",
     "ScenarioError",
     "ScriptError",
     "UnknownKeywordError",
@@ -54,9 +57,38 @@ class PluginError(MathhammerError):
     """A plugin failed to load or raised inside a hook."""
 
 
+class KeywordError(PluginError):
+    """A keyword's ``apply`` raised, or produced a Plan the core rejects: a fault of the plugin, not the scenario.
+
+    The message reads ``keyword Z (plugin P, distribution D) produced an invalid plan: <field and reason>``.
+
+    Attributes:
+        keyword: The keyword's name.
+        plugin: The plugin (entry point) that registered it.
+        distribution: The distribution that installed the plugin, or ``None`` for one registered in-process.
+        reason: What went wrong: the field the core refused and why, or the exception the keyword raised.
+    """
+
+    def __init__(self, keyword: str, plugin: str, distribution: str | None, reason: str) -> None:
+        self.keyword = keyword
+        self.plugin = plugin
+        self.distribution = distribution
+        self.reason = reason
+        dist = distribution or "none, registered in-process"
+        super().__init__(f"keyword {keyword} (plugin {plugin}, distribution {dist}) produced an invalid plan: {reason}")
+
+
+class RulesetError(PluginError):
+    """A ruleset compiled a Plan the core rejects, and none of its keywords is to blame."""
+
+
 class PluginConflictError(PluginError):
     """Two plugins claim the same ruleset, or the same keyword within one ruleset."""
 
 
 class MissingDependencyError(MathhammerError, ImportError):
     """An optional feature needs a package that is not installed; the message names the ``pip install`` to run."""
+
+
+class PluginWarning(UserWarning):
+    """A plugin was skipped (it needs another hook API); the others keep working."""

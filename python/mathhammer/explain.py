@@ -26,11 +26,11 @@ from typing import Any
 
 from mathhammer import _core
 from mathhammer.exceptions import ScriptError
-from mathhammer.keywords import KeywordSpec, KeywordTable
+from mathhammer.keywords import KeywordSpec
 from mathhammer.plan import AttackPool, Effect, Group, MortalWounds, Plan, Save, Test
 from mathhammer.registry import Registry, default_registry
 from mathhammer.ruleset import Compiled
-from mathhammer.simulate import compile_scenario
+from mathhammer.simulate import compile_scenario, freeze
 
 MAX_DICE = 100_000
 """The most dice one explained trial may roll (the core's own limit on attack dice)."""
@@ -88,7 +88,7 @@ def explain(
         ScriptError: when given ``dice`` run out or do not fit a die.
     """
     compiled, sources = _compile_watching_keywords(scenario, registry)
-    core_plan = compiled.plan.compile()
+    core_plan = freeze(scenario, compiled, registry=registry)
     if dice is not None:
         used = list(dice)
         try:
@@ -191,11 +191,7 @@ def _compile_watching_keywords(scenario: Any, registry: Registry | None) -> tupl
         return compile_scenario(scenario, registry=registry), {}
     added: dict[int, str] = {}
     table = registry.keyword_table(name)
-    watched = KeywordTable(
-        table.ruleset,
-        {key: dataclasses.replace(spec, apply=_watching(spec, added)) for key, spec in table.specs.items()},
-        dict(table.origin),
-    )
+    watched = table.mapped(lambda spec: dataclasses.replace(spec, apply=_watching(spec, added)))
     compiled = registry.ruleset(name).compile(scenario, watched)
     sources = {
         (s, t, e): added[id(effect)]

@@ -18,6 +18,15 @@ if TYPE_CHECKING:
 hookspec = pluggy.HookspecMarker("mathhammer")
 hookimpl = pluggy.HookimplMarker("mathhammer")
 
+HOOK_API_VERSION = 1
+"""The version of the hook API these specs make up.
+
+It changes only when a hook changes in a way existing plugins would notice
+(adding an argument does not: implementations may take fewer). A plugin
+written for another version says so with ``MATHHAMMER_HOOK_API = <version>``
+at module level and is skipped, by name and with a warning.
+"""
+
 
 # -------------------------------------------------------------------------
 # Registration hooks: called once, when the plugin registry is built

@@ -1,10 +1,22 @@
-"""Weapon keywords: what a plugin registers, and how a ruleset finds them.
+"""Weapon keywords: what a plugin registers, and how a ruleset finds and applies them.
 
 A keyword is data plus two callables: ``parse`` recognises its datasheet
 spelling (``Sustained Hits D3``, ``Anti-Infantry 4+``) and returns its
 parameters, and ``apply`` edits the Plan the ruleset is building.
 What ``apply`` receives is the ruleset's contract with its keywords; each
 ruleset documents it.
+
+Every ruleset resolves and applies keywords through :class:`KeywordTable`, so
+spellings and errors are the same in every game:
+
+- a spelling matches in any case, with any spacing, inside ``[...]``, and with
+  or without a colon before its value (``Sustained Hits 1``, ``[SUSTAINED HITS: 1]``);
+- an unknown spelling, or a known one with a bad value, is a
+  :class:`~mathhammer.exceptions.ScenarioError` at the scenario's field;
+- ``apply`` raising ``ValueError`` rejects the weapon as written (a
+  ``ScenarioError`` at the keyword's field); any other exception from ``apply``
+  is the plugin's fault, a :class:`~mathhammer.exceptions.KeywordError` naming
+  the keyword, its plugin and its distribution, never the scenario file.
 """
 
 from __future__ import annotations
@@ -15,7 +27,49 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mathhammer import _core
+from mathhammer.exceptions import DiceError, KeywordError, PlanError, ScenarioError, UnknownKeywordError
 from mathhammer.versions import Rule
+
+_VALUE = re.compile(r"\s*(\d|[dD]\d|[dD]\b|\()")
+"""What starts a keyword's value after a colon: a number, a dice expression or ``(X)``."""
+
+
+def normalise(text: str) -> str:
+    """A datasheet spelling without its brackets, outer spaces and repeated spaces.
+
+    A colon before a value becomes a space, so ``Name: X`` reads as ``Name X``;
+    a colon before words (``Lethal Hits: Vehicle``) is kept, for
+    :func:`split_restriction`.
+
+    >>> normalise("[SUSTAINED  HITS: 1]")
+    'SUSTAINED HITS 1'
+    >>> normalise("Lethal Hits: Vehicle")
+    'Lethal Hits: Vehicle'
+    """
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    name, colon, rest = text.partition(":")
+    if colon and _VALUE.match(rest):
+        text = f"{name} {rest}"
+    return re.sub(r"\s+", " ", text.strip())
+
+
+def split_restriction(text: str) -> tuple[str, str | None]:
+    """``("Lethal Hits", "VEHICLE")`` for ``Lethal Hits: VEHICLE``; ``(text, None)`` when there is none.
+
+    A restriction is words after a colon (a target keyword the ability is limited to);
+    a value after a colon (``Sustained Hits: 1``) is not one.
+
+    >>> split_restriction("[Lethal Hits: Vehicle]")
+    ('Lethal Hits', 'Vehicle')
+    >>> split_restriction("Sustained Hits: D3")
+    ('Sustained Hits D3', None)
+    """
+    spelling, colon, restriction = normalise(text).partition(":")
+    if not colon:
+        return spelling, None
+    return spelling.strip(), restriction.strip()
 
 
 def exact_name(name: str) -> Callable[[str], Mapping[str, Any] | None]:
@@ -104,24 +158,107 @@ class KeywordSpec:
 
     def match(self, text: str) -> Mapping[str, Any] | None:
         """Parameters if ``text`` spells this keyword, else ``None``."""
-        return (self.parse or exact_name(self.name))(text)
+        return (self.parse or exact_name(self.name))(normalise(text))
 
 
 @dataclass
 class KeywordTable:
-    """The keywords registered for one ruleset, with the plugin each came from."""
+    """The keywords registered for one ruleset, with the plugin and distribution each came from."""
 
     ruleset: str
     specs: dict[str, KeywordSpec] = field(default_factory=dict)
     origin: dict[str, str] = field(default_factory=dict)
+    distribution: dict[str, str | None] = field(default_factory=dict)
+    """Keyword name to the distribution that installed its plugin (``None``: registered in-process)."""
 
     def names(self) -> list[str]:
         return sorted(self.specs)
 
     def resolve(self, text: str) -> tuple[KeywordSpec, Mapping[str, Any]] | None:
-        """The keyword that accepts ``text`` and its parameters, or ``None``."""
+        """The keyword that accepts ``text`` and its parameters, or ``None``.
+
+        Raises:
+            ValueError: when ``text`` is a keyword's name with a bad value.
+        """
         for spec in self.specs.values():
             params = spec.match(text)
             if params is not None:
                 return spec, params
         return None
+
+    def lookup(
+        self,
+        text: str,
+        *,
+        source: str | None,
+        field: str,
+        prefix: str = "",
+        known: list[str] | None = None,
+        what: str | None = None,
+        known_as: str = "keywords",
+        hint: str = "",
+    ) -> tuple[KeywordSpec, dict[str, Any]]:
+        """The keyword ``text`` spells and its parameters, or an error at ``field`` of ``source``.
+
+        Args:
+            text: The spelling as the scenario wrote it.
+            source: The scenario's file, for the error.
+            field: The dotted path of the spelling, for the error.
+            prefix: Prepended to ``text`` before matching, for keywords a ruleset names in
+                a family of its own (``"Inflict "``); the error shows ``text`` alone.
+            known: The names to list when ``text`` is unknown (default: every keyword).
+            what: What ``text`` should have been, for the error (default: a keyword of this ruleset).
+            known_as: What the error calls the known names it lists.
+            hint: Appended to the error, such as the ``pip install`` that provides more.
+
+        Raises:
+            UnknownKeywordError: when no keyword accepts ``text``, listing the known ones.
+            ScenarioError: when ``text`` names a keyword with a bad value.
+        """
+        try:
+            match = self.resolve(prefix + text)
+        except ValueError as exc:
+            raise ScenarioError(f"{text!r}: {exc}", source=source, field=field) from None
+        if match is None:
+            names = self.names() if known is None else known
+            listed = ", ".join(n.removeprefix(prefix) for n in names) or "none are installed"
+            what = what or f"a keyword of ruleset {self.ruleset!r}"
+            known_as = f" {known_as}" if known_as else ""
+            raise UnknownKeywordError(
+                f"{text!r} is not {what}; known{known_as}: {listed}{hint}", source=source, field=field
+            )
+        return match[0], dict(match[1])
+
+    def apply(self, spec: KeywordSpec, rules: Any, *, source: str | None, field: str) -> None:
+        """Run ``spec.apply(rules)`` under the one error policy every ruleset shares.
+
+        Raises:
+            ScenarioError: when ``apply`` raises ``ValueError`` (the keyword rejects the
+                weapon as written), at ``field`` of ``source``.
+            KeywordError: for anything else ``apply`` raises, naming the keyword,
+                its plugin and its distribution.
+        """
+        try:
+            spec.apply(rules)
+        except ScenarioError:
+            raise
+        except (PlanError, DiceError) as exc:
+            raise self.error(spec, f"{type(exc).__name__}: {exc}") from exc
+        except ValueError as exc:
+            raise ScenarioError(str(exc), source=source, field=field) from None
+        except Exception as exc:
+            raise self.error(spec, f"{type(exc).__name__} raised while applying it at {field}: {exc}") from exc
+
+    def error(self, spec: KeywordSpec, reason: str) -> KeywordError:
+        """A :class:`KeywordError` blaming ``spec`` for ``reason``."""
+        plugin = self.origin.get(spec.name, "?")
+        return KeywordError(spec.name, plugin, self.distribution.get(spec.name), reason)
+
+    def replacing(self, name: str, spec: KeywordSpec) -> KeywordTable:
+        """A copy of the table with the keyword ``name`` replaced by ``spec`` (same origin)."""
+        return KeywordTable(self.ruleset, {**self.specs, name: spec}, dict(self.origin), dict(self.distribution))
+
+    def mapped(self, change: Callable[[KeywordSpec], KeywordSpec]) -> KeywordTable:
+        """A copy of the table with every keyword passed through ``change``."""
+        specs = {name: change(spec) for name, spec in self.specs.items()}
+        return KeywordTable(self.ruleset, specs, dict(self.origin), dict(self.distribution))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -23,7 +24,8 @@ from typing import Any
 import pluggy
 
 from mathhammer import hookspecs
-from mathhammer.exceptions import PluginConflictError, PluginError, UnknownRulesetError
+from mathhammer.exceptions import PluginConflictError, PluginError, PluginWarning, UnknownRulesetError
+from mathhammer.hookspecs import HOOK_API_VERSION
 from mathhammer.keywords import KeywordSpec, KeywordTable
 from mathhammer.ruleset import Ruleset
 
@@ -70,6 +72,8 @@ class Registry:
         """A registry of the given ``(name, plugin)`` pairs; no entry points are read."""
         registry = cls(manager=new_manager())
         for name, plugin in plugins:
+            if registry.refuses(name, plugin):
+                continue
             registry.manager.register(plugin, name=name)
             registry.plugins.append(PluginInfo(name, None, None))
         registry.collect()
@@ -89,6 +93,23 @@ class Registry:
             raise UnknownRulesetError(
                 f"unknown ruleset {name!r}; installed rulesets: {known}{hint}", source=source, field="ruleset"
             ) from None
+
+    def refuses(self, name: str, plugin: object) -> bool:
+        """Whether ``plugin`` declares a hook API other than this one; if so it is recorded as broken, with a warning.
+
+        A plugin declares the hook API it was written for with a module-level
+        ``MATHHAMMER_HOOK_API = <version>``; one that declares none is taken to fit.
+        """
+        wanted = getattr(plugin, "MATHHAMMER_HOOK_API", HOOK_API_VERSION)
+        if wanted == HOOK_API_VERSION:
+            return False
+        why = (
+            f"skipped: it needs hook API version {wanted!r}, and this mathhammer provides version {HOOK_API_VERSION}; "
+            "install a release of the plugin made for it, or a mathhammer that provides its version"
+        )
+        self.broken.append(BrokenPlugin(name, why))
+        warnings.warn(f"plugin {name!r} {why}", PluginWarning, stacklevel=3)
+        return True
 
     def keyword_table(self, ruleset: str) -> KeywordTable:
         """The keywords registered for ``ruleset`` (possibly none)."""
@@ -141,6 +162,11 @@ class Registry:
             )
         table.specs[spec.name] = spec
         table.origin[spec.name] = plugin
+        table.distribution[spec.name] = self.distribution(plugin)
+
+    def distribution(self, plugin: str) -> str | None:
+        """The distribution that installed ``plugin``, or ``None`` for one registered in-process."""
+        return next((info.distribution for info in self.plugins if info.name == plugin), None)
 
 
 def new_manager() -> pluggy.PluginManager:
@@ -181,6 +207,8 @@ def load_registry(entry_points_: Iterable[EntryPoint] | None = None) -> Registry
         dist = getattr(ep, "dist", None)
         try:
             plugin = ep.load()
+            if registry.refuses(ep.name, plugin):
+                continue
             registry.manager.register(plugin, name=ep.name)
         except Exception as exc:  # a broken plugin must not take the others down
             registry.broken.append(BrokenPlugin(ep.name, f"import failed: {type(exc).__name__}: {exc}"))

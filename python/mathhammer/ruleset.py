@@ -41,6 +41,11 @@ class Ruleset(Protocol):
         name: Short unique name used in scenario files (``ruleset = "wh40k"``).
         version: Version of the plugin's implementation of the rules.
         title: Human name, such as "Warhammer 40,000".
+
+    A ruleset may also have ``own_keywords``, the names of its game's own
+    keywords (a set of str); ``mathhammer plugins`` then marks any other keyword
+    registered for it as a third party's addition. It is optional, so it is
+    read with ``getattr`` and not part of the protocol's checks.
     """
 
     name: str

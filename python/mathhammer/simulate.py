@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import re
 import secrets
 import threading
 import time
@@ -12,7 +15,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from mathhammer import _core
-from mathhammer.exceptions import DeclinedError, ScenarioError
+from mathhammer.exceptions import DeclinedError, PlanError, PluginError, RulesetError, ScenarioError
 from mathhammer.plan import Plan
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import DISTRIBUTION_STAGES, Result
@@ -38,6 +41,108 @@ def compile_scenario(scenario: Any, *, registry: Registry | None = None) -> Comp
         raise ScenarioError(f"{type(scenario).__name__} names no ruleset (it has no 'ruleset' attribute)")
     ruleset = registry.ruleset(name)
     return ruleset.compile(scenario, registry.keyword_table(name))
+
+
+def freeze(scenario: Any, compiled: Compiled, *, registry: Registry | None = None) -> _core.CompiledPlan:
+    """Check a compiled scenario's Plan in the core and freeze it for running.
+
+    The Plan is the ruleset's and its keywords' work, never the scenario's, so
+    a Plan the core rejects is blamed on the plugin that made it: the keyword
+    without whose ``apply`` the Plan is accepted, else the ruleset.
+
+    Raises:
+        KeywordError: naming the keyword, its plugin and its distribution, and the core's reason.
+        RulesetError: naming the ruleset, its plugin and its distribution, when no one keyword is to blame.
+    """
+    try:
+        return core_plan(compiled.plan)
+    except PlanError as exc:
+        raise _blame(scenario, registry or default_registry(), _named_field(f"{exc}", compiled.plan)) from exc
+
+
+_JSON_POSITION = re.compile(r"^plan field \(json\): (.*) at line 1 column (\d+)$", re.DOTALL)
+
+
+def _named_field(reason: str, plan: Plan) -> str:
+    """The core's reason, with a position in the Plan's JSON replaced by the field's path.
+
+    The core reads a Plan as JSON; a value it cannot even read (an unknown
+    field, a dice expression that cannot be rolled) is reported by position,
+    which means nothing to a plugin's author. The Python side wrote that JSON,
+    so it can say which field the position falls in.
+    """
+    match = _JSON_POSITION.match(reason)
+    if match is None:
+        return reason
+    spans: list[tuple[int, int, str]] = []
+    text = _json_with_spans(plan.to_dict(), "", spans)
+    assert text == plan.to_json()  # the same writer json.dumps is, so the positions agree
+    column = int(match.group(2)) - 1
+    inside = [(end - start, start, end, path) for start, end, path in spans if start <= column <= end and path]
+    if not inside:
+        return reason
+    _, first, last, path = min(inside)
+    # The core reads some values whole before checking them (a sequence's kind
+    # decides how the rest reads), so the position may be that of the
+    # enclosing value: look inside it for the field or value the reason names.
+    values = {json.dumps(v) for v in re.findall(r'"([^"]*)"', match.group(1))}
+    keys = set(re.findall(r"^unknown field `(\w+)`", match.group(1)))
+    exact = [
+        p
+        for start, end, p in spans
+        if first <= start and end <= last and (text[start:end] in values or p.rsplit(".", 1)[-1] in keys)
+    ]
+    return f"plan field {exact[0] if len(exact) == 1 else path}: {match.group(1)}"
+
+
+def _json_with_spans(value: Any, path: str, spans: list[tuple[int, int, str]], at: int = 0) -> str:
+    """``json.dumps(value)``, recording where each value at a dotted ``path`` starts and ends."""
+    if isinstance(value, dict):
+        parts, offset = [], at + 1
+        for key, item in value.items():
+            head = f"{json.dumps(key)}: "
+            body = _json_with_spans(item, f"{path}.{key}" if path else key, spans, offset + len(head))
+            parts.append(head + body)
+            offset += len(head) + len(body) + 2
+        text = "{" + ", ".join(parts) + "}"
+    elif isinstance(value, list):
+        parts, offset = [], at + 1
+        for i, item in enumerate(value):
+            body = _json_with_spans(item, f"{path}[{i}]", spans, offset)
+            parts.append(body)
+            offset += len(body) + 2
+        text = "[" + ", ".join(parts) + "]"
+    else:
+        text = json.dumps(value)
+    spans.append((at, at + len(text), path))
+    return text
+
+
+def _skip(rules: Any) -> None:
+    """An ``apply`` that does nothing, to find out which keyword broke a Plan."""
+
+
+def _blame(scenario: Any, registry: Registry, reason: str) -> PluginError:
+    """The error naming whoever made a Plan the core rejected for ``reason``.
+
+    Each keyword of the ruleset is left out in turn (its ``apply`` skipped) and
+    the scenario compiled again: the keyword whose absence makes the Plan
+    acceptable is the one to blame. This runs only on the error path, and a
+    keyword the scenario does not use changes nothing, so it is never blamed.
+    """
+    name = scenario.ruleset
+    ruleset = registry.ruleset(name)
+    table = registry.keyword_table(name)
+    for key, spec in table.specs.items():
+        without = table.replacing(key, dataclasses.replace(spec, apply=_skip))
+        try:
+            ruleset.compile(scenario, without).plan.compile()
+        except Exception:  # still broken, or broken another way without it: not this one alone
+            continue
+        return table.error(spec, reason)
+    plugin = registry.ruleset_origin.get(name, "?")
+    dist = registry.distribution(plugin) or "none, registered in-process"
+    return RulesetError(f"ruleset {name} (plugin {plugin}, distribution {dist}) produced an invalid plan: {reason}")
 
 
 def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
@@ -92,9 +197,12 @@ def prepare(scenario: Any, *, registry: Registry | None = None) -> Prepared:
 
     Raises:
         ScenarioError: for a scenario its ruleset rejects.
+        KeywordError: for a keyword that raised or built a Plan the core rejects (see :func:`freeze`).
     """
     compiled = compile_scenario(scenario, registry=registry)
-    return Prepared(scenario, compiled, core_plan(compiled.plan), _ruleset_version(scenario, registry))
+    return Prepared(
+        scenario, compiled, freeze(scenario, compiled, registry=registry), _ruleset_version(scenario, registry)
+    )
 
 
 _CORE_PLANS: OrderedDict[str, _core.CompiledPlan] = OrderedDict()

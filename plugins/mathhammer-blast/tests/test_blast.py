@@ -9,8 +9,8 @@ import pytest
 
 import mathhammer
 from mathhammer import Registry, ScenarioError
+from mathhammer.plugin import VersionChoice
 from mathhammer.testing import assert_mean
-from mathhammer.versions import VersionChoice
 from mathhammer_wh40k import Attacker, Context, ModelProfile, Scenario, Target, Weapon, plugin
 
 

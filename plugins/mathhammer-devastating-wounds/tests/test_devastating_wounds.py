@@ -9,8 +9,8 @@ import pytest
 
 import mathhammer
 from mathhammer import Registry
+from mathhammer.plugin import VersionChoice
 from mathhammer.testing import assert_mean
-from mathhammer.versions import VersionChoice
 from mathhammer_wh40k import Attacker, ModelProfile, Scenario, Target, Weapon, plugin
 from mathhammer_wh40k.keywords import lethal_hits
 

@@ -9,7 +9,7 @@ import pytest
 
 import mathhammer
 from mathhammer import Registry
-from mathhammer.testing import assert_mean, assert_same_distribution
+from mathhammer.testing import assert_mean, assert_same_distribution, run_cli, simulate_plan
 from mathhammer_wh40k import Attacker, ModelProfile, Scenario, Target, Weapon, plugin
 
 N = 20
@@ -55,7 +55,7 @@ def test_a_hook_that_raises_surfaces_its_own_error(registry: Registry) -> None:
 
     plan.hooks[0] = broken
     with pytest.raises(ZeroDivisionError, match="the hook's own bug"):
-        mathhammer._core.simulate(plan.compile(), 50_000, 1)
+        simulate_plan(plan, 50_000, 1)
 
 
 @pytest.mark.parametrize(
@@ -76,11 +76,21 @@ def test_hooks_returning_garbage_are_a_hook_error(
     plan = mathhammer.compile_scenario(rending("Rending (batch)"), registry=registry).plan
     plan.hooks[0] = returned  # type: ignore[assignment]
     with pytest.raises(mathhammer.HookError, match=message):
-        mathhammer._core.simulate(plan.compile(), 20_000, 1)
+        simulate_plan(plan, 20_000, 1)
 
 
 def test_whole_floats_and_other_int_types_are_accepted(registry: Registry) -> None:
     plan = mathhammer.compile_scenario(rending("Rending (batch)"), registry=registry).plan
     plan.hooks[0] = lambda a: {"mortal_wounds": a["criticals"]["wound"].astype(float)}  # type: ignore[assignment]
-    hists = mathhammer._core.simulate(plan.compile(), 20_000, 1)
+    hists = simulate_plan(plan, 20_000, 1)
     assert sum(hists[-1]) == 20_000
+
+
+def test_mathhammer_plugins_marks_rending_as_an_addition_to_40k(capsys: pytest.CaptureFixture[str]) -> None:
+    """Installed beside the 40k ruleset, the invented Rending is not listed as one of 40k's own keywords."""
+    import json
+
+    assert run_cli(["plugins", "--json"]) == 0
+    keywords = {k["name"]: k for k in json.loads(capsys.readouterr().out)["keywords"] if k["ruleset"] == "wh40k"}
+    assert keywords["Rending"]["own"] is False and keywords["Rending"]["distribution"] == "mathhammer-example-keyword"
+    assert keywords["Lethal Hits"]["own"] is True and keywords["Sustained Hits"]["own"] is True

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 import mathhammer_inflict
-from mathhammer.keywords import KeywordSpec
-from mathhammer.plan import Effect
+from mathhammer.plugin import Effect, KeywordSpec
 
 
 @dataclass

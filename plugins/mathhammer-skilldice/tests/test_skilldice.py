@@ -16,9 +16,7 @@ import pytest
 
 import mathhammer
 from mathhammer import KeywordSpec, Result, Stage
-from mathhammer.exceptions import ScenarioError
-from mathhammer.plan import Effect
-from mathhammer.registry import KeywordRegistrar
+from mathhammer.plugin import Effect, KeywordRegistrar, ScenarioError
 from mathhammer.testing import assert_mean
 from mathhammer_skilldice import AttackRules
 from mathhammer_skilldice.rules import hp_lost

@@ -16,8 +16,7 @@ import pytest
 
 import mathhammer
 from mathhammer import Registry, Result
-from mathhammer.exceptions import ScenarioError
-from mathhammer.plan import AttackPool
+from mathhammer.plugin import AttackPool, ScenarioError
 from mathhammer.testing import assert_mean
 
 from .conftest import EXAMPLES, scenario_data
@@ -242,7 +241,7 @@ def test_the_command_line_reports_a_ninth_age_scenario_as_json(capsys: pytest.Ca
     """``mathhammer simulate FILE --json`` works as for 40k: exact by default, stages by name."""
     import json
 
-    from mathhammer.cli import main
+    from mathhammer.testing import run_cli as main
 
     assert main(["simulate", str(EXAMPLES / "t9a-greatswords.toml"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -15,8 +15,7 @@ import pytest
 
 import mathhammer
 from mathhammer import KeywordSpec, Result
-from mathhammer.exceptions import ScenarioError
-from mathhammer.registry import KeywordRegistrar
+from mathhammer.plugin import KeywordRegistrar, ScenarioError
 from mathhammer_t9a import AttackRules
 
 from .conftest import scenario_data, t9a_registry

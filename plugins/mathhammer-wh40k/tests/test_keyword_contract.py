@@ -9,7 +9,7 @@ import pytest
 
 import mathhammer
 from mathhammer import KeywordSpec, PluginError, Registry
-from mathhammer.plan import Effect
+from mathhammer.plugin import Effect
 from mathhammer.testing import assert_mean, plugin_object
 from mathhammer_wh40k import Attacker, ModelProfile, Scenario, Target, Weapon, plugin
 from mathhammer_wh40k.keyword_api import WeaponRules
@@ -49,5 +49,5 @@ def test_a_failing_keyword_names_itself_and_its_plugin(make_registry: Callable[.
         raise RuntimeError("boom")
 
     registry = make_registry(("wh40k", plugin), ("toy", keyword_plugin("Toy Hits", broken)))
-    with pytest.raises(PluginError, match=r"keyword 'Toy Hits' \(plugin 'toy'\) failed on attacker\.weapons\[0\]"):
+    with pytest.raises(PluginError, match=r"keyword Toy Hits \(plugin toy, .*\) .* at attacker\.weapons\[0\].*: boom"):
         mathhammer.compile_scenario(scenario("Toy Hits"), registry=registry)

@@ -10,8 +10,8 @@ import pytest
 
 import mathhammer
 from mathhammer import Registry, Result
+from mathhammer.plugin import VersionChoice
 from mathhammer.testing import assert_mean
-from mathhammer.versions import VersionChoice
 from mathhammer_wh40k import Attacker, Context, ModelProfile, Scenario, Target, Weapon, plugin
 from mathhammer_wh40k.keywords import anti, cleave, heavy, lance, lethal_hits, melta, rapid_fire, torrent, twin_linked
 from mathhammer_wh40k.model import Modifiers
@@ -469,3 +469,19 @@ def test_a_weapons_rule_table_is_checked(everything: Registry) -> None:
             mathhammer.compile_scenario(
                 Scenario(attacker=Attacker(weapons=(weapon,)), target=target), registry=everything
             )
+
+
+@pytest.mark.parametrize(
+    "spelling", ["sustained hits 1", "[SUSTAINED HITS 1]", "Sustained Hits: 1", "[Sustained Hits:1]"]
+)
+def test_a_keyword_is_spelt_as_datasheets_spell_it(registry: Registry, spelling: str) -> None:
+    def plan(keyword: str) -> dict[str, Any]:
+        weapon = Weapon(name="Gun", attacks="1", skill=3, strength=4, damage="1", count=N, keywords=(keyword,))
+        scenario = Scenario(
+            attacker=Attacker(weapons=(weapon,)),
+            target=Target("T", toughness=4, keywords=("Vehicle",), models=(ModelProfile("M", wounds=1, count=9),)),
+        )
+        return mathhammer.compile_scenario(scenario, registry=registry).plan.to_dict()
+
+    assert plan(spelling) == plan("Sustained Hits 1")
+    assert plan("[LETHAL HITS: VEHICLE]") == plan("Lethal Hits")  # words after a colon restrict the target

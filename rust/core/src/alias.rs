@@ -68,6 +68,48 @@ impl AliasTable {
     }
 }
 
+/// An alias table whose entries carry the values drawn, so a draw reads one
+/// entry (one cache line) and chooses between its two values without a
+/// branch. It draws the same index as [`AliasTable`] from the same word.
+#[derive(Debug, Clone)]
+pub struct ValueAlias {
+    /// Per column: the threshold, the column's value, its alias's value.
+    entries: Vec<(u64, u64, u64)>,
+}
+
+impl ValueAlias {
+    /// Draw `values[i]` with probability `p[i]`.
+    ///
+    /// # Panics
+    /// As [`AliasTable::new`], or if `values` is shorter than `p`.
+    #[must_use]
+    pub fn new(p: &[f64], values: &[u64]) -> Self {
+        let table = AliasTable::new(p);
+        let entries = (0..p.len())
+            .map(|i| {
+                (
+                    table.threshold[i],
+                    values[i],
+                    values[table.alias[i] as usize],
+                )
+            })
+            .collect();
+        ValueAlias { entries }
+    }
+
+    /// One draw (see [`AliasTable::sample`]).
+    #[inline]
+    pub fn sample(&self, stream: &mut Stream) -> u64 {
+        let wide = u128::from(stream.next_u64()) * self.entries.len() as u128;
+        let (threshold, own, alias) = self.entries[(wide >> 64) as usize];
+        if (wide as u64) < threshold {
+            own
+        } else {
+            alias
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

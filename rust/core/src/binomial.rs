@@ -60,6 +60,11 @@ impl Chance {
         }
     }
 
+    /// The chance itself.
+    pub(crate) fn chance(&self) -> f64 {
+        self.p
+    }
+
     /// A draw from Binomial(`n`, p).
     pub(crate) fn draw(&self, n: u32, stream: &mut Stream) -> u32 {
         if n == 0 || self.p <= 0.0 {
@@ -105,6 +110,26 @@ impl Chance {
         // Only rounding leaves `u` above zero once every value is taken off.
         mode
     }
+}
+
+/// The probabilities of Binomial(`n`, `p`), 0 to `n`, each from
+/// log-factorials (so no long product underflows).
+pub(crate) fn pmf(n: u32, p: f64) -> Vec<f64> {
+    let c = Chance::new(p);
+    if c.p <= 0.0 || c.p >= 1.0 {
+        let mut certain = vec![0.0; n as usize + 1];
+        certain[if c.p <= 0.0 { 0 } else { n as usize }] = 1.0;
+        return certain;
+    }
+    (0..=n)
+        .map(|k| {
+            let kf = f64::from(k);
+            (log_factorial(n) - log_factorial(k) - log_factorial(n - k)
+                + kf * c.ln_p
+                + (f64::from(n) - kf) * c.ln_q)
+                .exp()
+        })
+        .collect()
 }
 
 /// The outcome of one attack die as a vector of counts, with its chance; a
@@ -158,19 +183,6 @@ impl Multinomial {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pmf(n: u32, p: f64) -> Vec<f64> {
-        let c = Chance::new(p);
-        (0..=n)
-            .map(|k| {
-                let kf = f64::from(k);
-                (log_factorial(n) - log_factorial(k) - log_factorial(n - k)
-                    + kf * c.ln_p
-                    + (f64::from(n) - kf) * c.ln_q)
-                    .exp()
-            })
-            .collect()
-    }
 
     #[test]
     fn log_factorials_agree_across_the_switch_to_stirling() {

@@ -19,6 +19,7 @@ pub mod sampled;
 pub(crate) mod tables;
 pub mod target;
 pub mod trace;
+mod trial_table;
 pub mod workspace;
 
 pub use dice::DiceExpr;

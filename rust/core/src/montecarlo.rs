@@ -48,28 +48,36 @@ impl Tally {
         }
     }
 
+    /// Record `times` trials in which number `i` was `v`.
     #[inline]
-    fn record(&mut self, i: usize, v: u32) {
+    pub(crate) fn record_times(&mut self, i: usize, v: u32, times: u64) {
         let h = &mut self.hist[i];
         let v = v as usize;
         if v >= h.len() {
             h.resize(v + 1, 0);
         }
-        h[v] += 1;
+        h[v] += times;
+    }
+
+    /// Each number a finished trial records, by index: the counters, then
+    /// damage and models destroyed, then the attacker's.
+    #[inline]
+    pub(crate) fn each_number(ws: &Workspace<'_>, mut f: impl FnMut(usize, u32)) {
+        let c = ws.counters.len();
+        for i in 0..c {
+            f(i, ws.counters[i]);
+        }
+        f(c, ws.state.damage);
+        f(c + 1, ws.state.destroyed);
+        if let Some(a) = &ws.attacker {
+            f(c + 2, a.damage);
+            f(c + 3, a.destroyed);
+        }
     }
 
     /// Record one finished trial's numbers.
     pub fn record_trial(&mut self, ws: &Workspace<'_>) {
-        let c = ws.counters.len();
-        for i in 0..c {
-            self.record(i, ws.counters[i]);
-        }
-        self.record(c, ws.state.damage);
-        self.record(c + 1, ws.state.destroyed);
-        if let Some(a) = &ws.attacker {
-            self.record(c + 2, a.damage);
-            self.record(c + 3, a.destroyed);
-        }
+        Tally::each_number(ws, |i, v| self.record_times(i, v, 1));
     }
 
     /// Add another tally's counts to this one.
@@ -121,6 +129,9 @@ pub enum Path {
     Auto,
     /// Every die rolled, as scripted replays do.
     DieByDie,
+    /// The fast path one trial at a time, without drawing whole trials or
+    /// looking resolutions up (the tests hold those shortcuts to it).
+    PerTrial,
 }
 
 /// A Program ready for Monte Carlo, with fast-path tables where possible.
@@ -135,6 +146,11 @@ impl<'p> Runner<'p> {
     pub fn new(program: &'p Program, path: Path) -> Self {
         let sampler = match path {
             Path::Auto => Sampler::new(program).map(Cow::Owned),
+            Path::PerTrial => Sampler::new(program).map(|mut s| {
+                s.whole = None;
+                s.resolved = None;
+                Cow::Owned(s)
+            }),
             Path::DieByDie => None,
         };
         Runner { program, sampler }
@@ -154,6 +170,19 @@ impl<'p> Runner<'p> {
     #[must_use]
     pub fn is_sampled(&self) -> bool {
         self.sampler.is_some()
+    }
+
+    /// Does this runner draw whole trials at once (one pool whose trial the
+    /// drawn counts decide)?
+    #[must_use]
+    pub fn draws_whole_trials(&self) -> bool {
+        self.sampler.as_ref().is_some_and(|s| s.whole.is_some())
+    }
+
+    /// Does this runner look a pool's resolution up instead of running it?
+    #[must_use]
+    pub fn looks_resolutions_up(&self) -> bool {
+        self.sampler.as_ref().is_some_and(|s| s.resolved.is_some())
     }
 }
 
@@ -229,6 +258,27 @@ pub fn run_chunk(
     let mut tally = Tally::new(numbers);
     let mut ws = Workspace::new(program);
     let mut stream = Stream::new(seed, chunk);
+    if let Some(sampler) = runner.sampler.as_deref() {
+        if control.stopped() {
+            return tally;
+        }
+        let shortcut = match (&sampler.whole, &sampler.resolved) {
+            (Some(whole), _) => {
+                whole.run(n, &mut stream, &mut tally);
+                true
+            }
+            (None, Some(resolved)) => {
+                resolved.run(program, sampler.first_pool(), n, &mut stream, &mut tally);
+                true
+            }
+            (None, None) => false,
+        };
+        if shortcut {
+            tally.trials = n;
+            control.add_done(n);
+            return tally;
+        }
+    }
     for _ in 0..n {
         if control.stopped() {
             return tally;

@@ -20,7 +20,7 @@
 //! whose one-die table cannot be built, or whose pool mixes several kinds of
 //! mortal-wound effect (their interleaving matters), runs die by die.
 
-use crate::alias::AliasTable;
+use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::{Chance, Multinomial};
 use crate::executor::{declare, drive, gather_attacks, inflict, resolve_save_faces, unsaved};
 use crate::plan::{Excess, Group, Side};
@@ -28,6 +28,7 @@ use crate::program::{Inflict, Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
 use crate::tables::{binomial_pmf, one_token, point, slot, sorted, Builder, BITS, SLOTS};
 use crate::trace::NoTrace;
+use crate::trial_table::{Resolutions, TrialTable};
 use crate::workspace::{bump, Workspace};
 
 /// The most table entries (over all pools and all dice counts) the fast path
@@ -40,22 +41,26 @@ pub const MAX_TABLE_ENTRIES: usize = 1 << 16;
 /// (that test's counter increments), then tokens reaching the save, then
 /// mortal-wound effects triggered.
 #[derive(Debug, Clone)]
-struct PoolTables {
-    /// `by_count[n]`: packed outcome vectors and their alias table for n
-    /// dice, for every n up to as many as the budget allowed.
-    by_count: Vec<(Vec<u64>, AliasTable)>,
+pub(crate) struct PoolTables {
+    /// `by_count[n]`: packed outcome vectors, their chances and their alias
+    /// table for n dice, for every n up to as many as the budget allowed.
+    pub(crate) by_count: Vec<(Vec<u64>, Vec<f64>, ValueAlias)>,
     /// One die's outcomes, for more dice than `by_count` holds.
     beyond: Option<Multinomial>,
     /// When saves fail on the same faces for every group: `binomial[w]` for
     /// w wounds, as far as tabulated, and the chance one save fails.
-    binomial: Option<(Vec<AliasTable>, Chance)>,
-    inflict: Option<Inflict>,
+    pub(crate) binomial: Option<(Vec<AliasTable>, Chance)>,
+    pub(crate) inflict: Option<Inflict>,
 }
 
 /// A Program with its fast-path tables, where they could be built.
 #[derive(Debug, Clone)]
 pub struct Sampler {
     pools: Vec<Option<PoolTables>>,
+    /// Whole trials in one draw, where the Plan allows (`trial_table.rs`).
+    pub(crate) whole: Option<TrialTable>,
+    /// Or the pool's resolution looked up, where the Plan allows.
+    pub(crate) resolved: Option<Resolutions>,
 }
 
 impl Sampler {
@@ -81,7 +86,29 @@ impl Sampler {
                 )?),
             });
         }
-        Some(Sampler { pools })
+        let whole = TrialTable::new(program, &pools);
+        let resolved = if whole.is_some() {
+            None
+        } else {
+            Resolutions::new(program, &pools)
+        };
+        Some(Sampler {
+            pools,
+            whole,
+            resolved,
+        })
+    }
+}
+
+impl Sampler {
+    /// The first pool's tables (the one pool of a Plan whose resolution is
+    /// looked up).
+    pub(crate) fn first_pool(&self) -> &PoolTables {
+        self.pools
+            .iter()
+            .flatten()
+            .next()
+            .expect("a Plan with a lookup has one pool")
     }
 }
 
@@ -122,7 +149,8 @@ impl PoolTables {
             let probs: Vec<f64> = entries.iter().map(|e| e.1).collect();
             let keys: Vec<u64> = entries.iter().map(|e| e.0).collect();
             max_saves = max_saves.max(keys.iter().map(|&v| slot(v, save_slot)).max().unwrap_or(0));
-            by_count.push((keys, AliasTable::new(&probs)));
+            let alias = ValueAlias::new(&probs, &keys);
+            by_count.push((keys, probs, alias));
         }
         let beyond = (by_count.len() as u64 <= max_attacks).then(|| {
             let outcomes = sorted(&first)
@@ -152,12 +180,25 @@ impl PoolTables {
         })
     }
 
+    /// The failed saves of `wounds` tokens reaching the save, when every
+    /// group saves on the same faces (so the failures are the lowest rolls:
+    /// resolved in order, the passes change nothing); `None` otherwise.
+    #[inline]
+    pub(crate) fn draw_failed(&self, wounds: u32, stream: &mut Stream) -> Option<u32> {
+        self.binomial
+            .as_ref()
+            .map(|(binomial, chance)| match binomial.get(wounds as usize) {
+                Some(table) => table.sample(stream) as u32,
+                None => chance.draw(wounds, stream),
+            })
+    }
+
     /// The counts of `dice` attack dice: one per test, then the tokens
     /// reaching the save, then the harm events.
-    fn draw(&self, dice: u32, stream: &mut Stream) -> [u32; SLOTS] {
+    pub(crate) fn draw(&self, dice: u32, stream: &mut Stream) -> [u32; SLOTS] {
         let mut counts = [0; SLOTS];
-        if let Some((keys, alias)) = self.by_count.get(dice as usize) {
-            let v = keys[alias.sample(stream)];
+        if let Some((_, _, alias)) = self.by_count.get(dice as usize) {
+            let v = alias.sample(stream);
             for (i, c) in counts.iter_mut().enumerate() {
                 *c = slot(v, i);
             }
@@ -203,21 +244,50 @@ fn run_pool(
     stream: &mut Stream,
 ) {
     let attacks = gather_attacks(pool, ws.attacker.as_ref().map(|a| &a.alive[..]), stream);
-    bump(&mut ws.counters, pool.attacks_counter, attacks);
     let counts = tables.draw(attacks, stream);
+    let failed = tables.draw_failed(counts[pool.tests.len()], stream);
+    let drawn = Drawn {
+        attacks,
+        counts,
+        failed,
+    };
+    resolve(index, pool, tables.inflict, &drawn, ws, stream);
+}
+
+/// What the fast path draws for a pool before resolving it.
+pub(crate) struct Drawn {
+    /// Attack dice gathered.
+    pub(crate) attacks: u32,
+    /// One count per test, then tokens reaching the save, then harm events.
+    pub(crate) counts: [u32; SLOTS],
+    /// The failed saves, when drawn as a binomial (otherwise the save dice
+    /// are rolled as the pool resolves).
+    pub(crate) failed: Option<u32>,
+}
+
+/// Resolve a pool from what was drawn for it; any dice it still needs come
+/// from `dice`.
+pub(crate) fn resolve<D: DiceSource>(
+    index: usize,
+    pool: &RunPool,
+    inflicts: Option<Inflict>,
+    drawn: &Drawn,
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+) {
+    let Drawn {
+        attacks,
+        counts,
+        failed,
+    } = *drawn;
+    bump(&mut ws.counters, pool.attacks_counter, attacks);
     let m = pool.tests.len();
     for (k, t) in pool.tests.iter().enumerate() {
         bump(&mut ws.counters, t.counter, counts[k]);
     }
     let wounds = counts[m];
     declare(pool, ws);
-    if let Some((binomial, chance)) = &tables.binomial {
-        // Every group saves on the same faces, so the failures are the lowest
-        // rolls: resolve them in order, the passes change nothing.
-        let failed = match binomial.get(wounds as usize) {
-            Some(table) => table.sample(stream) as u32,
-            None => chance.draw(wounds, stream),
-        };
+    if let Some(failed) = failed {
         // `apply_fixed` knows damage modifiers only: anything that converts
         // or follows damage goes one attack at a time.
         if pool.damage.is_random()
@@ -230,27 +300,27 @@ fn run_pool(
         {
             for _ in 0..failed {
                 let current = ws.state.current(&ws.order);
-                unsaved(pool, ws, current, stream, &mut NoTrace);
+                unsaved(pool, ws, current, dice, &mut NoTrace);
             }
         } else {
             bump(&mut ws.counters, pool.save.counter, failed);
             ws.state
-                .apply_fixed(&ws.order, failed, pool.damage.min(), stream);
+                .apply_fixed(&ws.order, failed, pool.damage.min(), dice);
         }
     } else {
         ws.save_faces.clear();
         ws.save_faces.resize(pool.save.die as usize + 1, 0);
         for _ in 0..wounds {
-            ws.save_faces[stream.roll(pool.save.die) as usize] += 1;
+            ws.save_faces[dice.roll(pool.save.die) as usize] += 1;
         }
-        resolve_save_faces(pool, ws, stream, &mut NoTrace);
+        resolve_save_faces(pool, ws, dice, &mut NoTrace);
     }
-    if let Some(what) = tables.inflict {
+    if let Some(what) = inflicts {
         for _ in 0..counts[m + 1] {
             if what.after_all {
                 ws.deferred.push((index, what, ws.focus));
             } else {
-                inflict(pool, ws, what, stream, &mut NoTrace);
+                inflict(pool, ws, what, dice, &mut NoTrace);
             }
         }
     }

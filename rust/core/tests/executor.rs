@@ -433,6 +433,74 @@ fn both_paths(plan: &Value, trials: u64) {
 }
 
 #[test]
+fn whole_trials_drawn_at_once_match_die_by_die() {
+    // Fixed attacks, saves alike, fixed damage and fixed mortal wounds after
+    // every attack: the counts decide the trial, so one draw makes it.
+    let mut plan = boltguns();
+    plan["counters"] = json!(["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"]);
+    let pool = &mut plan["sequences"][0];
+    pool["damage"]["dice"] = json!("2");
+    pool["mortal_counter"] = json!("mortal_wounds");
+    pool["steps"][1]["effects"] = json!([
+        {"on": "critical", "action": "mortal", "spill": true, "ends_attack": true, "after_all": true}]);
+    let p = program(&plan);
+    assert!(Runner::new(&p, Path::Auto).draws_whole_trials());
+    both_paths(&plan, 200_000);
+    assert!(Runner::new(&program(&boltguns()), Path::Auto).draws_whole_trials());
+}
+
+/// S2 of the benchmarks: Sustained Hits 1, Lethal Hits, Devastating Wounds
+/// (spilling, after every attack) and damage 2.
+fn sustained_lethal_devastating() -> Value {
+    let mut plan = boltguns();
+    plan["counters"] = json!(["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"]);
+    let pool = &mut plan["sequences"][0];
+    pool["damage"]["dice"] = json!("2");
+    pool["mortal_counter"] = json!("mortal_wounds");
+    pool["steps"][0]["effects"] = json!([
+        {"on": "critical", "action": "extra", "amount": "1"},
+        {"on": "critical", "action": "skip", "steps": 1}]);
+    pool["steps"][1]["effects"] = json!([
+        {"on": "critical", "action": "mortal", "spill": true, "ends_attack": true, "after_all": true, "reduced": true}]);
+    plan
+}
+
+#[test]
+fn resolutions_looked_up_give_the_same_numbers_as_running_them() {
+    // Too many outcomes for a whole-trial table, but nothing after the save
+    // rolls dice: the draws are the fast path's and the rest is looked up,
+    // so one seed gives the very same histograms either way.
+    let p = program(&sustained_lethal_devastating());
+    let runner = Runner::new(&p, Path::Auto);
+    assert!(runner.looks_resolutions_up() && !runner.draws_whole_trials());
+    let options = |path| RunOptions {
+        trials: 100_000,
+        seed: 8,
+        threads: 2,
+        path,
+    };
+    let looked_up = simulate(&p, options(Path::Auto), |_, _| Ok(())).unwrap();
+    let per_trial = simulate(&p, options(Path::PerTrial), |_, _| Ok(())).unwrap();
+    assert_eq!(looked_up.hist, per_trial.hist);
+    both_paths(&sustained_lethal_devastating(), 200_000);
+}
+
+#[test]
+fn trials_that_roll_after_the_save_are_not_drawn_whole() {
+    // Random damage, or Feel No Pain, rolls dice the counts do not decide.
+    let mut random = boltguns();
+    random["sequences"][0]["damage"]["dice"] = json!("D3");
+    let mut fnp = boltguns();
+    fnp["target"]["groups"][0]["feel_no_pain"] = json!(5);
+    for plan in [&random, &fnp] {
+        let p = program(plan);
+        let runner = Runner::new(&p, Path::Auto);
+        assert!(runner.is_sampled() && !runner.draws_whole_trials());
+        both_paths(plan, 100_000);
+    }
+}
+
+#[test]
 fn fast_path_matches_die_by_die_on_the_benchmark() {
     both_paths(&boltguns(), 200_000);
 }

@@ -22,13 +22,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import mathhammer
-from mathhammer.exceptions import ScenarioError
-from mathhammer.keywords import KeywordSpec, with_value
-from mathhammer.versions import Rule
+from mathhammer.plugin import KeywordSpec, Rule, ScenarioError, hookimpl, with_value
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
 
 RULE = Rule(
     name="Blast",
@@ -85,6 +82,6 @@ SPEC = KeywordSpec(
 )
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(SPEC)

@@ -31,13 +31,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
-from mathhammer.plan import Effect
-from mathhammer.versions import Rule
+from mathhammer.plugin import Effect, KeywordSpec, Rule, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
 
 RULE = Rule(
     name="Devastating Wounds",
@@ -84,6 +81,6 @@ SPEC = KeywordSpec(
 )
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(SPEC)

@@ -15,8 +15,8 @@ It shows both ways a keyword can change the attack sequence:
   the chunk sequence by sequence and rolls every die), and the exact
   evaluator declines Plans that use it.
 
-Only the public API is used: :data:`mathhammer.hookimpl`,
-:class:`mathhammer.KeywordSpec`, :mod:`mathhammer.plan`, and the ``wh40k``
+Only the public API is used: :data:`hookimpl`,
+:mod:`mathhammer.plugin` (``KeywordSpec``, ``Effect``), and the ``wh40k``
 ruleset's documented ``WeaponRules`` (duck-typed here, so this distribution
 does not depend on the ruleset's code).
 """
@@ -28,9 +28,7 @@ from typing import Any
 
 import numpy as np
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
-from mathhammer.plan import Effect
+from mathhammer.plugin import Effect, KeywordSpec, hookimpl
 
 
 def rending_as_data(rules: Any) -> None:
@@ -47,7 +45,7 @@ def rending_as_batch(rules: Any) -> None:
     rules.add_batch_hook(rending_hook)
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: Any) -> None:
     register(
         KeywordSpec(

@@ -21,10 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
-from mathhammer.plan import Effect
-from mathhammer.registry import KeywordRegistrar
+from mathhammer.plugin import Effect, KeywordRegistrar, KeywordSpec, hookimpl, parse_dice
 
 RULESETS = ("skilldice",)
 """Rulesets whose attack rules provide :class:`InflictRules`."""
@@ -57,7 +54,7 @@ def _parser(pattern: str, kind: str) -> Any:
             return {"x": int(x)}
         if kind == "dice":
             try:
-                return {"x": str(mathhammer.parse_dice(x))}
+                return {"x": str(parse_dice(x))}
             except ValueError as exc:
                 raise ValueError(f"takes a number or dice expression: {exc}") from None
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9 _-]{0,39}", x):
@@ -82,7 +79,7 @@ def status(rules: InflictRules) -> None:
     rules.on_inflict(Effect(on="success", action="count", counter=counter))
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     for ruleset in RULESETS:
         register(

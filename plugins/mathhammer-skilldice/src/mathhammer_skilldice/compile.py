@@ -23,29 +23,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from mathhammer.exceptions import ScenarioError, UnknownKeywordError
-from mathhammer.keywords import KeywordSpec, KeywordTable
-from mathhammer.plan import (
+from mathhammer.plugin import (
     AttackPool,
     Attacks,
+    Chance,
     Check,
     Compare,
+    Compiled,
     Effect,
     Group,
     Heal,
+    KeywordSpec,
+    KeywordTable,
     Mark,
     Plan,
     Reroll,
     RollDie,
     Rounds,
     Save,
+    ScenarioError,
     Target,
     Test,
     TopThreshold,
+    VersionChoice,
+    check_choice,
 )
-from mathhammer.result import Chance
-from mathhammer.ruleset import Compiled
-from mathhammer.versions import VersionChoice, check_choice
 from mathhammer_skilldice.keyword_api import (
     AttackRules,
     BattleShockRules,
@@ -89,23 +91,24 @@ def _side(unit: Unit, target: Unit | None = None) -> Target:
 def _resolve(
     spec_text: str, keywords: KeywordTable, scenario: Scenario, field: str
 ) -> tuple[KeywordSpec, dict[str, object]]:
-    try:
-        match = keywords.resolve(spec_text)
-    except ValueError as exc:
-        raise ScenarioError(f"{spec_text!r}: {exc}", source=scenario.source, field=field) from None
-    if match is None:
-        kind = next((p for p in (INFLICT_PREFIX, POWER_PREFIX, SHOCK_PREFIX) if spec_text.startswith(p)), "")
-        names = [n for n in keywords.names() if (kind and n.startswith(kind)) or (not kind and not _prefixed(n))]
-        known = ", ".join(n.removeprefix(kind) for n in names) or "none are installed"
-        what = {
-            INFLICT_PREFIX: "an Inflict effect",
-            POWER_PREFIX: "a power's effect",
-            SHOCK_PREFIX: "a Battle Shock effect",
-        }.get(kind, "a keyword of ruleset 'skilldice'")
-        hint = " (pip install mathhammer-inflict)" if kind == INFLICT_PREFIX and not names else ""
-        shown = spec_text.removeprefix(kind)
-        raise UnknownKeywordError(f"{shown!r} is not {what}; known: {known}{hint}", source=scenario.source, field=field)
-    return match[0], dict(match[1])
+    kind = next((p for p in (INFLICT_PREFIX, POWER_PREFIX, SHOCK_PREFIX) if spec_text.startswith(p)), "")
+    names = [n for n in keywords.names() if (kind and n.startswith(kind)) or (not kind and not _prefixed(n))]
+    what = {
+        INFLICT_PREFIX: "an Inflict effect",
+        POWER_PREFIX: "a power's effect",
+        SHOCK_PREFIX: "a Battle Shock effect",
+    }.get(kind, "a keyword of ruleset 'skilldice'")
+    hint = " (pip install mathhammer-inflict)" if kind == INFLICT_PREFIX and not names else ""
+    return keywords.lookup(
+        spec_text.removeprefix(kind),
+        source=scenario.source,
+        field=field,
+        prefix=kind,
+        known=names,
+        what=what,
+        known_as="",
+        hint=hint,
+    )
 
 
 def _prefixed(name: str) -> bool:
@@ -160,18 +163,17 @@ def _pool(index: int, weapon: Weapon, scenario: Scenario, keywords: KeywordTable
                 source=scenario.source,
                 field=f"{field}.keywords[{j}]",
             )
-        _apply(spec, params, rules, f"{field}.keywords[{j}]")
+        _apply(keywords, spec, params, rules, f"{field}.keywords[{j}]")
     if weapon.inflict is not None:
         spec, params = _resolve(INFLICT_PREFIX + weapon.inflict, keywords, scenario, f"{field}.inflict")
-        _apply(spec, params, rules, f"{field}.inflict")
+        _apply(keywords, spec, params, rules, f"{field}.inflict")
 
 
-def _apply(spec: KeywordSpec, params: dict[str, object], rules: AttackRules, field: str) -> None:
+def _apply(
+    keywords: KeywordTable, spec: KeywordSpec, params: dict[str, object], rules: AttackRules, field: str
+) -> None:
     rules.params = params
-    try:
-        spec.apply(rules)
-    except ValueError as exc:
-        raise ScenarioError(str(exc), source=rules.scenario.source, field=field) from None
+    keywords.apply(spec, rules, source=rules.scenario.source, field=field)
 
 
 def _count_classes(rules: AttackRules) -> None:
@@ -254,10 +256,7 @@ def _powers(
         power_rules = PowerRules(
             power=power, params=params, side=side, fight=scenario.fight is not None, manifested=manifested
         )
-        try:
-            spec.apply(power_rules)
-        except ValueError as exc:
-            raise ScenarioError(str(exc), source=scenario.source, field=field) from None
+        keywords.apply(spec, power_rules, source=scenario.source, field=field)
         for seq in power_rules.sequences:
             if isinstance(seq, AttackPool):
                 seq.attacks_counter = rules.add_counter("power_attempts", "Power attempts")
@@ -296,10 +295,7 @@ def _battle_shock(scenario: Scenario, keywords: KeywordTable) -> BattleShockRule
             f"{scenario.battle_shock!r} is not a Battle Shock effect", source=scenario.source, field="battle_shock"
         )
     shock = BattleShockRules(params=params)
-    try:
-        spec.apply(shock)
-    except ValueError as exc:
-        raise ScenarioError(str(exc), source=scenario.source, field="battle_shock") from None
+    keywords.apply(spec, shock, source=scenario.source, field="battle_shock")
     return shock
 
 

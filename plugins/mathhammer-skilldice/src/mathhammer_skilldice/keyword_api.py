@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mathhammer.plan import AttackPool, Attacks, Check, Class, Effect, Heal, Mark, Outcome, RollDie, Save, Test
+from mathhammer.plugin import AttackPool, Attacks, Check, Class, Effect, Heal, Mark, Outcome, RollDie, Save, Test
 from mathhammer_skilldice.model import Power, Scenario, Weapon
 
 

@@ -8,13 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mathhammer import _core
-from mathhammer.exceptions import ScenarioError
-from mathhammer.fields import Fields
+from mathhammer.plugin import MAX_TOKENS_PER_TRIAL, Fields, ScenarioError
 from mathhammer_skilldice.model import Fight, Power, Scenario, Unit, Weapon
 
 REROLLS = ("none", "attack_roll", "ones")
-MAX_ROUND_ATTACKS = _core.MAX_TOKENS_PER_TRIAL
+MAX_ROUND_ATTACKS = MAX_TOKENS_PER_TRIAL
 """The core's bound on attack dice in one trial."""
 MAX_MODELS = 1_000
 

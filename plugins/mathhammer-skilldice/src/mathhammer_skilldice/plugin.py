@@ -6,11 +6,7 @@ from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-import mathhammer
-from mathhammer.exceptions import ScenarioError
-from mathhammer.keywords import KeywordTable
-from mathhammer.registry import RulesetRegistrar
-from mathhammer.ruleset import Compiled
+from mathhammer.plugin import Compiled, KeywordTable, RulesetRegistrar, ScenarioError, hookimpl
 from mathhammer_skilldice.compile import compile_scenario
 from mathhammer_skilldice.load import load
 from mathhammer_skilldice.model import Scenario
@@ -27,6 +23,23 @@ class SkillDice:
     name = "skilldice"
     title = "d12 skill dice (Focus/Panic)"
     version = __version__
+    # The game's own keywords, Inflict effects (from mathhammer-inflict), powers and Battle Shock
+    # effects; any other is a third party's addition.
+    own_keywords = frozenset(
+        {
+            "Battle Shock Lose",
+            "Battle Shock Shaken",
+            "Hazardous",
+            "Inflict Damage",
+            "Inflict Direct Damage",
+            "Inflict Status",
+            "Power Advantage",
+            "Power Damage",
+            "Power Direct Damage",
+            "Power Heal",
+            "Power Restore",
+        }
+    )
 
     def load(self, data: Mapping[str, Any], source: str | None) -> Scenario:
         return load(data, source)
@@ -39,6 +52,6 @@ class SkillDice:
         return compile_scenario(scenario, keywords)
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_rulesets(register: RulesetRegistrar) -> None:
     register(SkillDice())

@@ -6,7 +6,7 @@ Section names refer to the specification, ``skill-dice-d12.txt``.
 
 from __future__ import annotations
 
-from mathhammer.versions import Rule
+from mathhammer.plugin import Rule
 
 CRITICAL_HITS = Rule(
     "critical_hits",

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec, with_value
-from mathhammer.plan import Effect
+from mathhammer.plugin import Effect, KeywordSpec, hookimpl, with_value
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
 
 
 def apply(rules: Any) -> None:
@@ -33,6 +31,6 @@ SPEC = KeywordSpec(
 )
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(SPEC)

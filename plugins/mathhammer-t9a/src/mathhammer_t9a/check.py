@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from mathhammer import _core
-from mathhammer.exceptions import ScenarioError
+from mathhammer.plugin import MAX_MODELS, MAX_TOKENS_PER_TRIAL, ScenarioError, parse_dice
 from mathhammer_t9a.model import Attack, Scenario, Target
 from mathhammer_t9a.rules import BEST_SPECIAL_SAVE, REVISION, SPECIAL_SAVES
 
@@ -28,7 +27,7 @@ def _check_attack(scenario: Scenario, i: int, attack: Attack) -> None:
     at = f"attack[{i}]"
     if attack.type not in ("melee", "shooting"):
         _fail(scenario, f"{at}.type", f'is {attack.type!r}; expected "melee" or "shooting"')
-    _within(scenario, f"{at}.models", attack.models, 1, _core.MAX_MODELS)
+    _within(scenario, f"{at}.models", attack.models, 1, MAX_MODELS)
     if attack.type == "melee":
         if attack.off is None:
             _fail(scenario, f"{at}.Off", "is required for a melee attack (Offensive Skill, 0 to 10)")
@@ -60,23 +59,23 @@ def _check_attack(scenario: Scenario, i: int, attack: Attack) -> None:
     if not isinstance(attack.attributes, tuple) or not all(isinstance(a, str) for a in attack.attributes):
         _fail(scenario, f"{at}.attributes", "must be a list of attribute names")
     try:
-        att = _core.parse_dice(attack.att)
+        att = parse_dice(attack.att)
     except ValueError as exc:
         _fail(scenario, f"{at}.Att", str(exc))
     if att.min < 1:
         _fail(scenario, f"{at}.Att", f"can roll {att.min}; every attacking model makes at least one attack")
-    if attack.models * att.max > _core.MAX_TOKENS_PER_TRIAL:
+    if attack.models * att.max > MAX_TOKENS_PER_TRIAL:
         _fail(
             scenario,
             f"{at}.Att",
             f"{attack.models} models making up to {att.max} attacks each is more than the "
-            f"{_core.MAX_TOKENS_PER_TRIAL:,} attacks one run allows",
+            f"{MAX_TOKENS_PER_TRIAL:,} attacks one run allows",
         )
 
 
 def _check_target(scenario: Scenario, t: Target) -> None:
     revision = scenario.revision
-    _within(scenario, "target.models", t.models, 1, _core.MAX_MODELS)
+    _within(scenario, "target.models", t.models, 1, MAX_MODELS)
     _within(scenario, "target.Def", t.defensive, 0, 10)
     _within(scenario, "target.Res", t.resilience, 1, 10)
     _within(scenario, "target.HP", t.hp, 1, 100)

@@ -29,10 +29,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mathhammer.exceptions import ScenarioError, UnknownKeywordError
-from mathhammer.keywords import KeywordSpec, KeywordTable
-from mathhammer.plan import AttackPool, Attacks, Effect, Group, Plan, Save, SpecialSave, Target, Test
-from mathhammer.ruleset import Compiled
+from mathhammer.plugin import (
+    AttackPool,
+    Attacks,
+    Compiled,
+    Effect,
+    Group,
+    KeywordSpec,
+    KeywordTable,
+    Plan,
+    Save,
+    ScenarioError,
+    SpecialSave,
+    Target,
+    Test,
+)
 from mathhammer_t9a.check import check_scenario
 from mathhammer_t9a.keyword_api import AttackRules
 from mathhammer_t9a.model import Attack, Scenario
@@ -77,18 +88,13 @@ def _attributes(attack: Attack, index: int, scenario: Scenario, keywords: Keywor
     found: Resolved = []
     for j, text in enumerate(attack.attributes):
         field = f"attack[{index}].attributes[{j}]"
-        try:
-            match = keywords.resolve(text)
-        except ValueError as exc:
-            raise ScenarioError(f"{text!r}: {exc}", source=scenario.source, field=field) from None
-        if match is None:
-            known = ", ".join(keywords.names()) or "none are installed"
-            raise UnknownKeywordError(
-                f"{text!r} is not an attack attribute of ruleset 't9a'; known attributes: {known}",
-                source=scenario.source,
-                field=field,
-            )
-        spec, params = match
+        spec, params = keywords.lookup(
+            text,
+            source=scenario.source,
+            field=field,
+            what="an attack attribute of ruleset 't9a'",
+            known_as="attributes",
+        )
         same = [i for i, entry in enumerate(found) if entry[0] is spec]
         if same:
             first = found[same[0]]
@@ -213,10 +219,7 @@ def _pool(index: int, attack: Attack, scenario: Scenario, keywords: KeywordTable
     rules = AttackRules(attack=attack, scenario=scenario, revision=scenario.revision, pool=pool, hit=hit, wound=wound)
     for spec, params, instances, j in _attributes(attack, index, scenario, keywords):
         rules.params, rules.instances = params, instances
-        try:
-            spec.apply(rules)
-        except ValueError as exc:
-            raise ScenarioError(str(exc), source=scenario.source, field=f"{field}.attributes[{j}]") from None
+        keywords.apply(spec, rules, source=scenario.source, field=f"{field}.attributes[{j}]")
     pool.steps = [*_set_to_hit(rules, f"{field}.Aim"), wound]
     pool.save = _save(rules, attack.ap, rules.denied_saves, groups)
     if rules.critical_wound is not None:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mathhammer.plan import AttackPool, Test
+from mathhammer.plugin import AttackPool, Test
 from mathhammer_t9a.model import Attack, Scenario
 
 

@@ -9,8 +9,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from mathhammer.exceptions import ScenarioError
-from mathhammer.fields import Fields
+from mathhammer.plugin import Fields, ScenarioError
 from mathhammer_t9a.check import check_scenario
 from mathhammer_t9a.model import Attack, Context, Scenario, Target
 from mathhammer_t9a.rules import REVISION

@@ -6,11 +6,7 @@ from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-import mathhammer
-from mathhammer.exceptions import ScenarioError
-from mathhammer.keywords import KeywordTable
-from mathhammer.registry import RulesetRegistrar
-from mathhammer.ruleset import Compiled
+from mathhammer.plugin import Compiled, KeywordTable, RulesetRegistrar, ScenarioError, hookimpl
 from mathhammer_t9a.compile import compile_scenario
 from mathhammer_t9a.load import load
 from mathhammer_t9a.model import Scenario
@@ -27,6 +23,21 @@ class NinthAge:
     name = "t9a"
     title = "The Ninth Age"
     version = __version__
+    # The game's own attack attributes; any other is a third party's addition.
+    own_keywords = frozenset(
+        {
+            "Accurate",
+            "Divine Attacks",
+            "Flaming Attacks",
+            "Fury",
+            "Hatred",
+            "Lethal Strike",
+            "Multiple Wounds",
+            "Poison Attacks",
+            "Quick to Fire",
+            "Unwieldy",
+        }
+    )
 
     def load(self, data: Mapping[str, Any], source: str | None) -> Scenario:
         return load(data, source)
@@ -37,6 +48,6 @@ class NinthAge:
         return compile_scenario(scenario, keywords)
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_rulesets(register: RulesetRegistrar) -> None:
     register(NinthAge())

@@ -6,7 +6,7 @@ Section names are the published rules' (see ``README.md`` for sources).
 
 from __future__ import annotations
 
-from mathhammer.versions import Rule
+from mathhammer.plugin import Rule
 
 REVISION = Rule(
     "revision",

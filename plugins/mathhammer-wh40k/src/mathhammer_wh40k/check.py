@@ -10,9 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-from mathhammer import _core
-from mathhammer.exceptions import DiceError, ScenarioError
-from mathhammer.versions import VersionChoice
+from mathhammer.plugin import (
+    MAX_MODELS,
+    MAX_TOKENS_PER_TRIAL,
+    MAX_VALUE,
+    DiceError,
+    DiceExpr,
+    ScenarioError,
+    VersionChoice,
+    parse_dice,
+)
 from mathhammer_wh40k.model import (
     Attacker,
     Context,
@@ -56,12 +63,12 @@ class _Checker:
         if isinstance(value, bool) or not isinstance(value, int) or not 2 <= value <= 6:
             self.fail(field, f'is {value!r}; {what} must be a roll from 2+ to 6+ (written "3+")')
 
-    def dice(self, field: str, value: Any, what: str) -> _core.DiceExpr:
+    def dice(self, field: str, value: Any, what: str) -> DiceExpr:
         """A dice expression whose lowest value is at least 1 (11th edition: A and D never drop below 1)."""
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             self.fail(field, f'must be a number or a dice expression such as "D6+1", not {value!r}')
         try:
-            expr = _core.parse_dice(str(value))
+            expr = parse_dice(str(value))
         except DiceError as exc:
             self.fail(field, str(exc))
         if expr.min < 1:
@@ -87,8 +94,8 @@ class _Checker:
     def model(self, base: str, m: Any) -> None:
         self.kind(base, m, ModelProfile, "a ModelProfile")
         self.kind(f"{base}.name", m.name, str, "text")
-        self.integer(f"{base}.count", m.count, 1, _core.MAX_MODELS, "a model count")
-        self.integer(f"{base}.wounds", m.wounds, 1, _core.MAX_VALUE, "W")
+        self.integer(f"{base}.count", m.count, 1, MAX_MODELS, "a model count")
+        self.integer(f"{base}.wounds", m.wounds, 1, MAX_VALUE, "W")
         self.roll(f"{base}.save", m.save, optional=True, what="Sv")
         self.roll(f"{base}.invulnerable", m.invulnerable, optional=True, what="InSv")
         self.roll(f"{base}.feel_no_pain", m.feel_no_pain, optional=True, what="Feel No Pain")
@@ -103,7 +110,7 @@ class _Checker:
         self.kind(f"{base}.name", w.name, str, "text")
         if w.type not in ("ranged", "melee"):
             self.fail(f"{base}.type", f"is {w.type!r}; expected 'ranged' or 'melee'")
-        self.integer(f"{base}.count", w.count, 1, _core.MAX_MODELS, "a model count")
+        self.integer(f"{base}.count", w.count, 1, MAX_MODELS, "a model count")
         attacks = self.dice(f"{base}.attacks", w.attacks, "A")
         self.kind(f"{base}.auto_hit", w.auto_hit, bool, "true or false")
         if not (w.auto_hit and w.skill is None):
@@ -133,10 +140,10 @@ def check_scenario(s: Scenario, source: str | None = None) -> None:
     if not weapons and not abilities:
         c.fail("attacker.weapons", "is empty; list at least one weapon ([[attacker.weapons]])")
     attack_dice = sum(c.weapon(f"attacker.weapons[{i}]", w) for i, w in enumerate(weapons))
-    if attack_dice > _core.MAX_TOKENS_PER_TRIAL:
+    if attack_dice > MAX_TOKENS_PER_TRIAL:
         c.fail(
             "attacker.weapons",
-            f"can make up to {attack_dice} attacks at once; at most {_core.MAX_TOKENS_PER_TRIAL} are allowed",
+            f"can make up to {attack_dice} attacks at once; at most {MAX_TOKENS_PER_TRIAL} are allowed",
         )
     for i, a in enumerate(abilities):
         c.kind(f"attacker.mortal_wounds[{i}].name", a.name, str, "text")
@@ -160,9 +167,9 @@ def check_scenario(s: Scenario, source: str | None = None) -> None:
     for i, m in enumerate(models):
         c.model(f"target.models[{i}]", m)
     count = sum(m.count for m in models)
-    if count > _core.MAX_MODELS:
-        c.fail("target.models", f"hold {count} models in all; at most {_core.MAX_MODELS} are allowed")
+    if count > MAX_MODELS:
+        c.fail("target.models", f"hold {count} models in all; at most {MAX_MODELS} are allowed")
     wounds = sum(m.count * m.wounds for m in models)
-    if wounds > _core.MAX_VALUE:
-        c.fail("target.models", f"hold {wounds} wounds in all; at most {_core.MAX_VALUE} are allowed")
+    if wounds > MAX_VALUE:
+        c.fail("target.models", f"hold {wounds} wounds in all; at most {MAX_VALUE} are allowed")
     c.modifiers("modifiers", s.modifiers)

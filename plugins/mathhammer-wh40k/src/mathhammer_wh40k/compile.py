@@ -32,12 +32,26 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
-from mathhammer import _core
-from mathhammer.exceptions import PluginError, ScenarioError, UnknownKeywordError
-from mathhammer.keywords import KeywordSpec, KeywordTable
-from mathhammer.plan import AttackPool, Attacks, Effect, Group, MortalWounds, Plan, Reroll, Save, Target, Test
-from mathhammer.ruleset import Compiled
-from mathhammer.versions import Rule, check_choice
+from mathhammer.plugin import (
+    AttackPool,
+    Attacks,
+    Compiled,
+    Effect,
+    Group,
+    KeywordSpec,
+    KeywordTable,
+    MortalWounds,
+    Plan,
+    Reroll,
+    Rule,
+    Save,
+    ScenarioError,
+    Target,
+    Test,
+    check_choice,
+    parse_dice,
+    split_restriction,
+)
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.keyword_api import WeaponRules
 from mathhammer_wh40k.model import ModelProfile, Scenario, Weapon
@@ -138,32 +152,22 @@ def _resolve_keywords(scenario: Scenario, keywords: KeywordTable) -> dict[int, R
     for i, w in enumerate(scenario.attacker.weapons):
         found = resolved.setdefault(i, [])
         for j, text in enumerate(w.keywords):
-            spelling, _, restriction = text.partition(":")
+            spelling, restriction = split_restriction(text)
             field = f"attacker.weapons[{i}].keywords[{j}]"
-            try:
-                match = keywords.resolve(spelling if restriction else text)
-            except ValueError as exc:
-                raise ScenarioError(f"{text!r}: {exc}", source=scenario.source, field=field) from None
-            if match is None:
-                known = ", ".join(keywords.names()) or "none are installed"
-                raise UnknownKeywordError(
-                    f"{text!r} is not a keyword of ruleset 'wh40k'; known keywords: {known}",
-                    source=scenario.source,
-                    field=field,
-                )
-            if restriction and restriction.strip().casefold() not in target_keywords:
+            spec, params = keywords.lookup(spelling, source=scenario.source, field=field)
+            if restriction and restriction.casefold() not in target_keywords:
                 continue
-            same = [params for spec, params in found if spec is match[0]]
-            if match[1] in same:
+            same = [other_params for other, other_params in found if other is spec]
+            if params in same:
                 continue
-            if same and not match[0].repeatable:
+            if same and not spec.repeatable:
                 raise ScenarioError(
-                    f"{text!r} repeats {match[0].name!r} with another value; the same ability from two "
+                    f"{text!r} repeats {spec.name!r} with another value; the same ability from two "
                     "sources does not stack (11th edition 24.02): list only the one that applies",
                     source=scenario.source,
                     field=field,
                 )
-            found.append(match)
+            found.append((spec, params))
     return resolved
 
 
@@ -263,7 +267,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                 counters=plan.counters,
                 hooks=plan.hooks,
             )
-            _apply(spec, rules, keywords, members[0])
+            keywords.apply(spec, rules, source=source, field=f"attacker.weapons[{members[0]}].keywords")
         for finish in finalizers:
             finish()
         _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
@@ -328,22 +332,9 @@ def _situation(
         hit.modifiers = [m for m in hit.modifiers if m > 0]
 
 
-def _apply(spec: KeywordSpec, rules: WeaponRules, keywords: KeywordTable, weapon: int) -> None:
-    """Let a keyword edit the pool; its failure names the keyword and its plugin."""
-    try:
-        spec.apply(rules)
-    except ScenarioError:
-        raise
-    except Exception as exc:
-        raise PluginError(
-            f"keyword {spec.name!r} (plugin {keywords.origin.get(spec.name, '?')!r}) failed on "
-            f"attacker.weapons[{weapon}] {rules.weapon.name!r}: {type(exc).__name__}: {exc}"
-        ) from exc
-
-
 def _dice(value: str | int) -> str:
     """The canonical spelling of a (checked) dice expression."""
-    return str(_core.parse_dice(str(value)))
+    return str(parse_dice(str(value)))
 
 
 def _broadest(*policies: Reroll) -> Reroll:

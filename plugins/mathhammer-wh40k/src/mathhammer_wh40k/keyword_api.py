@@ -4,7 +4,7 @@ A keyword is registered with :class:`mathhammer.KeywordSpec` for ruleset
 ``"wh40k"``. While a scenario compiles, every pool of identical attacks whose
 weapons list the keyword calls ``spec.apply(rules)`` once with a
 :class:`WeaponRules`; ``apply`` edits ``rules.pool``, ``rules.hit`` and
-``rules.wound`` (Plan primitives from :mod:`mathhammer.plan`). Keywords apply
+``rules.wound`` (Plan primitives from :mod:`mathhammer.plugin`). Keywords apply
 in the order the weapon lists them; a keyword listed twice with the same
 parameters (in any spelling) applies once, since abilities do not stack.
 A keyword with versions (``KeywordSpec.rule``) gets the version the scenario
@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mathhammer.plan import AttackPool, BatchHook, Group, MortalWounds, Test
+from mathhammer.plugin import AttackPool, BatchHook, Group, MortalWounds, Test
 from mathhammer_wh40k.model import Context, Scenario, Weapon
 
 
@@ -67,7 +67,7 @@ class WeaponRules:
         """Run ``hook`` on this pool's arrays between its tests and its save.
 
         For behaviour no Plan primitive expresses; see
-        :meth:`mathhammer.plan.Plan.add_hook` for the arrays. A pool takes one
+        :meth:`mathhammer.plugin.Plan.add_hook` for the arrays. A pool takes one
         hook: a second keyword asking for one is refused.
         """
         if self.pool.batch_hook is not None:

@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mathhammer.fields import Fields
-from mathhammer.versions import VersionChoice
+from mathhammer.plugin import Fields, VersionChoice
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.model import (
     Attacker,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from mathhammer.versions import VersionChoice
+from mathhammer.plugin import VersionChoice
 
 Reroll = Literal["none", "ones", "failures", "non_critical"]
 

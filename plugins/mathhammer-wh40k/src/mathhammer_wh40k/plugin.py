@@ -6,11 +6,7 @@ from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-import mathhammer
-from mathhammer.exceptions import ScenarioError
-from mathhammer.keywords import KeywordTable
-from mathhammer.registry import RulesetRegistrar
-from mathhammer.ruleset import Compiled
+from mathhammer.plugin import Compiled, KeywordTable, RulesetRegistrar, ScenarioError, hookimpl
 from mathhammer_wh40k.compile import compile_scenario
 from mathhammer_wh40k.load import load
 from mathhammer_wh40k.model import Scenario
@@ -27,6 +23,31 @@ class Wh40k:
     name = "wh40k"
     title = "Warhammer 40,000"
     version = __version__
+    # The game's own weapon abilities, wherever they are implemented (Blast, Devastating Wounds and
+    # Sustained Hits come in distributions of their own); any other keyword is a third party's addition.
+    own_keywords = frozenset(
+        {
+            "Anti",
+            "Blast",
+            "Cleave",
+            "Close-quarters",
+            "Devastating Wounds",
+            "Hazardous",
+            "Heavy",
+            "Ignores Cover",
+            "Indirect Fire",
+            "Lance",
+            "Lethal Hits",
+            "Melta",
+            "Pistol",
+            "Precision",
+            "Psychic",
+            "Rapid Fire",
+            "Sustained Hits",
+            "Torrent",
+            "Twin-linked",
+        }
+    )
 
     def load(self, data: Mapping[str, Any], source: str | None) -> Scenario:
         return load(data, source)
@@ -37,6 +58,6 @@ class Wh40k:
         return compile_scenario(scenario, keywords)
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_rulesets(register: RulesetRegistrar) -> None:
     register(Wh40k())

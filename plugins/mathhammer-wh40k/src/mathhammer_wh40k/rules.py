@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mathhammer.exceptions import ScenarioError
+from mathhammer.plugin import ScenarioError
 from mathhammer_wh40k.model import ModelProfile, Target
 
 HIT_MODIFIER_CAP = 1

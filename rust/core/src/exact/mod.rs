@@ -78,7 +78,7 @@ pub fn evaluate_until(
 }
 
 /// Evaluate `program` exactly on a worker thread, calling `poll` on this one
-/// every [`POLL_INTERVAL`] (as [`crate::montecarlo::simulate_with`] does), so
+/// before it starts and every [`POLL_INTERVAL`] (as [`crate::montecarlo::simulate_with`] does), so
 /// a caller can honour Ctrl-C: an error from `poll` stops the evaluation
 /// within a step and is returned.
 ///
@@ -88,6 +88,8 @@ pub fn evaluate_polled(
     program: &Program,
     poll: &mut dyn FnMut(u64, u64) -> Result<(), CoreError>,
 ) -> Result<Exact, CoreError> {
+    // An interrupt that came before the evaluation stops it before it starts.
+    poll(0, 0)?;
     let stop = Arc::new(AtomicBool::new(false));
     std::thread::scope(|scope| {
         let caller = std::thread::current();

@@ -14,11 +14,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
+from mathhammer.plugin import KeywordSpec, hookimpl, parse_dice
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_skilldice.keyword_api import BattleShockRules
 
 
@@ -28,7 +27,7 @@ def parse_lose(text: str) -> Mapping[str, Any] | None:
     if m is None:
         return None
     try:
-        x = mathhammer.parse_dice(m.group("x"))
+        x = parse_dice(m.group("x"))
     except ValueError as exc:
         raise ValueError(f"Lose X HP takes a number or dice expression: {exc}") from None
     n = m.group("n")
@@ -46,7 +45,7 @@ def shaken(rules: BattleShockRules) -> None:
     rules.shaken = True
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(
         KeywordSpec(

@@ -9,20 +9,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec, with_value
-from mathhammer.plan import Effect
+from mathhammer.plugin import Effect, KeywordSpec, hookimpl, parse_dice, with_value
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_skilldice.keyword_api import AttackRules
 
 
 def parse(text: str) -> Mapping[str, Any] | None:
     """``Hazardous X``: X a number or dice expression of at least 1."""
     params = with_value("Hazardous", "dice")(text)
-    if params is not None and mathhammer.parse_dice(params["x"]).min < 1:
-        raise ValueError(f"Hazardous {params['x']} can deal {mathhammer.parse_dice(params['x']).min}; X is at least 1")
+    if params is not None and parse_dice(params["x"]).min < 1:
+        raise ValueError(f"Hazardous {params['x']} can deal {parse_dice(params['x']).min}; X is at least 1")
     return params
 
 
@@ -30,7 +28,7 @@ def apply(rules: AttackRules) -> None:
     rules.on_panic(Effect(on="success", action="mortal", amount=str(rules.params["x"]), against="attacker", spill=True))
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(
         KeywordSpec(

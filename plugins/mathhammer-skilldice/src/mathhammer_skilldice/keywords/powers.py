@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec, with_value
-from mathhammer.plan import Effect
+from mathhammer.plugin import Effect, KeywordSpec, hookimpl, with_value
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_skilldice.keyword_api import PowerRules
 
 
@@ -46,7 +44,7 @@ def advantage(rules: PowerRules) -> None:
     rules.grant_advantage()
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     for name, apply, what in [
         ("Power Damage", damage, "Damage X to the enemy unit, against its thresholds"),

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
+from mathhammer.plugin import KeywordSpec, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_t9a.keyword_api import AttackRules
 
 
@@ -23,7 +22,7 @@ def apply(rules: AttackRules) -> None:
         rules.denied_saves.add("Aegis")
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(
         KeywordSpec("t9a", "Divine Attacks", apply, description="A: successful Aegis saves re-rolled; B: no Aegis")

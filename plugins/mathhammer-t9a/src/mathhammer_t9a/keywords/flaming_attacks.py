@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
+from mathhammer.plugin import KeywordSpec, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_t9a.keyword_api import AttackRules
 
 
@@ -26,7 +25,7 @@ def apply(rules: AttackRules) -> None:
         rules.denied_saves.add("Regeneration")
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(
         KeywordSpec(

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
+from mathhammer.plugin import KeywordSpec, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_t9a.keyword_api import AttackRules
 
 
@@ -21,6 +20,6 @@ def apply(rules: AttackRules) -> None:
     rules.hit.reroll = "failures"
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(KeywordSpec("t9a", "Hatred", apply, description="failed to-hit rolls are re-rolled"))

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
+from mathhammer.plugin import KeywordSpec, hookimpl
 from mathhammer_t9a.keyword_api import CriticalWound
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_t9a.keyword_api import AttackRules
 
 LETHAL_AP = 10
@@ -31,7 +30,7 @@ def apply(rules: AttackRules) -> None:
     rules.critical_wound = CriticalWound(ap=LETHAL_AP, denied={"Regeneration"})
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(
         KeywordSpec("t9a", "Lethal Strike", apply, description="a to-wound roll of 6: AP 10, no Regeneration (text B)")

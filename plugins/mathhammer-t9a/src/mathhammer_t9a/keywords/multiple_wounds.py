@@ -15,12 +15,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import mathhammer
-from mathhammer import _core
-from mathhammer.keywords import KeywordSpec
+from mathhammer.plugin import KeywordSpec, hookimpl, parse_dice
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_t9a.keyword_api import AttackRules
 
 SPELLING = re.compile(r"multiple wounds\s*(?:\((?P<inside>[^)]*)\))?\s*", re.IGNORECASE)
@@ -39,7 +37,7 @@ def parse(text: str) -> Mapping[str, Any] | None:
     if len(parts) > 2 or (len(parts) == 2 and not clipped):
         raise ValueError(f"write Multiple Wounds (X) or Multiple Wounds (X, Clipped Wings), not {text.strip()!r}")
     try:
-        x = _core.parse_dice(parts[0])
+        x = parse_dice(parts[0])
     except ValueError as exc:
         raise ValueError(f"Multiple Wounds takes a number or dice expression: {exc}") from None
     if x.min < 1:
@@ -48,7 +46,7 @@ def parse(text: str) -> Mapping[str, Any] | None:
 
 
 def apply(rules: AttackRules) -> None:
-    x = _core.parse_dice(rules.params["x"])
+    x = parse_dice(rules.params["x"])
     target = rules.scenario.target
     damage = str(x)
     if rules.params["clipped_wings"] and target.fly:
@@ -59,12 +57,12 @@ def apply(rules: AttackRules) -> None:
                 "so mathhammer does not guess"
             )
         dice = f"{x.count if x.count > 1 else ''}D{x.sides}" if x.count else ""
-        damage = str(_core.parse_dice(f"{dice}+{x.constant + 1}" if dice else str(x.constant + 1)))
+        damage = str(parse_dice(f"{dice}+{x.constant + 1}" if dice else str(x.constant + 1)))
     rules.pool.damage = damage
     rules.pool.cap_at_wounds = True
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(
         KeywordSpec(

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
-from mathhammer.plan import Effect
+from mathhammer.plugin import Effect, KeywordSpec, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_t9a.keyword_api import AttackRules
 
 
@@ -34,7 +32,7 @@ def apply(rules: AttackRules) -> None:
     rules.hit.effects.append(Effect(on="critical", action="skip", steps=1))
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(
         KeywordSpec(

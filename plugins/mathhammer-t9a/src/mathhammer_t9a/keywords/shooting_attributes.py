@@ -13,11 +13,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
+from mathhammer.plugin import KeywordSpec, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_t9a.keyword_api import AttackRules
 
 
@@ -57,7 +56,7 @@ def unwieldy(rules: AttackRules) -> None:
     rules.unwieldy = x or 0
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(KeywordSpec("t9a", "Accurate", accurate, description="ignores the Long Range to-hit penalty"))
     register(KeywordSpec("t9a", "Quick to Fire", quick_to_fire, description="ignores the Moving and Shooting penalty"))

@@ -7,11 +7,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
+from mathhammer.plugin import KeywordSpec, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 
@@ -30,7 +29,7 @@ def apply(rules: WeaponRules) -> None:
         rules.wound.critical = min(rules.wound.critical or 7, rules.params["x"])
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(
         KeywordSpec(

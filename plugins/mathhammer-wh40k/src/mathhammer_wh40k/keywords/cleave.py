@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec, with_value
+from mathhammer.plugin import KeywordSpec, hookimpl, with_value
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 
@@ -18,7 +17,7 @@ def apply(rules: WeaponRules) -> None:
         term.bonus += rules.params["x"] * (rules.target_models() // 5)
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     spec = KeywordSpec(
         "wh40k", "Cleave", apply, parse=with_value("Cleave", "int"), description="+X attacks per 5 target models"

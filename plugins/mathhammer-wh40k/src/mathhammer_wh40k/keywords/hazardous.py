@@ -21,14 +21,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.exceptions import ScenarioError
-from mathhammer.keywords import KeywordSpec
-from mathhammer.plan import MortalWounds, Rolls
-from mathhammer.versions import Rule
+from mathhammer.plugin import KeywordSpec, MortalWounds, Rolls, Rule, ScenarioError, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 RULE = Rule(
@@ -86,6 +82,6 @@ def apply(rules: WeaponRules) -> None:
         )
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(KeywordSpec("wh40k", "Hazardous", apply, rule=RULE, description="may hurt the attacker afterwards"))

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
-from mathhammer.versions import Rule
+from mathhammer.plugin import KeywordSpec, Rule, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 RULE = Rule(
@@ -34,6 +32,6 @@ def apply(rules: WeaponRules) -> None:
         rules.hit.modifiers.append(1)
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(KeywordSpec("wh40k", "Heavy", apply, rule=RULE, description="+1 to hit when stationary"))

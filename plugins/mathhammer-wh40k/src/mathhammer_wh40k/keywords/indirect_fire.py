@@ -14,13 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.exceptions import ScenarioError
-from mathhammer.keywords import KeywordSpec
-from mathhammer.versions import Rule
+from mathhammer.plugin import KeywordSpec, Rule, ScenarioError, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 RULE = Rule(
@@ -61,6 +58,6 @@ def apply(rules: WeaponRules) -> None:
         rules.finalizers.append(no_torrent)
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(KeywordSpec("wh40k", "Indirect Fire", apply, rule=RULE, description="shoot what no model can see"))

@@ -12,13 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
-from mathhammer.plan import Effect
-from mathhammer.versions import Rule
+from mathhammer.plugin import Effect, KeywordSpec, Rule, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 
@@ -38,6 +35,6 @@ def apply(rules: WeaponRules) -> None:
         rules.hit.effects.append(Effect(on="critical", action="skip", steps=1))
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(KeywordSpec("wh40k", "Lethal Hits", apply, rule=RULE, description="a critical hit wounds automatically"))

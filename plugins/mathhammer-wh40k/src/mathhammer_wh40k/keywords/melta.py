@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer import parse_dice
-from mathhammer.keywords import KeywordSpec, with_value
+from mathhammer.plugin import KeywordSpec, hookimpl, parse_dice, with_value
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 
@@ -24,7 +22,7 @@ def apply(rules: WeaponRules) -> None:
     rules.pool.damage = str(parse_dice(f"{d.count}D{d.sides}{constant:+d}" if d.count else str(constant)))
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(
         KeywordSpec("wh40k", "Melta", apply, parse=with_value("Melta", "int"), description="+X Damage at half range")

@@ -16,12 +16,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
-from mathhammer.versions import Rule
+from mathhammer.plugin import KeywordSpec, Rule, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 RULE = Rule(
@@ -40,6 +38,6 @@ def apply(rules: WeaponRules) -> None:
         rules.pool.focus = [i for i, g in enumerate(rules.target_groups) if g.tier > 0]
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(KeywordSpec("wh40k", "Precision", apply, rule=RULE, description="attacks go to a visible CHARACTER"))

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
+from mathhammer.plugin import KeywordSpec, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 
@@ -19,6 +18,6 @@ def apply(rules: WeaponRules) -> None:
     rules.flags.add("psychic")
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(KeywordSpec("wh40k", "Psychic", apply, description="11th: ignores harmful hit and BS modifiers"))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec, with_value
+from mathhammer.plugin import KeywordSpec, hookimpl, with_value
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 
@@ -18,7 +17,7 @@ def apply(rules: WeaponRules) -> None:
             term.bonus += rules.params["x"]
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     spec = KeywordSpec(
         "wh40k", "Rapid Fire", apply, parse=with_value("Rapid Fire", "int"), description="+X Attacks at half range"

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import mathhammer
-from mathhammer.keywords import KeywordSpec
-from mathhammer.plan import Reroll
-from mathhammer.versions import Rule
+from mathhammer.plugin import KeywordSpec, Reroll, Rule, hookimpl
 
 if TYPE_CHECKING:
-    from mathhammer.registry import KeywordRegistrar
+    from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 RULE = Rule(
@@ -35,6 +32,6 @@ def apply(rules: WeaponRules) -> None:
         rules.wound.reroll = wanted
 
 
-@mathhammer.hookimpl
+@hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     register(KeywordSpec("wh40k", "Twin-linked", apply, rule=RULE, description="re-roll the wound roll"))

@@ -1,0 +1,153 @@
+"""Reading a d12 skill-dice scenario file into :mod:`mathhammer_skilldice.model` objects.
+
+The field names are the public scenario format; ``README.md`` documents each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mathhammer.plugin import MAX_TOKENS_PER_TRIAL, Fields, ScenarioError
+from mathhammer_skilldice.model import Fight, Power, Scenario, Unit, Weapon
+
+REROLLS = ("none", "attack_roll", "ones")
+MAX_ROUND_ATTACKS = MAX_TOKENS_PER_TRIAL
+"""The core's bound on attack dice in one trial."""
+MAX_MODELS = 1_000
+
+
+def _weapon(f: Fields) -> Weapon:
+    weapon = Weapon(
+        name=f.text("name"),
+        models=f.integer("models", min=1, max=MAX_MODELS),
+        skill=f.integer("skill", min=-20, max=20),
+        damage=f.dice("damage"),
+        advantage=f.flag("advantage", False),
+        disadvantage=f.flag("disadvantage", False),
+        reroll=f.text("reroll", "none", choices=REROLLS),
+        keywords=tuple(f.texts("keywords", [])),
+        inflict=f.text("inflict", None),
+    )
+    f.done()
+    return weapon
+
+
+def _unit(f: Fields, *, target: bool) -> Unit:
+    unit = Unit(
+        name=f.text("name"),
+        models=f.integer("models", min=1, max=MAX_MODELS),
+        hp_per_model=f.integer("hp_per_model", min=1, max=100),
+        dc=f.integer("dc", min=1, max=100) if target else 0,
+        minor=f.integer("minor", min=1, max=1000) if target else 0,
+        major=f.integer("major", min=1, max=1000) if target else 0,
+    )
+    if target and unit.major <= unit.minor:
+        f.fail("major", f"is {unit.major}; the Major Threshold must be above the Minor Threshold ({unit.minor})")
+    return unit
+
+
+def _power(f: Fields) -> Power:
+    power = Power(
+        name=f.text("name"),
+        skill=f.integer("skill", min=-20, max=20),
+        difficulty=f.integer("difficulty", min=1, max=100),
+        power=f.text("power"),
+    )
+    f.done()
+    return power
+
+
+def _side(f: Fields, *, target: bool, fight: bool) -> tuple[Unit, tuple[Weapon, ...], tuple[Power, ...]]:
+    """A unit, its weapons and powers; in a fight every unit attacks and is attacked."""
+    tables = f.tables("weapons", [])
+    weapons = tuple(_weapon(w) for w in tables)
+    powers = tuple(_power(p) for p in f.tables("powers", []))
+    if target and powers and not fight:
+        f.fail("powers", "are the target's own; it attempts them only in a fight (add a [fight] table)")
+    if not weapons and (fight or not target):
+        f.fail("weapons", "needs at least one [[...weapons]] table: every model attacks with a weapon")
+    if weapons and target and not fight:
+        f.fail("weapons", "are the target's own; it strikes back only in a fight (add a [fight] table)")
+    if fight and len(weapons) != 1:
+        f.fail(
+            "weapons",
+            f"lists {len(weapons)} weapon profiles; in a fight each unit attacks with one profile (which models "
+            "fall first would decide the rest, and the rules do not say)",
+        )
+    unit = _unit(f, target=target or fight)
+    attacking = sum(w.models for w in weapons) + len(powers)
+    if fight and len(powers) > 1:
+        f.fail(
+            "powers",
+            f"lists {len(powers)}; in a fight a unit attempts at most one power a round here (which casters "
+            "survive would decide the rest, and the rules do not say)",
+        )
+    if fight and attacking != unit.models:
+        f.fail(
+            "weapons",
+            f"arm {attacking} of the unit's {unit.models} models (casters included); in a fight every model "
+            "attacks or casts, so give the weapon all the models that are not casting",
+        )
+    if attacking > unit.models:
+        f.fail(
+            "weapons",
+            f"arm {attacking} models (casters of powers included) but the unit has {unit.models}: every model "
+            "attacks once, with one weapon, or attempts a power instead, unless a rule grants more",
+        )
+    f.done()
+    return unit, weapons, powers
+
+
+def _fight(f: Fields | None) -> Fight | None:
+    if f is None:
+        return None
+    fight = Fight(
+        rounds=f.integer("rounds", 10, min=1, max=100),
+        first=f.text("first", "attacker", choices=("attacker", "target")),
+    )
+    f.done()
+    return fight
+
+
+def load(data: Mapping[str, Any], source: str | None) -> Scenario:
+    """Validate a parsed scenario file.
+
+    Raises:
+        ScenarioError: naming the file, the field and the value.
+    """
+    f = Fields(data, "", source)
+    f.text("ruleset")
+    rules_table = f.table("rules", None)
+    rules: dict[str, str] = {}
+    if rules_table is not None:
+        rules = {key: rules_table.text(key) for key in list(rules_table.data)}
+        rules_table.done()
+    fight = _fight(f.table("fight", None))
+    battle_shock = f.text("battle_shock", None)
+    attacker, weapons, powers = _side(f.table("attacker"), target=False, fight=fight is not None)
+    target, target_weapons, target_powers = _side(f.table("target"), target=True, fight=fight is not None)
+    if fight is not None and target.name == attacker.name:
+        f.fail("target", f"is named {target.name!r} like the attacker; give the two units different names")
+    if fight is not None:
+        per_round = sum(w.models for w in weapons + target_weapons) + len(powers) + len(target_powers)
+        if per_round * fight.rounds > MAX_ROUND_ATTACKS:
+            raise ScenarioError(
+                f"is {fight.rounds}: {per_round} attacks a round for {fight.rounds} rounds is more than the "
+                f"{MAX_ROUND_ATTACKS:,} attacks one run allows; fight fewer rounds",
+                source=source,
+                field="fight.rounds",
+            )
+    f.done()
+    return Scenario(
+        weapons=weapons,
+        attacker=attacker,
+        target=target,
+        rules=rules,
+        source=source,
+        target_weapons=target_weapons,
+        fight=fight,
+        powers=powers,
+        target_powers=target_powers,
+        battle_shock=battle_shock,
+    )

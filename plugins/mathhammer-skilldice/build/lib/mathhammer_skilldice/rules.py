@@ -1,0 +1,69 @@
+"""The d12 skill-dice system's rules that the specification leaves open, as
+named options, and its arithmetic.
+
+Section names refer to the specification, ``skill-dice-d12.txt``.
+"""
+
+from __future__ import annotations
+
+from mathhammer.plugin import Rule
+
+CRITICAL_HITS = Rule(
+    "critical_hits",
+    versions={
+        "always": "a Critical Hit hits whatever the total: the rules name it a hit and make any match from "
+        "1 + 1 through 12 + 12 one (default)",
+        "needs_total": "a Critical Hit must also reach the DC to hit; a match that misses is a miss",
+    },
+    default="always",
+)
+INFLICT = Rule(
+    "inflict",
+    versions={
+        "on_hit": "Focus > Panic triggers the weapon's Inflict effect only when the attack hits (default): an "
+        "effect of the attack, and only Hazardous is said to apply whether or not it hit",
+        "always": "Focus > Panic triggers Inflict whether or not the attack hits",
+    },
+    default="on_hit",
+)
+ADVANTAGE_DIE = Rule(
+    "advantage_die",
+    versions={
+        "kept": "re-rolling the Attack Roll re-rolls both Skill Dice and keeps the Advantage or Disadvantage die "
+        "(default): the rules re-roll the Skill Dice, and the d6 is not one",
+        "rerolled": "the Advantage or Disadvantage die is re-rolled with the Skill Dice",
+    },
+    default="kept",
+)
+RULES = {rule.name: rule for rule in (CRITICAL_HITS, INFLICT, ADVANTAGE_DIE)}
+"""The ruleset's rules with versions (keywords may bring their own)."""
+
+SKILL_DIE = 12
+ADVANTAGE = 6
+
+
+def thresholds(minor: int, major: int) -> list[int]:
+    """Damage thresholds as HP lost: Minor 1, Major 2, double Major 3 (Attacks & Damage).
+
+    >>> thresholds(3, 6)
+    [3, 6, 12]
+    """
+    return [minor, major, 2 * major]
+
+
+def hp_lost(damage: int, minor: int, major: int) -> int:
+    """HP a unit loses to one attack's Damage.
+
+    >>> [hp_lost(d, 3, 6) for d in (2, 3, 5, 6, 11, 12, 30)]
+    [0, 1, 1, 2, 2, 3, 3]
+    """
+    return sum(damage >= t for t in thresholds(minor, major))
+
+
+def models_left(hp: int, hp_per_model: int) -> int:
+    """Surviving models of a unit at ``hp``: ceil(hp / HP per model).
+
+    >>> [models_left(x, 3) for x in (0, 1, 3, 4, 9)]
+    [0, 1, 1, 2, 3]
+    """
+    return -(-hp // hp_per_model)

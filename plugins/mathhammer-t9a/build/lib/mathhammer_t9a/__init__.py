@@ -1,0 +1,11 @@
+"""The Ninth Age for mathhammer.
+
+Build a scenario from these classes, or load one from a TOML file with
+``mathhammer.load_scenario``; then ``mathhammer.simulate`` or
+``mathhammer.evaluate`` it.
+"""
+
+from mathhammer_t9a.keyword_api import AttackRules, CriticalWound
+from mathhammer_t9a.model import Attack, Context, Scenario, Target
+
+__all__ = ["Attack", "AttackRules", "Context", "CriticalWound", "Scenario", "Target"]

@@ -1,0 +1,244 @@
+"""Compiling a Ninth Age scenario into a Plan.
+
+The mapping, step by step (rule sections of the published rules):
+
+- Attacks: each attacking model makes ``Att`` attacks (or shots); the
+  scenario's attacks resolve in the order listed, against one unit.
+- Rolling to hit, melee: the Off - Def table of the chosen text; Parry (text A)
+  raises Def to the higher of Def + 1 and the attacker's Off; Distracting is
+  -1, ignored (A) when the attack already has another negative modifier, or
+  (B) when it would make the roll worse than 5+. A natural 1 always misses
+  and a natural 6 always hits.
+- Rolling to hit, shooting: Aim, less the modifiers (Long Range, Moving and
+  Shooting with Accurate, Quick to Fire and Unwieldy, Stand and Shoot in text
+  A, Soft and Hard Cover, Hard Target). A roll needing 7+: text A rolls each 6
+  again and hits on 4+ (Hopeless Shots), 8+ cannot hit; text B cannot hit.
+- To-wound: the Str - Res table (natural 6 always wounds, natural 1 always
+  fails); an attack without Strength wounds as the scenario says.
+- Saves: Armour (7 - Arm + AP on a D6, natural 1 fails; text B caps Arm at 6),
+  then, if failed, one special save: the best the target has that the attack
+  does not deny.
+- Health Points: each unsaved wound costs 1 HP (Multiple Wounds: more).
+  Rank-and-file models share one Health Pool, losses carrying from model to
+  model; text A: once they are gone, losses pass to the Champion; text B:
+  losses beyond the pool are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mathhammer.plugin import (
+    AttackPool,
+    Attacks,
+    Compiled,
+    Effect,
+    Group,
+    KeywordSpec,
+    KeywordTable,
+    Plan,
+    Save,
+    ScenarioError,
+    SpecialSave,
+    Target,
+    Test,
+)
+from mathhammer_t9a.check import check_scenario
+from mathhammer_t9a.keyword_api import AttackRules
+from mathhammer_t9a.model import Attack, Scenario
+from mathhammer_t9a.rules import BEST_SPECIAL_SAVE, SPECIAL_SAVES, armour, melee_to_hit, special_pass, to_wound
+
+COUNTERS = ["attacks", "hits", "wounds", "unsaved_wounds"]
+LABELS = {
+    "attacks": "Attacks",
+    "hits": "Hits",
+    "wounds": "Wounds",
+    "unsaved_wounds": "Unsaved wounds",
+    "damage": "HP lost",
+    "models_destroyed": "Models removed",
+}
+ARMOUR_TARGET = 7
+"""The armour save needs 7 - Arm + AP: a save of 7 - Arm (Arm up to 6), the roll less AP."""
+ARMOUR_IN_SAVE = 6
+"""Armour beyond 6 (text A adds sources up) becomes a bonus to the roll: a save cannot be below 1+."""
+
+
+def _armour_save(arm: int) -> int | None:
+    """The group's save characteristic: 7 - Arm, for Arm 1 to 6."""
+    return ARMOUR_TARGET - min(arm, ARMOUR_IN_SAVE) if arm > 0 else None
+
+
+def _target(scenario: Scenario) -> Target:
+    t = scenario.target
+    save = _armour_save(armour(t.armour, scenario.revision))
+    rank_and_file = Group(name=t.name, models=t.models - int(t.champion), wounds=t.hp, save=save)
+    if not t.champion:
+        return Target(groups=[rank_and_file], order=[0])
+    champion = Group(name="Champion", models=1, wounds=t.hp, tier=1, save=save)
+    return Target(groups=[rank_and_file, champion], order=[0, 1])
+
+
+Resolved = list[tuple[KeywordSpec, Mapping[str, Any], int, int]]
+"""Each attribute an attack lists: spec, parameters, instances, and where it is first listed."""
+
+
+def _attributes(attack: Attack, index: int, scenario: Scenario, keywords: KeywordTable) -> Resolved:
+    """The attack's attributes, resolved; an unknown spelling lists the known ones."""
+    found: Resolved = []
+    for j, text in enumerate(attack.attributes):
+        field = f"attack[{index}].attributes[{j}]"
+        spec, params = keywords.lookup(
+            text,
+            source=scenario.source,
+            field=field,
+            what="an attack attribute of ruleset 't9a'",
+            known_as="attributes",
+        )
+        same = [i for i, entry in enumerate(found) if entry[0] is spec]
+        if same:
+            first = found[same[0]]
+            if not spec.repeatable or first[1] != params:
+                raise ScenarioError(
+                    f"{text!r} lists {spec.name!r} again; only attributes whose rules count instances "
+                    "(Poison Attacks) may be listed twice",
+                    source=scenario.source,
+                    field=field,
+                )
+            found[same[0]] = (spec, params, first[2] + 1, first[3])
+            continue
+        found.append((spec, params, 1, j))
+    return found
+
+
+def _melee_target(rules: AttackRules) -> int:
+    attack, target = rules.attack, rules.scenario.target
+    assert attack.off is not None
+    defensive = max(target.defensive + 1, attack.off) if target.parry else target.defensive
+    needed = melee_to_hit(attack.off, defensive, rules.revision) - attack.hit_modifier
+    if target.distracting:
+        if rules.revision == "A" and attack.hit_modifier >= 0:
+            needed += 1
+        elif rules.revision == "B" and needed + 1 <= 5:
+            needed += 1
+    return min(max(needed, 2), 6)
+
+
+def _shooting_needed(rules: AttackRules) -> int:
+    """The roll a shot needs once every modifier applied (may be 7 or more)."""
+    attack, context, target = rules.attack, rules.scenario.context, rules.scenario.target
+    assert attack.aim is not None
+    modifier = attack.hit_modifier - target.hard_target
+    if context.long_range and "accurate" not in rules.flags:
+        modifier -= 1
+    if context.moved:
+        quick, unwieldy = "quick_to_fire" in rules.flags, "unwieldy" in rules.flags
+        if rules.revision == "A":
+            modifier -= {(False, False): 1, (True, False): 0, (False, True): 2, (True, True): 1}[(quick, unwieldy)]
+        else:
+            modifier -= (0 if quick else 1) + rules.unwieldy
+    if context.stand_and_shoot and rules.revision == "A":
+        modifier -= 1
+    modifier -= {"none": 0, "soft": 1, "hard": 2}[context.cover]
+    return max(attack.aim - modifier, 2)
+
+
+def _set_to_hit(rules: AttackRules, field: str) -> list[Test]:
+    """The to-hit tests, once every attribute applied."""
+    hit = rules.hit
+    if rules.attack.type == "melee":
+        hit.target = _melee_target(rules)
+        return [hit]
+    needed = _shooting_needed(rules)
+    if needed <= 6:
+        hit.target = needed
+        return [hit]
+    if needed >= 8 or rules.revision == "B":
+        hit.target = 7  # cannot hit: no D6 reaches it
+        hit.critical = None
+        return [hit]
+    # Text A, Hopeless Shots: a 6, then a 4+.
+    if hit.critical is not None or hit.effects or hit.reroll != "none":
+        raise ScenarioError(
+            "needs 7+ to hit (text A's Hopeless Shots: a 6, then 4+); how rules keyed on the to-hit roll "
+            "(Poison Attacks, Fury, re-rolls) combine with it is not verified, so mathhammer does not guess",
+            source=rules.scenario.source,
+            field=field,
+        )
+    first = Test(name="hit (a 6)", target=6, natural_fail=1)
+    hit.target = 4
+    hit.name = "hit (then 4+)"
+    return [first, hit]
+
+
+def _special(rules: AttackRules, denied: set[str]) -> SpecialSave | None:
+    """The best special save the target may use against the attack."""
+    target = rules.scenario.target
+    values = {"Aegis": target.aegis, "Fortitude": target.fortitude, "Regeneration": target.regeneration}
+    best = BEST_SPECIAL_SAVE[rules.revision]
+    usable = [
+        SpecialSave(max(value, best), reroll_successes=name in rules.rerolled_saves)
+        for name, value in values.items()
+        if value is not None and name not in denied and name in SPECIAL_SAVES[rules.revision]
+    ]
+    if not usable:
+        return None
+    return max(usable, key=lambda s: special_pass(s.target, s.reroll_successes))
+
+
+def _save(rules: AttackRules, ap: int, denied: set[str], groups: int) -> Save:
+    beyond = max(armour(rules.scenario.target.armour, rules.revision) - ARMOUR_IN_SAVE, 0)
+    special = _special(rules, denied)
+    return Save(
+        ap=-ap,
+        group_modifiers=[beyond] * groups if beyond else [],
+        counter="unsaved_wounds",
+        special=[special] * groups if special else [],
+    )
+
+
+def _pool(index: int, attack: Attack, scenario: Scenario, keywords: KeywordTable, groups: int) -> AttackPool:
+    field = f"attack[{index}]"
+    t = scenario.target
+    if attack.strength is not None:
+        wound = Test(name="wound", target=to_wound(attack.strength, t.resilience), natural_fail=1, counter="wounds")
+    elif attack.wounds_on == "automatic":
+        wound = Test(name="wound", automatic=True, counter="wounds")
+    else:
+        wound = Test(name="wound", target=int(attack.wounds_on or 0), natural_fail=1, counter="wounds")
+    hit = Test(name="hit", natural_fail=1, counter="hits")
+    pool = AttackPool(
+        name=attack.name,
+        attacks=[Attacks(models=attack.models, dice=attack.att)],
+        attacks_counter="attacks",
+        steps=[],
+        save=Save(),
+        damage="1",
+        excess="unit" if t.champion else "group",
+    )
+    rules = AttackRules(attack=attack, scenario=scenario, revision=scenario.revision, pool=pool, hit=hit, wound=wound)
+    for spec, params, instances, j in _attributes(attack, index, scenario, keywords):
+        rules.params, rules.instances = params, instances
+        keywords.apply(spec, rules, source=scenario.source, field=f"{field}.attributes[{j}]")
+    pool.steps = [*_set_to_hit(rules, f"{field}.Aim"), wound]
+    pool.save = _save(rules, attack.ap, rules.denied_saves, groups)
+    if rules.critical_wound is not None:
+        own = _save(rules, rules.critical_wound.ap, rules.denied_saves | rules.critical_wound.denied, groups)
+        wound.effects.append(Effect(on="critical", action="own_save", save=own))
+    return pool
+
+
+def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
+    """The Plan for a scenario, its attributes applied.
+
+    Raises:
+        ScenarioError: for what the rules in force do not allow or verify (see :mod:`mathhammer_t9a.check`).
+    """
+    check_scenario(scenario)
+    target = _target(scenario)
+    plan = Plan(
+        counters=list(COUNTERS),
+        target=target,
+        sequences=[_pool(i, a, scenario, keywords, len(target.groups)) for i, a in enumerate(scenario.attacks)],
+    )
+    return Compiled(plan=plan, rule_versions={"revision": scenario.revision}, stage_labels=dict(LABELS))

@@ -1,0 +1,53 @@
+"""The plugin module: registers the ``t9a`` ruleset with mathhammer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from mathhammer.plugin import Compiled, KeywordTable, RulesetRegistrar, ScenarioError, hookimpl
+from mathhammer_t9a.compile import compile_scenario
+from mathhammer_t9a.load import load
+from mathhammer_t9a.model import Scenario
+
+try:
+    __version__ = version("mathhammer-t9a")
+except PackageNotFoundError:
+    __version__ = "0.0.0"
+
+
+class NinthAge:
+    """The Ninth Age (2nd edition, 2022 rules): melee and shooting attacks against one unit."""
+
+    name = "t9a"
+    title = "The Ninth Age"
+    version = __version__
+    # The game's own attack attributes; any other is a third party's addition.
+    own_keywords = frozenset(
+        {
+            "Accurate",
+            "Divine Attacks",
+            "Flaming Attacks",
+            "Fury",
+            "Hatred",
+            "Lethal Strike",
+            "Multiple Wounds",
+            "Poison Attacks",
+            "Quick to Fire",
+            "Unwieldy",
+        }
+    )
+
+    def load(self, data: Mapping[str, Any], source: str | None) -> Scenario:
+        return load(data, source)
+
+    def compile(self, scenario: Any, keywords: KeywordTable) -> Compiled:
+        if not isinstance(scenario, Scenario):
+            raise ScenarioError(f"the t9a ruleset compiles mathhammer_t9a.Scenario, not {type(scenario).__name__}")
+        return compile_scenario(scenario, keywords)
+
+
+@hookimpl
+def mathhammer_register_rulesets(register: RulesetRegistrar) -> None:
+    register(NinthAge())

@@ -1,0 +1,391 @@
+"""Compiling a 40k scenario into a Plan.
+
+The mapping, rule by rule (section names from the specification):
+
+- Gather attack dice: weapons whose attacks are identical (same type, BS/WS,
+  S, AP, D, keywords, rule versions and modifiers) pool their dice, whatever
+  their A; pools resolve in the order the attacker first lists them.
+- Hit roll: unmodified 1 fails, unmodified 6 is a critical hit, else the roll
+  plus modifiers (summed, capped to +/-1) must reach BS/WS. A weapon that
+  automatically hits rolls nothing and scores no critical hits.
+- Wound roll: the S-vs-T table, unmodified 1 fails, unmodified 6 is a critical
+  wound, modifiers capped to +/-1.
+- Saves: rolled together, lowest first, through the allocation groups in the
+  declared order; AP modifies Sv, InSv is unmodified, a 1 always fails.
+- Damage: the D characteristic, rolled per unsaved attack; excess is lost;
+  a model's damage reduction and halving apply (halve, subtract, never below 1).
+- Mortal wounds "in addition to the normal damage" (weapon field
+  ``mortal_wounds``): every attack that wounds queues them; they are inflicted
+  after the pool's normal damage, even if that damage was saved.
+- Mortal wounds: one at a time, 1 damage each, spilling over, in the 11th
+  edition order (wounded non-CHARACTER, non-CHARACTER, wounded CHARACTER,
+  CHARACTER); abilities' mortal wounds resolve before the weapons.
+- Keywords: each pool calls its keywords' ``apply`` with a
+  :class:`~mathhammer_wh40k.keyword_api.WeaponRules`, in the order listed.
+  A keyword written ``Name: KEYWORD`` applies only against a target with
+  that keyword (``[LETHAL HITS: VEHICLE]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
+
+from mathhammer.plugin import (
+    AttackPool,
+    Attacks,
+    Compiled,
+    Effect,
+    Group,
+    KeywordSpec,
+    KeywordTable,
+    MortalWounds,
+    Plan,
+    Reroll,
+    Rule,
+    Save,
+    ScenarioError,
+    Target,
+    Test,
+    check_choice,
+    parse_dice,
+    split_restriction,
+)
+from mathhammer_wh40k.check import check_scenario
+from mathhammer_wh40k.keyword_api import WeaponRules
+from mathhammer_wh40k.model import ModelProfile, Scenario, Weapon
+from mathhammer_wh40k.rules import (
+    HIT_MODIFIER_CAP,
+    WOUND_MODIFIER_CAP,
+    AllocationGroup,
+    allocation_order,
+    create_groups,
+    wound_target,
+)
+
+COUNTERS = ["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"]
+LABELS = {
+    "attacks": "Attacks",
+    "hits": "Hits",
+    "wounds": "Wounds",
+    "failed_saves": "Failed saves",
+    "mortal_wounds": "Mortal wounds",
+    "damage": "Damage dealt",
+    "models_destroyed": "Models destroyed",
+    "attacker_mortal_wounds": "Attacker mortal wounds",
+    "attacker_damage": "Attacker damage",
+    "attacker_models_destroyed": "Attacker destroyed",
+}
+RULE_VERSIONS = {
+    "attack_sequence": "11e (specification)",
+    "hit_modifier_cap": "+/-1 (specification)",
+    "mortal_wounds": "spill over (specification); 11e allocation order",
+}
+EDITIONS = ("10e", "11e")
+"""Edition presets a scenario may name in ``[rules] edition``."""
+
+COVER = Rule(
+    "Cover",
+    versions={
+        "11e": "ranged attacks against a target in cover worsen BS by one step, outside the +/-1 hit cap "
+        "(11th edition)",
+        "11e-modifier": "the same as a -1 hit modifier, inside the +/-1 cap (the [DC] engine's reading)",
+        "10e": "+1 to the armour save against ranged attacks, not for Sv 3+ or better against AP 0; a save is never "
+        "improved by more than 1 (10th edition)",
+    },
+    default="11e",
+    editions={"10e": "10e", "11e": "11e"},
+)
+STEALTH = Rule(
+    "Stealth",
+    versions={
+        "11e": "a target with Stealth has the Benefit of Cover against ranged attacks (11th edition)",
+        "10e": "ranged attacks against a target whose models all have Stealth get -1 to hit (10th edition)",
+    },
+    default="11e",
+    editions={"10e": "10e", "11e": "11e"},
+)
+PSYCHIC = Rule(
+    "Psychic",
+    versions={
+        "11e": "ignores harmful modifiers to BS and to the hit roll (11th edition; the beneficial ones are kept)",
+        "10e": "no effect on the dice (10th edition: it only marks the attack as a Psychic Attack)",
+    },
+    default="11e",
+    editions={"10e": "10e", "11e": "11e"},
+)
+RULESET_RULES = {rule.name: rule for rule in (COVER, STEALTH, PSYCHIC)}
+"""The ruleset's own rules with versions (keywords bring theirs)."""
+
+REROLL_BREADTH: tuple[Reroll, ...] = ("none", "ones", "failures", "non_critical")
+"""Re-roll policies from narrowest to broadest: each re-rolls everything the previous one does."""
+
+Resolved = list[tuple[KeywordSpec, Mapping[str, Any]]]
+
+
+def _pool_key(w: Weapon) -> tuple[object, ...]:
+    """What makes two weapons' attacks identical for pooling."""
+    return (
+        w.type,
+        w.skill,
+        w.strength,
+        w.ap,
+        w.damage,
+        w.auto_hit,
+        w.mortal_wounds,
+        tuple(sorted(w.keywords)),
+        tuple(sorted(w.rules.items())),
+        w.modifiers,
+    )
+
+
+def _resolve_keywords(scenario: Scenario, keywords: KeywordTable) -> dict[int, Resolved]:
+    """Each weapon's keywords that apply to this target, resolved.
+
+    An unknown spelling is an error listing the known ones. ``Name: KEYWORD``
+    applies only when the target has KEYWORD. The same ability listed twice
+    with the same parameters applies once: abilities do not stack.
+    """
+    target_keywords = {k.casefold() for k in scenario.target.keywords}
+    resolved: dict[int, Resolved] = {}
+    for i, w in enumerate(scenario.attacker.weapons):
+        found = resolved.setdefault(i, [])
+        for j, text in enumerate(w.keywords):
+            spelling, restriction = split_restriction(text)
+            field = f"attacker.weapons[{i}].keywords[{j}]"
+            spec, params = keywords.lookup(spelling, source=scenario.source, field=field)
+            if restriction and restriction.casefold() not in target_keywords:
+                continue
+            same = [other_params for other, other_params in found if other is spec]
+            if params in same:
+                continue
+            if same and not spec.repeatable:
+                raise ScenarioError(
+                    f"{text!r} repeats {spec.name!r} with another value; the same ability from two "
+                    "sources does not stack (11th edition 24.02): list only the one that applies",
+                    source=scenario.source,
+                    field=field,
+                )
+            found.append((spec, params))
+    return resolved
+
+
+def known_rules(keywords: KeywordTable) -> dict[str, Rule]:
+    """Every rule with versions: the ruleset's own and the registered keywords'."""
+    rules = dict(RULESET_RULES)
+    rules.update({spec.rule.name: spec.rule for spec in keywords.specs.values() if spec.rule is not None})
+    return rules
+
+
+def _group(g: AllocationGroup) -> Group:
+    p = g.profile
+    return Group(
+        name=g.name,
+        models=g.models,
+        wounds=p.wounds,
+        tier=1 if g.character else 0,
+        save=p.save,
+        invulnerable=p.invulnerable,
+        feel_no_pain=p.feel_no_pain,
+        feel_no_pain_mortal=p.feel_no_pain_mortal,
+        damage_divisor=2 if p.halve_damage else 1,
+        damage_reduction=p.damage_reduction,
+    )
+
+
+def _side(models: tuple[ModelProfile, ...], order: tuple[str, ...], source: str | None) -> Target:
+    from mathhammer_wh40k.model import Target as Unit
+
+    unit = Unit("", toughness=1, models=models, allocation_order=order)
+    groups = create_groups(unit, source)
+    return Target(
+        groups=[_group(g) for g in groups],
+        order=allocation_order(unit, groups, source),
+        wounded_groups_first=True,
+    )
+
+
+def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
+    """Compile a scenario into a Plan; every error names the scenario's file and field."""
+    check_scenario(scenario)
+    source = scenario.source
+    versioned = known_rules(keywords)
+    check_choice(scenario.rules, versioned, EDITIONS, source=source)
+    for i, w in enumerate(scenario.attacker.weapons):
+        for name, chosen in w.rules.items():
+            if name not in versioned:
+                names = ", ".join(repr(n) for n in sorted(versioned))
+                raise ScenarioError(
+                    f"{name!r} is not a rule with versions; rules: {names}",
+                    source=source,
+                    field=f"attacker.weapons[{i}].rules.{name}",
+                )
+            versioned[name].check(chosen, source=source, field=f"attacker.weapons[{i}].rules.{name}")
+    resolved = _resolve_keywords(scenario, keywords)
+    target = _side(scenario.target.models, scenario.target.allocation_order, source)
+    attacker = _side(scenario.attacker.models, (), source) if scenario.attacker.models else None
+    plan = Plan(counters=list(COUNTERS), target=target, attacker=attacker)
+    for ability in scenario.attacker.mortal_wounds:
+        plan.sequences.append(MortalWounds(ability.name, _dice(ability.amount), counter="mortal_wounds"))
+    pools: dict[tuple[object, ...], list[int]] = {}
+    for i, w in enumerate(scenario.attacker.weapons):
+        pools.setdefault(_pool_key(w), []).append(i)
+    versions = dict(RULE_VERSIONS)
+    used: dict[str, list[str]] = {}
+
+    def version_of(rule: Rule, *, weapon: int) -> str:
+        chosen = scenario.rules.resolve(
+            rule, weapon=scenario.attacker.weapons[weapon].rules, source=source, where=f"attacker.weapons[{weapon}]."
+        )
+        if chosen not in used.setdefault(rule.name, []):
+            used[rule.name].append(chosen)
+        return chosen
+
+    after_attacks: list[MortalWounds] = []
+    for members in pools.values():
+        weapons = [scenario.attacker.weapons[i] for i in members]
+        pool, hit, wound = _pool(weapons, scenario)
+        finalizers: list[Any] = []
+        flags: set[str] = set()
+        for spec, params in resolved[members[0]]:
+            version = version_of(spec.rule, weapon=members[0]) if spec.rule is not None else None
+            rules = WeaponRules(
+                weapons=weapons,
+                scenario=scenario,
+                pool=pool,
+                hit=hit,
+                wound=wound,
+                params=params,
+                rule_versions=versions,
+                version=version,
+                context=scenario.context,
+                after_attacks=after_attacks,
+                finalizers=finalizers,
+                target_groups=target.groups,
+                flags=flags,
+                counters=plan.counters,
+                hooks=plan.hooks,
+            )
+            keywords.apply(spec, rules, source=source, field=f"attacker.weapons[{members[0]}].keywords")
+        for finish in finalizers:
+            finish()
+        _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
+        plan.sequences.append(pool)
+    plan.sequences += after_attacks
+    versions.update({rule: ", ".join(v) for rule, v in used.items()})
+    return Compiled(plan=plan, rule_versions=versions, stage_labels=dict(LABELS))
+
+
+def _situation(
+    pool: AttackPool,
+    hit: Test,
+    weapon: Weapon,
+    scenario: Scenario,
+    flags: set[str],
+    version_of: Callable[[Rule], str],
+    target: Target,
+) -> None:
+    """The ruleset's own rules that read the situation, after the keywords:
+    shooting while engaged, cover, Stealth, then Psychic's disregard of harmful
+    hit modifiers (last, so it sees every other modifier)."""
+    ranged = weapon.type == "ranged"
+    context = scenario.context
+    attacker_keywords = {k.casefold() for k in scenario.attacker.keywords}
+    if ranged and context.engaged and "pistol" not in flags:
+        if not attacker_keywords & {"monster", "vehicle"}:
+            raise ScenarioError(
+                f"{weapon.name!r} is not a Pistol: only Pistol weapons can shoot at a unit within Engagement "
+                "Range, unless the firing models are MONSTERS or VEHICLES",
+                source=scenario.source,
+                field="context.engaged",
+            )
+        hit.modifiers.append(-1)  # Big guns: -1 to hit when firing a non-Pistol weapon while engaged
+    target_keywords = {k.casefold() for k in scenario.target.keywords}
+    stealth = version_of(STEALTH) if ranged and "stealth" in target_keywords else None
+    if stealth == "10e":
+        hit.modifiers.append(-1)
+    in_cover = ranged and (context.in_cover or "grants_cover" in flags or stealth == "11e")
+    psychic = "psychic" in flags and version_of(PSYCHIC) == "11e"
+    if in_cover and "ignores_cover" not in flags:
+        cover = version_of(COVER)
+        if cover == "11e" and not hit.automatic and not psychic:
+            hit.target = min(6, hit.target + 1)
+        elif cover == "11e-modifier":
+            hit.modifiers.append(-1)
+        elif cover == "10e":
+            pool.save.group_modifiers = [
+                0 if (g.save is not None and g.save <= 3 and pool.save.ap == 0) else 1 for g in target.groups
+            ]
+            pool.save.modifier_max = 1
+    if "no_hit_rerolls" in flags:
+        hit.reroll = "none"
+    if weapon.mortal_wounds is not None:
+        # "Each attack that wounds": a critical hit that skips the wound roll
+        # (Lethal Hits) wounds too, so it inflicts them as well.
+        for e in list(hit.effects):
+            if e.action == "skip" and not any(x.action == "mortal" and x.on == e.on for x in hit.effects):
+                hit.effects.append(
+                    Effect(on=e.on, action="mortal", amount=_dice(weapon.mortal_wounds), spill=True, ends_attack=False)
+                )
+    if psychic:
+        hit.modifiers = [m for m in hit.modifiers if m > 0]
+
+
+def _dice(value: str | int) -> str:
+    """The canonical spelling of a (checked) dice expression."""
+    return str(parse_dice(str(value)))
+
+
+def _broadest(*policies: Reroll) -> Reroll:
+    """The broadest re-roll policy of those given (each includes the narrower ones)."""
+    return max(policies, key=REROLL_BREADTH.index)
+
+
+def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, Test]:
+    w = weapons[0]
+    mods = w.modifiers
+    common = scenario.modifiers
+    if w.auto_hit:
+        hit = Test(name="hit", automatic=True, counter="hits")
+    else:
+        assert w.skill is not None  # checked: only automatic hits may omit it
+        hit = Test(
+            name="hit",
+            target=w.skill,
+            modifiers=[mods.hit, common.hit],
+            modifier_min=-HIT_MODIFIER_CAP,
+            modifier_max=HIT_MODIFIER_CAP,
+            natural_fail=1,
+            critical=min(mods.critical_hit, common.critical_hit),
+            reroll=_broadest(mods.reroll_hits, common.reroll_hits),
+            counter="hits",
+        )
+    wound = Test(
+        name="wound",
+        target=wound_target(w.strength, scenario.target.toughness),
+        modifiers=[mods.wound, common.wound],
+        modifier_min=-WOUND_MODIFIER_CAP,
+        modifier_max=WOUND_MODIFIER_CAP,
+        natural_fail=1,
+        critical=min(mods.critical_wound, common.critical_wound),
+        reroll=_broadest(mods.reroll_wounds, common.reroll_wounds),
+        counter="wounds",
+    )
+    if w.mortal_wounds is not None:
+        # "In addition to the normal damage": the token goes on to its save,
+        # and the mortal wounds are inflicted after the pool's normal damage.
+        wound.effects += [
+            Effect(on=outcome, action="mortal", amount=_dice(w.mortal_wounds), spill=True, ends_attack=False)
+            for outcome in ("success", "critical")
+        ]
+    pool = AttackPool(
+        name=" + ".join(dict.fromkeys(x.name for x in weapons)),
+        attacks=[Attacks(models=x.count, dice=_dice(x.attacks)) for x in weapons],
+        attacks_counter="attacks",
+        steps=[hit, wound],
+        save=Save(ap=w.ap, modifiers=[mods.save, common.save], natural_fail=1, counter="failed_saves"),
+        damage=_dice(w.damage),
+        mortal_counter="mortal_wounds",
+    )
+    return pool, hit, wound

@@ -1,0 +1,29 @@
+"""Melta X: +X Damage against a target within half range (``[context] half_range``).
+
+In 11th edition the bonus becomes part of D (D6 becomes D6+2), which is how
+it is applied here in both editions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mathhammer.plugin import KeywordSpec, hookimpl, parse_dice, with_value
+
+if TYPE_CHECKING:
+    from mathhammer.plugin import KeywordRegistrar
+    from mathhammer_wh40k.keyword_api import WeaponRules
+
+
+def apply(rules: WeaponRules) -> None:
+    if not rules.context.half_range:
+        return
+    d = parse_dice(rules.pool.damage)
+    constant = d.constant + rules.params["x"]
+    rules.pool.damage = str(parse_dice(f"{d.count}D{d.sides}{constant:+d}" if d.count else str(constant)))
+
+
+@hookimpl
+def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
+    register(
+        KeywordSpec("wh40k", "Melta", apply, parse=with_value("Melta", "int"), description="+X Damage at half range")
+    )

@@ -1,0 +1,139 @@
+"""The 40k scenario as Python objects: what a TOML scenario file loads into."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from mathhammer.plugin import VersionChoice
+
+Reroll = Literal["none", "ones", "failures", "non_critical"]
+
+
+@dataclass(frozen=True)
+class Modifiers:
+    """Hit, wound and save modifiers and re-rolls (summed with the scenario's, then capped)."""
+
+    hit: int = 0
+    wound: int = 0
+    save: int = 0
+    reroll_hits: Reroll = "none"
+    reroll_wounds: Reroll = "none"
+    critical_hit: int = 6
+    """Unmodified hit rolls at or above this are critical hits (abilities such as "critical hits on 5+")."""
+    critical_wound: int = 6
+    """Unmodified wound rolls at or above this are critical wounds."""
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """One weapon profile, fired by ``count`` models.
+
+    ``skill`` is BS for ranged weapons and WS for melee ones, as the lowest
+    roll that hits (3 for "3+"); ``None`` only for a weapon that automatically
+    hits. ``attacks`` and ``damage`` are dice expressions.
+    """
+
+    name: str
+    attacks: str
+    skill: int | None
+    strength: int
+    damage: str
+    ap: int = 0
+    type: Literal["ranged", "melee"] = "ranged"
+    count: int = 1
+    keywords: tuple[str, ...] = ()
+    auto_hit: bool = False
+    mortal_wounds: str | None = None
+    """Each attack that wounds also inflicts this many mortal wounds, in
+    addition to its normal damage: they are resolved after the pool's normal
+    damage and suffered even if that damage was saved."""
+    modifiers: Modifiers = field(default_factory=Modifiers)
+    rules: Mapping[str, str] = field(default_factory=dict)
+    """Rule versions for this weapon only (rule name to version), over the scenario's."""
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """``count`` identical models of a unit."""
+
+    name: str
+    wounds: int
+    count: int = 1
+    save: int | None = None
+    invulnerable: int | None = None
+    feel_no_pain: int | None = None
+    feel_no_pain_mortal: int | None = None
+    character: bool = False
+    damage_reduction: int = 0
+    """Subtract this from the Damage of each attack allocated to the model (never below 1)."""
+    halve_damage: bool = False
+    """Halve the Damage of each attack allocated to the model (rounding up), before any reduction."""
+
+
+@dataclass(frozen=True)
+class MortalWoundsAbility:
+    """An ability that inflicts ``amount`` mortal wounds on the target."""
+
+    name: str
+    amount: str
+
+
+@dataclass(frozen=True)
+class Attacker:
+    """The attacking unit: its weapons, abilities, keywords and (optionally) its models."""
+
+    weapons: tuple[Weapon, ...]
+    mortal_wounds: tuple[MortalWoundsAbility, ...] = ()
+    models: tuple[ModelProfile, ...] = ()
+    keywords: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Target:
+    """The unit attacked. ``allocation_order`` lists model names, first group first."""
+
+    name: str
+    toughness: int
+    models: tuple[ModelProfile, ...]
+    keywords: tuple[str, ...] = ()
+    allocation_order: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Context:
+    """Situational facts that rules read. Every field defaults to the plain case."""
+
+    half_range: bool = False
+    """The target is within half the weapon's range (Melta, Rapid Fire)."""
+    stationary: bool = False
+    """10th: the attacking unit Remained Stationary. 11th: no model moved more than 3"
+    and the unit was not set up this turn (Heavy, Indirect Fire)."""
+    charged: bool = False
+    """The attacking unit made a charge move this turn (Lance)."""
+    in_cover: bool = False
+    """The target has the Benefit of Cover against ranged attacks."""
+    engaged: bool = False
+    """The attacking unit is within Engagement Range of the target (Blast, Pistol)."""
+    target_visible: bool = True
+    """Any attacking model can see the target (Indirect Fire)."""
+    spotted: bool = False
+    """11th, Indirect Fire: a friendly unit can see the target."""
+    character_visible: bool = True
+    """A CHARACTER in the target is visible to the attacker (Precision)."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One unit attacking another under the 40k rules."""
+
+    attacker: Attacker
+    target: Target
+    modifiers: Modifiers = field(default_factory=Modifiers)
+    context: Context = field(default_factory=Context)
+    rules: VersionChoice = field(default_factory=VersionChoice)
+    """The edition preset and per-rule versions the scenario asks for."""
+    ruleset: str = "wh40k"
+    source: str | None = field(default=None, compare=False)
+    """The file the scenario was loaded from, named in error messages."""

@@ -1,0 +1,137 @@
+"""Everything a ruleset or keyword plugin needs, in one module.
+
+A plugin imports from here (and its tests from :mod:`mathhammer.testing`),
+never from the modules behind it, which may move between releases::
+
+    from mathhammer.plugin import Effect, KeywordRegistrar, KeywordSpec, hookimpl, with_value
+
+    @hookimpl
+    def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
+        register(KeywordSpec("wh40k", "Sustained Hits", apply=..., parse=with_value("Sustained Hits")))
+
+What is here:
+
+- the hook API: :data:`hookimpl`, :data:`HOOK_API_VERSION`, and the
+  registrar types the hooks receive;
+- what a plugin registers: :class:`KeywordSpec`, the :class:`Ruleset`
+  protocol and the :class:`Compiled` scenario it returns, :class:`Rule`
+  (rules with versions) and the version choice a scenario makes;
+- keyword spellings and their one error policy: :class:`KeywordTable`
+  (``lookup`` and ``apply``), :func:`exact_name`, :func:`with_value`,
+  :func:`normalise`, :func:`split_restriction`;
+- the Plan builders (:class:`Plan`, :class:`AttackPool`, :class:`Test`,
+  :class:`Effect`, ...), documented in ``docs/architecture.md``;
+- reading scenario tables (:class:`Fields`), dice (:func:`parse_dice`) and
+  the core's limits;
+- the errors a plugin raises or meets.
+
+A plugin that needs a hook API other than this one declares it with a
+module-level ``MATHHAMMER_HOOK_API = <version>``; the registry then skips it
+with a warning naming it, and every other plugin keeps working.
+"""
+
+from __future__ import annotations
+
+from mathhammer._core import MAX_MODELS, MAX_TOKENS_PER_TRIAL, MAX_VALUE, DiceExpr, parse_dice
+from mathhammer.exceptions import (
+    DiceError,
+    HookError,
+    KeywordError,
+    MathhammerError,
+    PlanError,
+    PluginError,
+    PluginWarning,
+    RulesetError,
+    ScenarioError,
+    UnknownKeywordError,
+)
+from mathhammer.fields import Fields
+from mathhammer.hookspecs import HOOK_API_VERSION, hookimpl
+from mathhammer.keywords import KeywordSpec, KeywordTable, exact_name, normalise, split_restriction, with_value
+from mathhammer.plan import (
+    AttackPool,
+    Attacks,
+    BatchHook,
+    Check,
+    Class,
+    Compare,
+    Effect,
+    Excess,
+    Group,
+    Heal,
+    Mark,
+    MortalWounds,
+    Outcome,
+    Plan,
+    Reroll,
+    RollDie,
+    Rolls,
+    Rounds,
+    Save,
+    SpecialSave,
+    Target,
+    Test,
+    TopThreshold,
+)
+from mathhammer.registry import KeywordRegistrar, RulesetRegistrar
+from mathhammer.result import Chance
+from mathhammer.ruleset import Compiled, Ruleset
+from mathhammer.versions import Rule, VersionChoice, check_choice
+
+__all__ = [
+    "HOOK_API_VERSION",
+    "MAX_MODELS",
+    "MAX_TOKENS_PER_TRIAL",
+    "MAX_VALUE",
+    "AttackPool",
+    "Attacks",
+    "BatchHook",
+    "Chance",
+    "Check",
+    "Class",
+    "Compare",
+    "Compiled",
+    "DiceError",
+    "DiceExpr",
+    "Effect",
+    "Excess",
+    "Fields",
+    "Group",
+    "Heal",
+    "HookError",
+    "KeywordError",
+    "KeywordRegistrar",
+    "KeywordSpec",
+    "KeywordTable",
+    "Mark",
+    "MathhammerError",
+    "MortalWounds",
+    "Outcome",
+    "Plan",
+    "PlanError",
+    "PluginError",
+    "PluginWarning",
+    "Reroll",
+    "RollDie",
+    "Rolls",
+    "Rounds",
+    "Rule",
+    "Ruleset",
+    "RulesetError",
+    "RulesetRegistrar",
+    "Save",
+    "ScenarioError",
+    "SpecialSave",
+    "Target",
+    "Test",
+    "TopThreshold",
+    "UnknownKeywordError",
+    "VersionChoice",
+    "check_choice",
+    "exact_name",
+    "hookimpl",
+    "normalise",
+    "parse_dice",
+    "split_restriction",
+    "with_value",
+]
