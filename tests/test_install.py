@@ -9,7 +9,8 @@ from the files just built and never from a registry (no dependency confusion). T
 ``pip check``, ``mathhammer plugins`` and ``mathhammer simulate`` on an example, whose
 report must be the one the checkout's own install prints.
 
-A plugin that lives outside plugins/ joins with one line in CASES, naming its folder.
+The plugin docs/plugins.md's tutorial builds is written out from the guide and installed
+the same way. A plugin that lives in a folder outside plugins/ joins with one line in CASES.
 """
 
 from __future__ import annotations
@@ -63,12 +64,30 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+# A fenced block whose first line is a comment naming a file: the tutorial's files.
+_FILE_BLOCK = re.compile(r"^```\w*\n(#\s*([\w./-]+\.(?:py|toml))\n.*?)^```", re.DOTALL | re.MULTILINE)
+
+
 @pytest.fixture(scope="session")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every distribution in the tree, and each case's extra project, built with its index."""
+def tutorial(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The plugin docs/plugins.md's tutorial builds, its files written out as a reader would."""
+    text = (ROOT / "docs/plugins.md").read_text(encoding="utf-8")
+    section = text[text.index("## Tutorial") :]
+    section = section[: section.index("\n## ")]
+    folder = tmp_path_factory.mktemp("tutorial") / "mathhammer-steady-aim"
+    for block, name in _FILE_BLOCK.findall(section):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(block, encoding="utf-8")
+    assert (folder / "pyproject.toml").is_file()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory: pytest.TempPathFactory, tutorial: Path) -> Path:
+    """Every distribution in the tree, the tutorial's and each case's extra project, built with its index."""
     out = tmp_path_factory.mktemp("dist")
     plugins = sorted(p for p in (ROOT / "plugins").iterdir() if (p / "pyproject.toml").is_file())
-    extra = [ROOT / case.project for case in CASES if case.project]
+    extra = [tutorial, *(ROOT / case.project for case in CASES if case.project)]
     subprocess.run([sys.executable, ROOT / "scripts/dist.py", "--out", out, ROOT, *plugins, *extra], check=True)
     return out
 
@@ -209,6 +228,17 @@ def test_the_extras_draw_and_tabulate_once_a_ruleset_is_added(venv: Venv, dist: 
         "import mathhammer; print(mathhammer.evaluate(mathhammer.load_scenario('examples/boltguns.toml')).to_pandas())"
     )
     assert "models_destroyed" in venv.run("python", "-c", table).stdout
+
+
+def test_the_tutorials_plugin_installs_by_name(venv: Venv, dist: Path, index_url: str, tutorial: Path) -> None:
+    # A third party's keyword, built from the guide, pulls the 40k ruleset and its keywords by name.
+    venv.install_third_party(*sorted(third_party(Requirement("mathhammer-steady-aim"), dist)))
+    venv.install_ours("mathhammer-steady-aim", index_url, dist)
+    venv.pip("check")
+    listed = venv.run("mathhammer", "plugins").stdout
+    assert "Steady Aim" in listed and "Sustained Hits" in listed
+    report = venv.run("mathhammer", "simulate", str(tutorial / "steady-aim.toml"), "--exact").stdout
+    assert re.search(r"^Hits\s+6\.667\b", report, re.MULTILINE), report  # 10 shots on 3+, not 5.000 on 4+
 
 
 def test_the_index_works_as_an_index_url(venv: Venv, index_url: str, tmp_path: Path) -> None:
