@@ -40,3 +40,42 @@ def test_nonsense_is_a_value_error_naming_the_expression(text: str, reason: str)
         parse_dice(text)
     assert repr(text).replace("'", '"') in str(info.value)
     assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("text", "column"),
+    [
+        ("D6 1", 4),  # not D61
+        ("1 0", 3),  # not 10
+        ("D6+1 0", 6),  # not D6+10
+        ("2 D6", 3),
+        ("D 6", 2),
+        ("2D6+1+1", 6),
+        ("D6+-1", 4),
+        ("+3", 1),
+        ("3+1", 2),
+        ("-1", 1),
+        ("06", 1),
+        ("D0", 2),
+        ("0D6", 1),
+        ("99999999D6", 1),
+        ("D\u0666", 2),  # an Arabic-Indic 6 is a digit to Python, not to the grammar
+        ("D\uff16", 2),  # a full-width 6
+        ("D6\u00a0+1", 3),  # a no-break space is not a blank
+        ("D6\n", 3),
+        ("D6 + ", 6),
+        ("1d6d6", 4),
+    ],
+)
+def test_everything_outside_the_grammar_is_refused_at_its_column(text: str, column: int) -> None:
+    with pytest.raises(DiceError, match=f"at column {column},") as info:
+        parse_dice(text)
+    message = str(info.value)
+    assert message.startswith('dice expression "') and text.strip("\n")[:2] in message  # quoted
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"), [(" 2D3 + 1 ", "2D3+1"), ("\td6\t-\t1", "D6-1"), ("0", "0"), ("D6+0", "D6")]
+)
+def test_blanks_are_allowed_around_the_expression_and_its_sign(text: str, canonical: str) -> None:
+    assert str(parse_dice(text)) == canonical

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import mathhammer
-from mathhammer import ScriptError
+from mathhammer import ScriptError, _core
 from mathhammer.explain import explain
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -79,7 +79,7 @@ def test_keywords_are_named_where_they_fire() -> None:
     )
     # This version of Devastating Wounds holds its mortal wounds until every attack is resolved;
     # the Hazardous roll of the plasma gun comes first.
-    hazardous = text.index("Roll 3 (fails on a 1): passes.")
+    hazardous = text.index("Roll 2 (fails on a 1): passes.")
     assert text.index("After every attack: the harm held until now is resolved.") > hazardous
 
 
@@ -164,7 +164,7 @@ def test_an_automatic_test_is_told_though_it_rolls_nothing(tmp_path: Path) -> No
 
 
 def test_seeded_dice_are_fair_on_every_size_of_die(tmp_path: Path) -> None:
-    # D3 attacks (scripted as d6 values, redrawn when they do not fit) and D12 damage.
+    # D3 attacks and D12 damage, drawn by the core's stream.
     text = (EXAMPLES / "boltguns.toml").read_text().replace('attacks = "2"', 'attacks = "D3"')
     path = tmp_path / "d3.toml"
     path.write_text(text.replace('damage = "1"', 'damage = "D12"').replace("count = 10\nattacks", "count = 1\nattacks"))
@@ -181,7 +181,7 @@ def test_seeded_dice_are_fair_on_every_size_of_die(tmp_path: Path) -> None:
 
 
 def test_a_seeded_horde_is_explained_quickly() -> None:
-    # 20 Ork Boyz, three attacks each, and more: hundreds of dice, a handful of replays.
+    # 20 Ork Boyz, three attacks each, and more: hundreds of dice, drawn in one pass.
     from mathhammer.compare import pairing, read_profiles
 
     profiles = read_profiles([EXAMPLES / "profiles.toml"])
@@ -264,3 +264,21 @@ save = "4+"
         "▪ 1 → Terminator, an unwounded model (Sv 4+): inflicts damage.",
         "▪ 2 → Terminator, the wounded model (2 of 3 wounds left) (Sv 4+): inflicts damage.",
     ]
+
+
+def test_a_seed_explains_the_trial_the_simulation_stream_draws() -> None:
+    # Trial 0 of a die-by-die run with the seed is the explained trial: the one-trial histograms hold its values.
+    scenario = mathhammer.load_scenario(EXAMPLES / "keywords.toml")
+    compiled = mathhammer.compile_scenario(scenario)
+    core_plan = compiled.plan.compile()
+    for seed in (3, 42, 2**63):
+        told = explain(scenario, seed=seed).replay
+        histograms = dict(zip(core_plan.numbers, _core.simulate(core_plan, 1, seed, 1, die_by_die=True), strict=True))
+        counters = told["counters"]
+        assert isinstance(counters, dict)
+        for name, value in [
+            *counters.items(),
+            ("damage", told["damage"]),
+            ("models_destroyed", told["models_destroyed"]),
+        ]:
+            assert histograms[name][value] == 1, (seed, name)

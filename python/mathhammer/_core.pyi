@@ -11,9 +11,16 @@ import numpy.typing as npt
 
 __all__ = [
     "CHUNK_TRIALS",
+    "MAX_ATTACKS",
+    "MAX_CONSTANT",
     "MAX_DICE",
     "MAX_MODELS",
+    "MAX_MODIFIER",
+    "MAX_ROLL_COMBINATIONS",
+    "MAX_ROUNDS",
+    "MAX_SIDES",
     "MAX_TOKENS_PER_TRIAL",
+    "MAX_TRIALS",
     "MAX_VALUE",
     "PLAN_VERSION",
     "CompiledPlan",
@@ -21,12 +28,15 @@ __all__ = [
     "DiceError",
     "DiceExpr",
     "HookError",
+    "InternalError",
     "MathhammerError",
     "PlanError",
     "ScriptError",
+    "_panic_for_tests",
     "evaluate_exact",
     "parse_dice",
     "replay",
+    "replay_seeded",
     "simulate",
 ]
 
@@ -36,27 +46,51 @@ CHUNK_TRIALS: int
 """Trials per chunk; chunk ``k`` draws from the stream seeded by ``(seed, k)``."""
 MAX_DICE: int
 """The most dice one dice expression may roll."""
+MAX_SIDES: int
+"""The most sides a die may have."""
+MAX_CONSTANT: int
+"""The largest constant term of a dice expression."""
 MAX_MODELS: int
-"""The most models a target (or one attack term) may hold."""
+"""The most models a side (or one attack term) may hold."""
+MAX_ATTACKS: int
+"""The most attack dice one trial's attacks may roll, before extra hits."""
 MAX_TOKENS_PER_TRIAL: int
-"""The most attack dice, extra ones included, one trial may create."""
+"""The most attack dice one trial may create, extra hits included."""
 MAX_VALUE: int
-"""The largest value any reported number (counter, damage, wounds of a target) may reach in one trial."""
+"""The largest value any reported number (counter, damage, wounds of a side) may reach in one trial."""
+MAX_MODIFIER: int
+"""The largest modifier, AP or bonus, either way."""
+MAX_ROUNDS: int
+"""The most rounds a fight may last."""
+MAX_ROLL_COMBINATIONS: int
+"""The most combinations of faces a roll of several dice may have."""
+MAX_TRIALS: int
+"""The most trials one run may ask for."""
 
 class MathhammerError(Exception):
     """Base class of every error mathhammer raises."""
 
-class DiceError(ValueError):
-    """A dice expression that cannot be rolled, such as ``D0`` or ``1000000D6``."""
+class DiceError(MathhammerError, ValueError):
+    """A dice expression that cannot be rolled, such as ``D0`` or ``1000000D6``.
 
-class PlanError(ValueError):
-    """A Plan that is not well-formed; the message names the field."""
+    Raised by the core, it has ``expression`` (the text) and ``reason`` (the message after it).
+    """
+
+class PlanError(MathhammerError, ValueError):
+    """A Plan that is not well-formed; the message names the field.
+
+    Raised by the core, it has ``field`` (a dotted path into the Plan) and ``reason``,
+    and ``limit`` when the Plan is well-formed but past one of the core's limits.
+    """
 
 class ScriptError(MathhammerError):
     """Scripted dice ran out or did not fit the die rolled."""
 
 class HookError(MathhammerError):
     """A batch hook failed or handed back arrays that do not fit."""
+
+class InternalError(MathhammerError):
+    """A bug in mathhammer, such as a panic in the Rust core; the message asks for a report."""
 
 class DeclinedError(MathhammerError):
     """The exact evaluator cannot evaluate this Plan exactly; the message says why."""
@@ -121,5 +155,19 @@ def simulate(
 def replay(plan: CompiledPlan, dice: list[object]) -> dict[str, object]:
     """Resolve one trial with the given dice; returns counters, damage, models destroyed, events."""
 
+def replay_seeded(plan: CompiledPlan, seed: int, trial: int = 0) -> dict[str, object]:
+    """Replay trial ``trial`` of a die-by-die run with ``seed`` (``simulate(..., die_by_die=True)``).
+
+    Returns what :func:`replay` returns, plus ``dice``: every die drawn, in order.
+    """
+
 def evaluate_exact(plan: CompiledPlan) -> list[npt.NDArray[np.float64]]:
     """Exact distributions, one pmf per name in ``plan.numbers``; raises :class:`DeclinedError` saying why."""
+
+def _panic_for_tests(site: str, plan: CompiledPlan | None = None) -> None:
+    """Panic on purpose, for tests only, at ``site``.
+
+    ``"caller"`` panics on the calling thread and ``"worker"`` in a batch hook of ``plan`` (which must call one)
+    on the Monte Carlo worker threads: both raise :class:`InternalError`.
+    ``"unguarded"`` panics past the guard, so PyO3 raises its ``PanicException``.
+    """

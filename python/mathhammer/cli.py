@@ -23,7 +23,7 @@ from rich.console import Console
 
 from mathhammer import inventory, report
 from mathhammer.compare import METRICS, Comparison
-from mathhammer.exceptions import MathhammerError, PluginError, PluginWarning, ScenarioError
+from mathhammer.exceptions import InternalError, MathhammerError, PluginError, PluginWarning, ScenarioError
 from mathhammer.locate import field_line
 from mathhammer.progress import ProgressBar
 from mathhammer.registry import Registry, default_registry
@@ -316,6 +316,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = f" after {progress.done:,} of {progress.total:,} trials" if progress and progress.total else ""
         print(f"mathhammer: interrupted{done}; no result was reported", file=sys.stderr)
         return 130
+    except InternalError as exc:  # a panic in the core, caught at its boundary
+        if args.debug:
+            raise
+        print(f"mathhammer: internal error: {exc}", file=sys.stderr)
+        return 1
     except PluginError as exc:  # a plugin's fault, never the scenario's: no line of the file is quoted
         if args.debug:
             raise
@@ -346,6 +351,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "  This is a bug in mathhammer or a plugin; run again with --debug for the traceback and report it.",
             file=sys.stderr,
         )
+        return 1
+    except BaseException as exc:
+        # The core turns its panics into InternalError; should one slip past,
+        # PyO3 raises PanicException, a BaseException no handler above sees.
+        if args.debug or type(exc).__name__ != "PanicException":
+            raise
+        message = f"mathhammer: internal error: the Rust core panicked: {exc}; this is a bug, please report it."
+        print(message, file=sys.stderr)
         return 1
 
 

@@ -7,12 +7,21 @@ Each message names the file, the field and the value, and says what would be rig
 
 from __future__ import annotations
 
-from mathhammer._core import DeclinedError, DiceError, HookError, MathhammerError, PlanError, ScriptError
+from mathhammer._core import (
+    DeclinedError,
+    DiceError,
+    HookError,
+    InternalError,
+    MathhammerError,
+    PlanError,
+    ScriptError,
+)
 
 __all__ = [
     "DeclinedError",
     "DiceError",
     "HookError",
+    "InternalError",
     "KeywordError",
     "MathhammerError",
     "MissingDependencyError",

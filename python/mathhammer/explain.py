@@ -7,11 +7,10 @@ each save roll lowest first and the group it went to, the damage, Feel No Pain
 rolls, what was destroyed, and where a roll set off an effect, named after the
 keyword (Sustained Hits, Lethal Hits, ...) that put it in the Plan.
 
-The core replays scripted dice only (``mathhammer.replay``); a seeded
-explanation scripts dice from Python's ``random`` and corrects any that do
-not fit the die the core rolled (see :func:`_seeded`). That is the same
-distribution as a Monte Carlo trial, but not the stream ``simulate`` draws
-for the same seed.
+Given dice are replayed by the core (``mathhammer.replay``). A seed is the
+core's too: the explained trial is trial 0 of the die-by-die Monte Carlo run
+with that seed (``_core.replay_seeded``), drawn from the stream ``simulate``
+uses for it, and its dice are reported so that replaying them tells it again.
 """
 
 from __future__ import annotations
@@ -32,15 +31,7 @@ from mathhammer.registry import Registry, default_registry
 from mathhammer.ruleset import Compiled
 from mathhammer.simulate import compile_scenario, freeze
 
-MAX_DICE = 100_000
-"""The most dice one explained trial may roll (the core's own limit on attack dice)."""
-
 _RAN_OUT = re.compile(r"ran out after \d+ values; roll \d+ \(a d(\d+)\)")
-_MISFIT = re.compile(r"value \d+ at position (\d+) does not fit a d(\d+)")
-_DICE = re.compile(r"\d*[dD](\d+)")
-
-MAX_REPLAYS = 100_000
-"""The most replays one seeded explanation may take (each redraws at least one die)."""
 
 
 @dataclass(frozen=True)
@@ -99,61 +90,17 @@ def explain(
     else:
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
-        used, replay = _seeded(compiled.plan, core_plan, seed)
+        used, replay = _seeded(core_plan, seed)
     lines = narrate(compiled.plan, replay, compiled.stage_labels, sources)
     return Explanation(used, seed if dice is None else None, replay, lines)
 
 
-def _seeded(plan: Plan, core_plan: _core.CompiledPlan, seed: int) -> tuple[list[int], dict[str, object]]:
-    # The core replays scripted dice only, and which die comes next depends on
-    # the dice before it. So: script values of the largest die the Plan can
-    # roll, and replay. A value that does not fit its (smaller) die is redrawn
-    # for that die and everything after it rescripted; a value that fits is
-    # uniform on that die too (rejection sampling), so every die is fair as
-    # long as no die is larger than the guess: hence the scan of the Plan.
-    # Running out doubles the script. A trial of n dice takes one replay, plus
-    # one per redrawn value.
-    rng = random.Random(seed)
-    largest = _largest_die(plan)
-    dice = [rng.randint(1, largest) for _ in range(64)]
-    for _ in range(MAX_REPLAYS):
-        try:
-            replay = _core.replay(core_plan, list(dice))
-        except ScriptError as exc:
-            misfit, ran_out = _MISFIT.search(str(exc)), _RAN_OUT.search(str(exc))
-            if misfit:
-                position, sides = int(misfit.group(1)), int(misfit.group(2))
-                dice = [*dice[:position], rng.randint(1, sides)]
-                dice += [rng.randint(1, largest) for _ in range(max(64, position))]
-            elif ran_out and len(dice) < MAX_DICE:
-                dice += [rng.randint(1, int(ran_out.group(1)))]
-                dice += [rng.randint(1, largest) for _ in range(len(dice))]
-            else:
-                raise
-            continue
-        used = int(str(replay["dice_used"]))
-        return dice[:used], replay
-    raise ScriptError(f"explaining one trial took more than {MAX_REPLAYS:,} replays; try another seed")
-
-
-def _largest_die(plan: Plan) -> int:
-    """The most sides of any die the Plan names: a ``die`` field, or a dice expression (``2D3+1``) under
-    ``dice`` or ``amount`` (attack dice, damage, mortal wounds, extra tokens)."""
-    largest = 6
-    stack: list[Any] = [plan.to_dict()]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            for key, value in item.items():
-                if key == "die" and isinstance(value, int):
-                    largest = max(largest, value)
-                elif key in ("dice", "amount") and isinstance(value, str):
-                    largest = max([largest, *(int(sides) for sides in _DICE.findall(value))])
-                else:
-                    stack.append(value)
-        elif isinstance(item, list):
-            stack.extend(item)
-    return largest
+def _seeded(core_plan: _core.CompiledPlan, seed: int) -> tuple[list[int], dict[str, object]]:
+    """Trial 0 of the die-by-die Monte Carlo run with ``seed``, and the dice it drew."""
+    replay = _core.replay_seeded(core_plan, seed)
+    dice = replay.pop("dice")
+    assert isinstance(dice, list)
+    return [int(d) for d in dice], replay
 
 
 EffectSources = Mapping[tuple[int, int, int], str]

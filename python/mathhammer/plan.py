@@ -18,6 +18,7 @@ from typing import Any, Literal, NoReturn
 import numpy as np
 
 from mathhammer import _core
+from mathhammer.exceptions import PlanError, ScenarioError
 
 Outcome = Literal["fail", "success", "critical"]
 Class = Literal["first_higher", "equal", "second_higher"]
@@ -456,6 +457,10 @@ class Plan:
     """Names of the marks :class:`Mark` sequences set and dice depend on."""
     hooks: list[BatchHook] = field(default_factory=list)
     """Batch hooks the pools name by index (see :meth:`add_hook`)."""
+    sources: dict[str, str] = field(default_factory=dict)
+    """Plan field to the scenario field it was compiled from, such as
+    ``"sequences[0].attacks"`` to ``"attacker.weapons[0].attacks"``, so that the
+    core's errors name what the user wrote (see :meth:`scenario_field`)."""
 
     def add_hook(self, hook: BatchHook) -> int:
         """Register a batch hook and return the index a pool's ``batch_hook`` names.
@@ -492,14 +497,37 @@ class Plan:
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
 
-    def compile(self) -> _core.CompiledPlan:
+    def scenario_field(self, plan_field: str) -> str | None:
+        """The scenario field :attr:`sources` gives for ``plan_field`` or the nearest field holding it."""
+        path = plan_field
+        while path:
+            if path in self.sources:
+                return self.sources[path]
+            cut = max(path.rfind("."), path.rfind("["))
+            path = path[: max(cut, 0)]
+        return None
+
+    def compile(self, *, source: str | None = None) -> _core.CompiledPlan:
         """Check the Plan in the core and freeze it for running.
 
+        Args:
+            source: The scenario's file, for errors mapped to a scenario field.
+
         Raises:
-            PlanError: naming the field that is wrong.
+            ScenarioError: for a Plan past one of the core's limits (:mod:`mathhammer.limits`), naming the
+                scenario field when :attr:`sources` maps the Plan field at fault.
+            PlanError: naming the Plan field that is wrong, otherwise.
             DiceError: for a dice expression that cannot be rolled.
         """
-        return _core.CompiledPlan(self.to_json(), self._checked_hooks() or None)
+        try:
+            return _core.CompiledPlan(self.to_json(), self._checked_hooks() or None)
+        except PlanError as exc:
+            # Only a limit crossed is the scenario's doing; any other error in a
+            # Plan is the work of whoever built it, and stays a PlanError.
+            where = self.scenario_field(getattr(exc, "field", "")) if getattr(exc, "limit", None) else None
+            if where is None:
+                raise
+            raise ScenarioError(getattr(exc, "reason", str(exc)), source=source, field=where) from None
 
 
 def _side(t: Target) -> dict[str, Any]:
@@ -546,4 +574,7 @@ def _checked(index: int, hook: BatchHook) -> Callable[[dict[str, Any]], Mapping[
             out[key] = array.astype(np.int64)
         return out
 
+    # The core names a hook by these when Ctrl-C interrupts it.
+    call.__qualname__ = name
+    call.__module__ = getattr(hook, "__module__", None) or call.__module__
     return call

@@ -22,7 +22,7 @@ What is here:
 - the Plan builders (:class:`Plan`, :class:`AttackPool`, :class:`Test`,
   :class:`Effect`, ...), documented in ``docs/architecture.md``;
 - reading scenario tables (:class:`Fields`), dice (:func:`parse_dice`) and
-  the core's limits;
+  the core's limits (all of them are in :mod:`mathhammer.limits`);
 - the errors a plugin raises or meets.
 
 A plugin that needs a hook API other than this one declares it with a
@@ -32,7 +32,7 @@ with a warning naming it, and every other plugin keeps working.
 
 from __future__ import annotations
 
-from mathhammer._core import MAX_MODELS, MAX_TOKENS_PER_TRIAL, MAX_VALUE, DiceExpr, parse_dice
+from mathhammer._core import DiceExpr, parse_dice
 from mathhammer.exceptions import (
     DiceError,
     HookError,
@@ -48,6 +48,7 @@ from mathhammer.exceptions import (
 from mathhammer.fields import Fields
 from mathhammer.hookspecs import HOOK_API_VERSION, hookimpl
 from mathhammer.keywords import KeywordSpec, KeywordTable, exact_name, normalise, split_restriction, with_value
+from mathhammer.limits import MAX_ATTACKS, MAX_MODELS, MAX_TOKENS_PER_TRIAL, MAX_VALUE
 from mathhammer.plan import (
     AttackPool,
     Attacks,
@@ -80,6 +81,7 @@ from mathhammer.versions import Rule, VersionChoice, check_choice
 
 __all__ = [
     "HOOK_API_VERSION",
+    "MAX_ATTACKS",
     "MAX_MODELS",
     "MAX_TOKENS_PER_TRIAL",
     "MAX_VALUE",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any, Literal
 
-from mathhammer import _core
+from mathhammer import _core, limits
 from mathhammer.exceptions import DeclinedError, PlanError, PluginError, RulesetError, ScenarioError
 from mathhammer.plan import Plan
 from mathhammer.registry import Registry, default_registry
@@ -22,7 +22,7 @@ from mathhammer.result import DISTRIBUTION_STAGES, Result
 from mathhammer.ruleset import Compiled
 
 DEFAULT_TRIALS = 1_000_000
-MAX_TRIALS = 1_000_000_000_000
+MAX_TRIALS = limits.MAX_TRIALS
 """The most trials one run may ask for (the core refuses more): more is a typing mistake."""
 MAX_SEED = 2**64 - 1
 MAX_THREADS = 1024
@@ -50,12 +50,21 @@ def freeze(scenario: Any, compiled: Compiled, *, registry: Registry | None = Non
     a Plan the core rejects is blamed on the plugin that made it: the keyword
     without whose ``apply`` the Plan is accepted, else the ruleset.
 
+    A limit crossed (too many attack dice, say) is the scenario's, not a plugin's:
+    where the ruleset named the scenario field behind the Plan field
+    (:attr:`Plan.sources`), it is a :class:`ScenarioError` naming that field.
+
     Raises:
+        ScenarioError: for a limit crossed, naming the scenario field.
         KeywordError: naming the keyword, its plugin and its distribution, and the core's reason.
         RulesetError: naming the ruleset, its plugin and its distribution, when no one keyword is to blame.
     """
     try:
         return core_plan(compiled.plan)
+    except ScenarioError as exc:  # a limit crossed, named by the scenario field (see Plan.sources)
+        if exc.source is not None or getattr(scenario, "source", None) is None:
+            raise
+        raise ScenarioError(exc.message, source=scenario.source, field=exc.field) from None
     except PlanError as exc:
         raise _blame(scenario, registry or default_registry(), _named_field(f"{exc}", compiled.plan)) from exc
 

@@ -411,15 +411,6 @@ def test_in_a_fight_the_caster_does_not_also_attack() -> None:
     [
         (lambda d: d["target"].update(name="Red"), "target", "different names"),
         (lambda d: d["attacker"].update(models=2), "attacker.weapons", "every model attacks or casts"),
-        (
-            lambda d: (
-                d.update(fight={"rounds": 100})
-                or d["attacker"].update(models=1000)
-                or d["attacker"]["weapons"][0].update(models=1000)
-            ),
-            "fight.rounds",
-            "fewer rounds",
-        ),
     ],
 )
 def test_fights_are_checked(change: Any, field: str, message: str) -> None:

@@ -203,6 +203,9 @@ def test_multiple_wounds_are_capped_at_the_hp_characteristic(exact: Exact, load:
     assert close(plain["damage"].mean, plain["unsaved_wounds"].mean * 2)
     flying = exact({"attributes": ["Multiple Wounds (D3, Clipped Wings)"]}, {"HP": 4, "fly": True})
     assert close(flying["damage"].mean, flying["unsaved_wounds"].mean * 3)
+    # A negative constant stays one: 3D3-2, plus 1, is 3D3-1 (mean 5), never "3D3+-1".
+    lowered = exact({"attributes": ["Multiple Wounds (3D3-2, Clipped Wings)"]}, {"HP": 9, "fly": True})
+    assert close(lowered["damage"].mean, lowered["unsaved_wounds"].mean * 5)
 
 
 def test_revision_is_a_named_option_and_the_result_records_it(exact: Exact, load: Callable[..., Any]) -> None:

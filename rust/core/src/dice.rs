@@ -7,14 +7,7 @@ use crate::error::CoreError;
 use crate::rng::DiceSource;
 use serde::{Deserialize, Deserializer};
 
-/// The most dice one expression may roll. Far above any datasheet (`2D6` is
-/// common, `6D6` rare) and low enough that a typo such as `99999999D6` is
-/// refused instead of stalling a million-trial run.
-pub const MAX_DICE: u32 = 100;
-/// The largest die: d6, d3, d12 and d20 systems all fit comfortably.
-pub const MAX_SIDES: u32 = 1000;
-/// The largest constant term.
-pub const MAX_CONSTANT: i64 = 10_000;
+pub use crate::limits::{MAX_CONSTANT, MAX_DICE, MAX_SIDES};
 
 /// A parsed dice expression: `count` dice of `sides` sides plus `constant`.
 ///
@@ -39,103 +32,23 @@ impl DiceExpr {
         }
     }
 
-    /// Parse `NdS+K`, `DS`, `NdS-K` or `K`, case-insensitive, spaces allowed.
+    /// Parse one expression of the grammar in `docs/scenario-files.md`:
+    ///
+    /// ```text
+    /// expression := blank* (number | dice) blank*
+    /// dice       := [number] ("D" | "d") number [blank* ("+" | "-") blank* number]
+    /// number     := "0" | nonzero digit*       (ASCII digits, no leading zero)
+    /// blank      := " " | tab
+    /// ```
+    ///
+    /// Anything else is refused with the column (counted in characters, from
+    /// 1) where it stops fitting: `"D6 1"` is not `D61`, nor `"1 0"` `10`.
     ///
     /// # Errors
-    /// [`CoreError::Dice`] naming the expression and what is wrong with it.
+    /// [`CoreError::Dice`] quoting the expression and saying what is wrong
+    /// and where.
     pub fn parse(text: &str) -> Result<Self, CoreError> {
-        let err = |reason: &str| CoreError::Dice {
-            expr: text.to_string(),
-            reason: reason.to_string(),
-        };
-        let s: String = text
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect::<String>()
-            .to_ascii_uppercase();
-        if s.is_empty() {
-            return Err(err(
-                "is empty; write a number such as 2 or a dice expression such as D6+1",
-            ));
-        }
-        let (dice_part, constant_part) = match s.find('D') {
-            None => (None, Some(s.as_str())),
-            Some(d) => {
-                let after = &s[d + 1..];
-                let split = after.find(['+', '-']).map_or(after.len(), |i| i);
-                let constant = &after[split..];
-                (
-                    Some((&s[..d], &after[..split])),
-                    if constant.is_empty() {
-                        None
-                    } else {
-                        Some(constant)
-                    },
-                )
-            }
-        };
-        let mut expr = DiceExpr {
-            count: 0,
-            sides: 0,
-            constant: 0,
-        };
-        if let Some((count, sides)) = dice_part {
-            expr.count = if count.is_empty() {
-                1
-            } else {
-                parse_number(count).ok_or_else(|| {
-                    err("the number of dice before D must be a whole number, as in 2D6")
-                })?
-            };
-            if sides.is_empty() {
-                return Err(err("D must be followed by the number of sides, as in D6"));
-            }
-            expr.sides = parse_number(sides).ok_or_else(|| {
-                err("the number of sides after D must be a whole number, as in D6")
-            })?;
-            if expr.count == 0 {
-                return Err(err("rolls no dice; use at least 1 die, as in 1D6"));
-            }
-            if expr.count > MAX_DICE {
-                return Err(err(&format!(
-                    "rolls {} dice; at most {MAX_DICE} dice are allowed",
-                    expr.count
-                )));
-            }
-            if expr.sides < 2 {
-                return Err(err(&format!(
-                    "a die needs at least 2 sides, not {}",
-                    expr.sides
-                )));
-            }
-            if expr.sides > MAX_SIDES {
-                return Err(err(&format!(
-                    "a die has at most {MAX_SIDES} sides, not {}",
-                    expr.sides
-                )));
-            }
-        }
-        if let Some(c) = constant_part {
-            let (sign, digits) = match c.as_bytes()[0] {
-                b'+' => (1, &c[1..]),
-                b'-' => (-1, &c[1..]),
-                _ => (1, c),
-            };
-            if dice_part.is_none() && sign == -1 {
-                return Err(err(
-                    "is negative; a count or characteristic cannot be below 0",
-                ));
-            }
-            let n = parse_number(digits)
-                .ok_or_else(|| err("the term after + or - must be a whole number, as in D6+1"))?;
-            if i64::from(n) > MAX_CONSTANT {
-                return Err(err(&format!(
-                    "the constant {n} is above the largest allowed, {MAX_CONSTANT}"
-                )));
-            }
-            expr.constant = sign * i64::from(n);
-        }
-        Ok(expr)
+        Parser::new(text).expression()
     }
 
     /// True when rolling is needed.
@@ -217,16 +130,179 @@ impl std::fmt::Display for DiceExpr {
     }
 }
 
-fn parse_number(s: &str) -> Option<u32> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+/// A scanner over the characters of one expression, for [`DiceExpr::parse`].
+struct Parser<'a> {
+    text: &'a str,
+    chars: Vec<char>,
+    at: usize,
+}
+
+/// What the parser read where a number belongs.
+struct Number {
+    value: u32,
+    column: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn new(text: &'a str) -> Self {
+        Parser {
+            text,
+            chars: text.chars().collect(),
+            at: 0,
+        }
     }
-    // Saturate rather than fail on overflow so `99999999999D6` is reported as
-    // too many dice, not as a malformed number.
-    Some(
-        s.parse::<u64>()
-            .map_or(u32::MAX, |n| n.min(u64::from(u32::MAX)) as u32),
-    )
+
+    fn error(&self, reason: impl Into<String>) -> CoreError {
+        CoreError::Dice {
+            expr: self.text.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// An error at the current character: what was found there, and what
+    /// the grammar expected instead.
+    fn unexpected(&self, expected: &str) -> CoreError {
+        let found = match self.peek() {
+            None => "the end".to_string(),
+            Some(c) => format!("{:?}", c.to_string()),
+        };
+        self.error(format!(
+            "at column {}, found {found}; expected {expected}",
+            self.at + 1
+        ))
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.at).copied()
+    }
+
+    fn blanks(&mut self) {
+        while matches!(self.peek(), Some(' ' | '\t')) {
+            self.at += 1;
+        }
+    }
+
+    /// A run of ASCII digits, if one starts here. Values past `u32` saturate,
+    /// so `99999999999D6` is refused as too many dice, not as malformed.
+    fn number(&mut self) -> Result<Option<Number>, CoreError> {
+        let column = self.at + 1;
+        let start = self.at;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.at += 1;
+        }
+        let digits: String = self.chars[start..self.at].iter().collect();
+        if digits.is_empty() {
+            return Ok(None);
+        }
+        if digits.len() > 1 && digits.starts_with('0') {
+            let plain = match digits.trim_start_matches('0') {
+                "" => "0",
+                plain => plain,
+            };
+            return Err(self.error(format!(
+                "at column {column}, the number {digits} has a leading zero; write {plain}"
+            )));
+        }
+        let value = digits
+            .parse::<u64>()
+            .map_or(u32::MAX, |n| n.min(u64::from(u32::MAX)) as u32);
+        Ok(Some(Number { value, column }))
+    }
+
+    fn expression(mut self) -> Result<DiceExpr, CoreError> {
+        self.blanks();
+        if self.peek().is_none() {
+            return Err(
+                self.error("is empty; write a number such as 2 or a dice expression such as D6+1")
+            );
+        }
+        if self.peek() == Some('-') {
+            return Err(self.error(
+                "at column 1, found \"-\": is negative; a count or characteristic cannot be below 0",
+            ));
+        }
+        let count = self.number()?;
+        let expr = if matches!(self.peek(), Some('D' | 'd')) {
+            self.at += 1;
+            self.dice(count)?
+        } else if let Some(n) = count {
+            let value = self.constant(&n)?;
+            DiceExpr::fixed(value)
+        } else {
+            return Err(self.unexpected("a whole number, as in 2, or dice, as in D6 or 2D6+1"));
+        };
+        self.blanks();
+        if self.peek().is_some() {
+            let expected = if expr.is_random() {
+                "the end (dice take at most one + or - and a number, as in 2D6+1)"
+            } else {
+                "D or the end (a number is written alone, as in 2, or before D, as in 2D6)"
+            };
+            return Err(self.unexpected(expected));
+        }
+        Ok(expr)
+    }
+
+    fn constant(&self, n: &Number) -> Result<u32, CoreError> {
+        if i64::from(n.value) > MAX_CONSTANT {
+            return Err(self.error(format!(
+                "at column {}, the constant {} is above the largest allowed, {MAX_CONSTANT}",
+                n.column, n.value
+            )));
+        }
+        Ok(n.value)
+    }
+
+    /// Everything after the `D`, given the number of dice before it.
+    fn dice(&mut self, count: Option<Number>) -> Result<DiceExpr, CoreError> {
+        let Some(sides) = self.number()? else {
+            return Err(self.unexpected("the number of sides after D, as in D6"));
+        };
+        let count = match count {
+            None => 1,
+            Some(Number { value: 0, column }) => {
+                return Err(self.error(format!(
+                    "at column {column}, rolls no dice; use at least 1 die, as in 1D6"
+                )))
+            }
+            Some(Number { value, column }) if value > MAX_DICE => {
+                return Err(self.error(format!(
+                    "at column {column}, rolls {value} dice; at most {MAX_DICE} dice are allowed"
+                )))
+            }
+            Some(n) => n.value,
+        };
+        if sides.value < 2 {
+            return Err(self.error(format!(
+                "at column {}, a die needs at least 2 sides, not {}",
+                sides.column, sides.value
+            )));
+        }
+        if sides.value > MAX_SIDES {
+            return Err(self.error(format!(
+                "at column {}, a die has at most {MAX_SIDES} sides, not {}",
+                sides.column, sides.value
+            )));
+        }
+        let mut expr = DiceExpr {
+            count,
+            sides: sides.value,
+            constant: 0,
+        };
+        self.blanks();
+        let sign = match self.peek() {
+            Some('+') => 1,
+            Some('-') => -1,
+            _ => return Ok(expr),
+        };
+        self.at += 1;
+        self.blanks();
+        let Some(n) = self.number()? else {
+            return Err(self.unexpected("a whole number after + or -, as in D6+1"));
+        };
+        expr.constant = sign * i64::from(self.constant(&n)?);
+        Ok(expr)
+    }
 }
 
 impl<'de> Deserialize<'de> for DiceExpr {
@@ -311,10 +387,11 @@ mod tests {
             ("99999999999D6", "at most 100 dice"),
             ("D6++", "whole number"),
             ("", "empty"),
+            ("   ", "empty"),
             ("D", "number of sides"),
             ("0D6", "no dice"),
-            ("2X6", "whole number"),
-            ("D6+1.5", "whole number"),
+            ("2X6", "the end"),
+            ("D6+1.5", "the end"),
             ("D1001", "at most 1000 sides"),
             ("99999", "largest allowed"),
         ] {
@@ -326,6 +403,64 @@ mod tests {
             assert!(
                 e.contains(&format!("{text:?}")),
                 "{e} should quote the expression"
+            );
+        }
+    }
+
+    /// Strings a lenient parser misreads, each with the column where it
+    /// stops fitting the grammar.
+    #[test]
+    fn refuses_what_the_grammar_does_not_allow_at_its_column() {
+        for (text, column) in [
+            ("D6 1", 4),   // not D61
+            ("1 0", 3),    // not 10
+            ("D6+1 0", 6), // not D6+10
+            ("2 D6", 3),
+            ("D 6", 2),
+            ("2D6+1+1", 6),
+            ("D6+-1", 4),
+            ("+3", 1),
+            ("3+1", 2),
+            ("06", 1),
+            ("D06", 2),
+            ("D6+01", 4),
+            ("D6\u{a0}+1", 3), // a no-break space is not a blank
+            ("D6\n", 3),
+            ("D\u{ff16}", 2), // a full-width 6 is not an ASCII digit
+            ("\u{661}", 1),   // nor an Arabic-Indic 1
+            ("２D6", 1),
+            ("D6x", 3),
+            ("1d6d6", 4),
+            ("D6 + ", 6),
+            ("d", 2),
+            ("D0", 2),
+            ("0D6", 1),
+            ("200D6", 1),
+            ("D6+99999", 4),
+        ] {
+            let e = DiceExpr::parse(text).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("at column {column},")),
+                "{text:?} gave {e:?}, expected column {column}"
+            );
+            assert!(e.starts_with(&format!("dice expression {text:?}: ")), "{e}");
+        }
+    }
+
+    #[test]
+    fn allows_blanks_around_the_expression_and_the_sign_and_either_case() {
+        for (text, expect) in [
+            (" 2D3 + 1 ", "2D3+1"),
+            ("\td6\t-\t1", "D6-1"),
+            ("2d6", "2D6"),
+            ("0", "0"),
+            ("D6+0", "D6"),
+            ("100D1000+10000", "100D1000+10000"),
+        ] {
+            assert_eq!(
+                DiceExpr::parse(text).unwrap().to_string(),
+                expect,
+                "{text:?}"
             );
         }
     }

@@ -10,6 +10,7 @@ pub mod dice;
 pub mod error;
 pub mod exact;
 pub mod executor;
+pub mod limits;
 pub mod montecarlo;
 pub mod plan;
 pub mod program;
@@ -48,4 +49,56 @@ pub fn replay(
         return Err(e);
     }
     Ok((workspace::outcome(&ws), rec.events, source.used()))
+}
+
+/// A [`DiceSource`] that keeps every value it hands out.
+struct Recording<'a, D> {
+    inner: &'a mut D,
+    drawn: Vec<u32>,
+}
+
+impl<D: DiceSource> DiceSource for Recording<'_, D> {
+    fn roll(&mut self, sides: u32) -> u32 {
+        let value = self.inner.roll(sides);
+        self.drawn.push(value);
+        value
+    }
+}
+
+/// Replay trial `trial` of a die-by-die Monte Carlo run with `seed`, and
+/// record every step and every die drawn.
+///
+/// The trial is the one [`simulate`] resolves at that index on the die-by-die
+/// path ([`Path::DieByDie`]): it draws from the stream of chunk
+/// `trial / CHUNK_TRIALS` after the trials before it in that chunk. (The fast
+/// path draws whole outcomes from tables instead of dice, and a Plan with
+/// batch hooks runs a chunk sequence by sequence, so their runs take other
+/// draws from the same stream.) Replaying the dice returned with [`replay`]
+/// gives the same trial.
+///
+/// # Errors
+/// An error the trial itself raises, such as a batch hook's.
+pub fn replay_seeded(
+    program: &Program,
+    seed: u64,
+    trial: u64,
+) -> Result<(TrialOutcome, Vec<trace::Event>, Vec<u32>), CoreError> {
+    let mut ws = Workspace::new(program);
+    let mut stream = Stream::new(seed, trial / CHUNK_TRIALS);
+    for _ in 0..trial % CHUNK_TRIALS {
+        run_trial(program, &mut ws, &mut stream, &mut trace::NoTrace);
+        if let Some(e) = ws.failure.take() {
+            return Err(e);
+        }
+    }
+    let mut source = Recording {
+        inner: &mut stream,
+        drawn: Vec::new(),
+    };
+    let mut rec = trace::Recorder::default();
+    run_trial(program, &mut ws, &mut source, &mut rec);
+    if let Some(e) = ws.failure.take() {
+        return Err(e);
+    }
+    Ok((workspace::outcome(&ws), rec.events, source.drawn))
 }

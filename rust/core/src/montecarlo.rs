@@ -22,9 +22,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// The most trials one run may ask for (hours of work on many cores): more
-/// is a typing mistake, not a simulation.
-pub const MAX_TRIALS: u64 = 1_000_000_000_000;
+pub use crate::limits::MAX_TRIALS;
 
 /// Trials per chunk. Part of the reproducibility contract: changing it changes
 /// what a seed gives.
@@ -436,7 +434,8 @@ pub fn simulate(
 /// pool while the calling thread calls `poll(done_trials, total)` every
 /// [`POLL_INTERVAL`] and once at the end, so a caller can report progress or
 /// stop the run: an error from `poll` (such as [`CoreError::Interrupted`])
-/// stops every chunk after its current trial and is returned.
+/// stops every chunk after its current trial and is returned. `poll` is
+/// called on until the workers have stopped; its later errors are ignored.
 ///
 /// # Errors
 /// Whatever `poll` returns, or a thread-pool failure.
@@ -461,11 +460,15 @@ pub fn simulate_with(
     std::thread::scope(|scope| {
         let control = &control;
         let worker = scope.spawn(move || {
-            let tally = workers
-                .install(|| run_chunks(runner, options.seed, options.trials, 0..total, control));
+            // A panic on a rayon thread comes back here through `install`;
+            // catch it so the poll loop below still hears that the work ended.
+            let tally = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                workers
+                    .install(|| run_chunks(runner, options.seed, options.trials, 0..total, control))
+            }));
             // The receiver only goes away once this scope ends.
             let _ = sender.send(());
-            tally
+            tally.map(Ok)
         });
         let mut failure = None;
         loop {
@@ -473,8 +476,12 @@ pub fn simulate_with(
                 Ok(()) | Err(RecvTimeoutError::Disconnected) => true,
                 Err(RecvTimeoutError::Timeout) => false,
             };
+            // Once stopped, `poll` is still called while the workers finish
+            // (its errors ignored), so a caller can act on a second Ctrl-C
+            // when a worker is stuck in a batch hook.
+            let polled = poll(control.done(), options.trials);
             if failure.is_none() {
-                if let Err(e) = poll(control.done(), options.trials) {
+                if let Err(e) = polled {
                     control.stop();
                     failure = Some(e);
                 }
@@ -483,9 +490,7 @@ pub fn simulate_with(
                 break;
             }
         }
-        let tally = worker
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let tally = crate::error::joined(worker.join().and_then(|caught| caught))?;
         match failure.or_else(|| control.take_error()) {
             Some(e) => Err(e),
             None => Ok(tally),

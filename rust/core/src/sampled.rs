@@ -254,6 +254,25 @@ fn run_pool(
     resolve(index, pool, tables.inflict, &drawn, ws, stream);
 }
 
+/// Must the pool's failed saves be resolved one at a time? `apply_fixed`
+/// knows damage modifiers only: anything that converts or follows damage
+/// goes one attack at a time.
+pub(crate) fn one_at_a_time(pool: &RunPool, ws: &Workspace<'_>) -> bool {
+    pool.damage.is_random()
+        || pool.damage.min() == 0
+        || pool.excess != Excess::Lost
+        || pool.cap_at_wounds
+        || pool.top_threshold_counter.is_some()
+        || pool.top_threshold.is_some()
+        || ws.state.has_thresholds()
+}
+
+/// One failed save, resolved against the group current now.
+pub(crate) fn failed_save<D: DiceSource>(pool: &RunPool, ws: &mut Workspace<'_>, dice: &mut D) {
+    let current = ws.state.current(&ws.order);
+    unsaved(pool, ws, current, dice, &mut NoTrace);
+}
+
 /// What the fast path draws for a pool before resolving it.
 pub(crate) struct Drawn {
     /// Attack dice gathered.
@@ -288,19 +307,9 @@ pub(crate) fn resolve<D: DiceSource>(
     let wounds = counts[m];
     declare(pool, ws);
     if let Some(failed) = failed {
-        // `apply_fixed` knows damage modifiers only: anything that converts
-        // or follows damage goes one attack at a time.
-        if pool.damage.is_random()
-            || pool.damage.min() == 0
-            || pool.excess != Excess::Lost
-            || pool.cap_at_wounds
-            || pool.top_threshold_counter.is_some()
-            || pool.top_threshold.is_some()
-            || ws.state.has_thresholds()
-        {
+        if one_at_a_time(pool, ws) {
             for _ in 0..failed {
-                let current = ws.state.current(&ws.order);
-                unsaved(pool, ws, current, dice, &mut NoTrace);
+                failed_save(pool, ws, dice);
             }
         } else {
             bump(&mut ws.counters, pool.save.counter, failed);

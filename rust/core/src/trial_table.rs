@@ -18,21 +18,28 @@
 //! ([`Resolutions`]). Both draw from the stream exactly as the fast path
 //! does, so a seed gives the same numbers with and without the lookup.
 //!
+//! When the resolution does roll dice but only on the failed saves (damage
+//! dice, Feel No Pain), its outcome given the failed saves has an exact
+//! distribution too: one failed save at a time, every roll it can make is
+//! enumerated from every state the target can be in, and the states' chances
+//! carried forward. A trial then draws its resolution from that distribution.
+//!
 //! Whether the resolution rolls dice is not worked out from the Plan's
 //! fields: it is observed, by running it with a dice source that notes any
 //! roll asked of it. Any roll, and neither is used.
 
-use crate::alias::AliasTable;
+use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::pmf;
-use crate::executor::{drive, gather_attacks};
+use crate::executor::{declare, drive, gather_attacks};
 use crate::montecarlo::Tally;
 use crate::plan::Side;
 use crate::program::{Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
-use crate::sampled::{resolve, Drawn, PoolTables};
+use crate::sampled::{failed_save, one_at_a_time, resolve, Drawn, PoolTables};
 use crate::tables::{slot, SLOTS};
 use crate::trace::NoTrace;
 use crate::workspace::{bump, Workspace};
+use std::collections::BTreeMap;
 
 /// The most outcomes a table enumerates.
 const MAX_ENTRIES: usize = 1 << 16;
@@ -114,20 +121,8 @@ impl TrialTable {
                     counts,
                     failed: Some(failed as u32),
                 };
-                drive(
-                    program,
-                    &mut ws,
-                    &mut none,
-                    &mut NoTrace,
-                    |index, pool, ws, dice, _| {
-                        resolve(index, pool, tables.inflict, &drawn, ws, dice);
-                    },
-                );
-                if none.asked {
-                    return None;
-                }
                 let mut row = Vec::new();
-                Tally::each_number(&ws, |_, value| row.push(value));
+                resolve_without_dice(program, tables, &drawn, &mut ws, &mut row)?;
                 numbers.push(row);
                 chances.push(p * q);
             }
@@ -158,16 +153,26 @@ impl TrialTable {
 /// events: what it adds to each number a trial records.
 #[derive(Debug, Clone)]
 pub(crate) struct Resolutions {
-    /// Row `failed * harms + harm` holds the numbers (`width` of them).
+    /// Rows of numbers, `width` of them a row.
     rows: Vec<u32>,
-    harms: usize,
     width: usize,
+    lookup: Lookup,
+}
+
+/// How a trial finds its row.
+#[derive(Debug, Clone)]
+enum Lookup {
+    /// Row `failed * harms + harm`: the resolution rolls no dice.
+    Fixed { harms: usize },
+    /// A row drawn from `by_failed[failed]` (whose values are the rows'
+    /// offsets): the resolution rolls dice on the failed saves.
+    Drawn { by_failed: Vec<ValueAlias> },
 }
 
 impl Resolutions {
     /// The lookup for `program`, whose pools have `pools` tables; `None` when
-    /// the resolution rolls dice, or the pool can draw more than its tables
-    /// hold.
+    /// the resolution does more than the module notes say, or the pool can
+    /// draw more than its tables hold.
     pub(crate) fn new(program: &Program, pools: &[Option<PoolTables>]) -> Option<Resolutions> {
         let (pool, tables) = one_pool(program, pools)?;
         if (tables.by_count.len() as u64) <= pool.max_attacks() {
@@ -187,7 +192,23 @@ impl Resolutions {
             return None;
         }
         let mut ws = Workspace::new(program);
-        let mut none = NoDice::default();
+        let fixed = Self::fixed(program, tables, failures, harms, &mut ws);
+        if fixed.is_some() || tables.inflict.is_some() || program.outcome_counter.is_some() {
+            return fixed;
+        }
+        Self::drawn(pool, failures, &mut ws)
+    }
+
+    /// The resolution of each (failed saves, harm events) pair, when it
+    /// rolls no dice.
+    fn fixed(
+        program: &Program,
+        tables: &PoolTables,
+        failures: usize,
+        harms: usize,
+        ws: &mut Workspace<'_>,
+    ) -> Option<Resolutions> {
+        let m = program_pool(program).tests.len();
         let mut rows = Vec::new();
         let mut width = 0;
         for failed in 0..failures {
@@ -199,24 +220,56 @@ impl Resolutions {
                     counts,
                     failed: Some(failed as u32),
                 };
-                drive(
-                    program,
-                    &mut ws,
-                    &mut none,
-                    &mut NoTrace,
-                    |index, pool, ws, dice, _| {
-                        resolve(index, pool, tables.inflict, &drawn, ws, dice);
-                    },
-                );
-                if none.asked {
-                    return None;
-                }
                 let before = rows.len();
-                Tally::each_number(&ws, |_, value| rows.push(value));
+                resolve_without_dice(program, tables, &drawn, ws, &mut rows)?;
                 width = rows.len() - before;
             }
         }
-        Some(Resolutions { rows, harms, width })
+        Some(Resolutions {
+            rows,
+            width,
+            lookup: Lookup::Fixed { harms },
+        })
+    }
+
+    /// The resolution of each number of failed saves as a distribution,
+    /// when one failed save at a time is all it does.
+    fn drawn(pool: &RunPool, failures: usize, ws: &mut Workspace<'_>) -> Option<Resolutions> {
+        ws.reset();
+        declare(pool, ws);
+        if !one_at_a_time(pool, ws) {
+            return None;
+        }
+        let mut states = BTreeMap::from([(snapshot(ws), 1.0)]);
+        let mut rows = Vec::new();
+        let mut width = 0;
+        let mut by_failed = Vec::with_capacity(failures);
+        for failed in 0..failures {
+            if failed > 0 {
+                states = after_one_failed_save(pool, ws, &states)?;
+            }
+            // In key order (a BTreeMap's), so the sums and what a seed
+            // draws are the same in every process.
+            let entries: Vec<(&Vec<u32>, f64)> = states.iter().map(|(k, &p)| (k, p)).collect();
+            let mut offsets = Vec::with_capacity(entries.len());
+            for (key, _) in &entries {
+                restore(ws, key);
+                offsets.push(rows.len() as u64);
+                let before = rows.len();
+                Tally::each_number(ws, |_, value| rows.push(value));
+                width = rows.len() - before;
+            }
+            if rows.len() > MAX_ENTRIES * 8 {
+                return None;
+            }
+            let chances: Vec<f64> = entries.iter().map(|e| e.1).collect();
+            by_failed.push(ValueAlias::new(&chances, &offsets));
+        }
+        Some(Resolutions {
+            rows,
+            width,
+            lookup: Lookup::Drawn { by_failed },
+        })
     }
 
     /// Run `trials` trials of `program`'s one pool from `stream` into
@@ -229,9 +282,7 @@ impl Resolutions {
         stream: &mut Stream,
         tally: &mut Tally,
     ) {
-        let RunSequence::Pool(pool) = &program.sequences[0] else {
-            unreachable!("a lookup is built for one pool only");
-        };
+        let pool = program_pool(program);
         let m = pool.tests.len();
         let mut numbers = vec![0u32; self.width];
         let mut none = NoDice::default();
@@ -243,7 +294,10 @@ impl Resolutions {
             let failed = tables
                 .draw_failed(counts[m], stream)
                 .expect("a lookup is built for saves alike") as usize;
-            let at = (failed * self.harms + counts[m + 1] as usize) * self.width;
+            let at = match &self.lookup {
+                Lookup::Fixed { harms } => (failed * harms + counts[m + 1] as usize) * self.width,
+                Lookup::Drawn { by_failed } => by_failed[failed].sample(stream) as usize,
+            };
             numbers.copy_from_slice(&self.rows[at..at + self.width]);
             bump(&mut numbers, pool.attacks_counter, attacks);
             for (k, t) in pool.tests.iter().enumerate() {
@@ -254,4 +308,125 @@ impl Resolutions {
             }
         }
     }
+}
+
+/// Run a trial of `program`'s one pool from what was drawn, with no dice,
+/// and add its numbers to `row`; `None` if it asked for a die.
+fn resolve_without_dice(
+    program: &Program,
+    tables: &PoolTables,
+    drawn: &Drawn,
+    ws: &mut Workspace<'_>,
+    row: &mut Vec<u32>,
+) -> Option<()> {
+    let mut none = NoDice::default();
+    drive(
+        program,
+        ws,
+        &mut none,
+        &mut NoTrace,
+        |index, pool, ws, dice, _| {
+            resolve(index, pool, tables.inflict, drawn, ws, dice);
+        },
+    );
+    if none.asked {
+        return None;
+    }
+    Tally::each_number(ws, |_, value| row.push(value));
+    Some(())
+}
+
+/// The one pool of a Plan a lookup was built for.
+fn program_pool(program: &Program) -> &RunPool {
+    let RunSequence::Pool(pool) = &program.sequences[0] else {
+        unreachable!("a lookup is built for one pool only");
+    };
+    pool
+}
+
+/// The most runs of one failed save's resolution enumerated from one state.
+const MAX_RUNS: usize = 1 << 12;
+
+/// Dice read from a script of (value, sides), then a note of the sides of
+/// the first die asked past its end.
+struct Script<'a> {
+    prefix: &'a [(u32, u32)],
+    at: usize,
+    beyond: Option<u32>,
+}
+
+impl DiceSource for Script<'_> {
+    fn roll(&mut self, sides: u32) -> u32 {
+        let value = if let Some(&(value, _)) = self.prefix.get(self.at) {
+            value.min(sides)
+        } else {
+            self.beyond.get_or_insert(sides);
+            1
+        };
+        self.at += 1;
+        value
+    }
+}
+
+/// What one failed save may change: the target's models, and the counters.
+fn snapshot(ws: &Workspace<'_>) -> Vec<u32> {
+    let s = &ws.state;
+    let mut key = Vec::with_capacity(s.alive.len() * 2 + 2 + ws.counters.len());
+    key.extend(&s.alive);
+    key.extend(&s.front);
+    key.extend([s.damage, s.destroyed]);
+    key.extend(&ws.counters);
+    key
+}
+
+fn restore(ws: &mut Workspace<'_>, key: &[u32]) {
+    let groups = ws.state.alive.len();
+    ws.state.alive.copy_from_slice(&key[..groups]);
+    ws.state.front.copy_from_slice(&key[groups..2 * groups]);
+    ws.state.damage = key[2 * groups];
+    ws.state.destroyed = key[2 * groups + 1];
+    ws.counters.copy_from_slice(&key[2 * groups + 2..]);
+}
+
+/// Every way one failed save can resolve from each of `states`, with the
+/// chances carried forward: each run reads its dice from a script, and a run
+/// that asks for a die past the script's end is run again once for each of
+/// that die's faces. `None` past [`MAX_RUNS`] runs or [`MAX_ENTRIES`] states.
+fn after_one_failed_save(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    states: &BTreeMap<Vec<u32>, f64>,
+) -> Option<BTreeMap<Vec<u32>, f64>> {
+    let mut next: BTreeMap<Vec<u32>, f64> = BTreeMap::new();
+    for (key, &p) in states {
+        let mut pending: Vec<Vec<(u32, u32)>> = vec![Vec::new()];
+        let mut runs = 0;
+        while let Some(prefix) = pending.pop() {
+            runs += 1;
+            if runs > MAX_RUNS {
+                return None;
+            }
+            restore(ws, key);
+            let mut script = Script {
+                prefix: &prefix,
+                at: 0,
+                beyond: None,
+            };
+            failed_save(pool, ws, &mut script);
+            if let Some(sides) = script.beyond {
+                for face in 1..=sides {
+                    let mut longer = prefix.clone();
+                    longer.push((face, sides));
+                    pending.push(longer);
+                }
+            } else {
+                let chance: f64 = prefix
+                    .iter()
+                    .map(|&(_, sides)| 1.0 / f64::from(sides))
+                    .product();
+                *next.entry(snapshot(ws)).or_insert(0.0) += p * chance;
+            }
+        }
+    }
+    (next.len() <= MAX_ENTRIES).then_some(next)
 }

@@ -134,6 +134,9 @@ fn agree_on(plan: &Value, path: Path) {
 fn exact_agrees_with_monte_carlo() {
     agree(&s2());
     agree(&s3());
+    // The fast path, with S2's resolution looked up and S3's drawn.
+    agree_on(&s2(), Path::Auto);
+    agree_on(&s3(), Path::Auto);
     let mut mixed = s1();
     mixed["target"] = json!({"groups": [
         {"name": "Troopers", "models": 4, "wounds": 2, "save": 3, "feel_no_pain": 5},

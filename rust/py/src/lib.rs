@@ -3,6 +3,7 @@
 
 mod error;
 mod hooks;
+mod panics;
 
 use error::PyCoreErr;
 use hooks::PyHooks;
@@ -12,9 +13,10 @@ use mathhammer_core::sampled::Sampler;
 use mathhammer_core::trace::Event;
 use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner};
 use numpy::{IntoPyArray, PyArray1};
+use panics::guard;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// A parsed dice expression.
 #[pyclass(frozen, module = "mathhammer._core", name = "DiceExpr")]
@@ -46,12 +48,12 @@ impl PyDiceExpr {
     fn is_random(&self) -> bool {
         self.0.is_random()
     }
-    fn mean(&self) -> f64 {
-        self.0.mean()
+    fn mean(&self) -> PyResult<f64> {
+        guard(|| Ok(self.0.mean()))
     }
     /// The exact distribution: element v is P(value = v).
-    fn distribution<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        self.0.distribution().into_pyarray(py)
+    fn distribution<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        guard(|| Ok(self.0.distribution().into_pyarray(py)))
     }
     fn __str__(&self) -> String {
         self.0.to_string()
@@ -71,7 +73,7 @@ impl PyDiceExpr {
 
 #[pyfunction(name = "parse_dice")]
 fn parse_dice_py(text: &str) -> PyResult<PyDiceExpr> {
-    Ok(PyDiceExpr(DiceExpr::parse(text).map_err(PyCoreErr)?))
+    guard(|| Ok(PyDiceExpr(DiceExpr::parse(text).map_err(PyCoreErr)?)))
 }
 
 /// A checked Plan, ready to run many times. The fast-path tables are built on
@@ -96,6 +98,31 @@ impl PyCompiledPlan {
 }
 
 impl PyCompiledPlan {
+    fn build(py: Python<'_>, plan_json: &str, hooks: Option<Vec<Py<PyAny>>>) -> PyResult<Self> {
+        let text = plan_json.to_owned();
+        let mut program = py
+            .detach(move || Plan::from_json(&text).and_then(Program::new))
+            .map_err(PyCoreErr)?;
+        let hooks = hooks.map(|hooks| Arc::new(PyHooks::new(hooks)));
+        if hooks.is_some() {
+            // Imported now, so that interrupting a hook later runs no import
+            // (an import runs Python code, where a second Ctrl-C would land).
+            py.import("ctypes")?
+                .getattr("pythonapi")?
+                .getattr("PyThreadState_SetAsyncExc")?;
+            py.import("threading")?;
+        }
+        if let Some(h) = &hooks {
+            program =
+                program.with_hooks(Arc::clone(h) as Arc<dyn mathhammer_core::batch::BatchHooks>);
+        }
+        Ok(PyCompiledPlan {
+            program: Arc::new(program),
+            sampler: OnceLock::new(),
+            hooks,
+        })
+    }
+
     fn sampler(&self) -> Option<&Sampler> {
         self.sampler
             .get_or_init(|| Sampler::new(&self.program))
@@ -108,25 +135,7 @@ impl PyCompiledPlan {
     #[new]
     #[pyo3(signature = (plan_json, hooks = None))]
     fn new(py: Python<'_>, plan_json: &str, hooks: Option<Vec<Py<PyAny>>>) -> PyResult<Self> {
-        let text = plan_json.to_owned();
-        let mut program = py
-            .detach(move || Plan::from_json(&text).and_then(Program::new))
-            .map_err(PyCoreErr)?;
-        let hooks = hooks.map(|hooks| {
-            Arc::new(PyHooks {
-                hooks,
-                raised: Mutex::new(None),
-            })
-        });
-        if let Some(h) = &hooks {
-            program =
-                program.with_hooks(Arc::clone(h) as Arc<dyn mathhammer_core::batch::BatchHooks>);
-        }
-        Ok(PyCompiledPlan {
-            program: Arc::new(program),
-            sampler: OnceLock::new(),
-            hooks,
-        })
+        guard(|| Self::build(py, plan_json, hooks))
     }
     /// Does a pool call a Python batch hook (so Monte Carlo runs chunk by chunk)?
     #[getter]
@@ -160,8 +169,8 @@ impl PyCompiledPlan {
         self.program.plan.target_models()
     }
     /// Does Monte Carlo take the fast path (outcomes drawn from exact tables)?
-    fn uses_fast_path(&self, py: Python<'_>) -> bool {
-        py.detach(|| self.sampler().is_some())
+    fn uses_fast_path(&self, py: Python<'_>) -> PyResult<bool> {
+        guard(|| Ok(py.detach(|| self.sampler().is_some())))
     }
 }
 
@@ -179,19 +188,21 @@ fn simulate_py<'py>(
     progress: Option<&Bound<'py, PyAny>>,
     die_by_die: bool,
 ) -> PyResult<Vec<Bound<'py, PyArray1<u64>>>> {
-    let progress = progress.map(|p| p.clone().unbind());
-    let options = RunOptions {
-        trials,
-        seed,
-        threads,
-        ..RunOptions::default()
-    };
-    let tally = enter_core(py, progress.as_ref(), |poll| {
-        let sampler = if die_by_die { None } else { plan.sampler() };
-        simulate_with(&Runner::with_sampler(&plan.program, sampler), options, poll)
+    guard(|| {
+        let progress = progress.map(|p| p.clone().unbind());
+        let options = RunOptions {
+            trials,
+            seed,
+            threads,
+            ..RunOptions::default()
+        };
+        let tally = enter_core(py, progress.as_ref(), plan.hooks.as_deref(), |poll| {
+            let sampler = if die_by_die { None } else { plan.sampler() };
+            simulate_with(&Runner::with_sampler(&plan.program, sampler), options, poll)
+        })
+        .map_err(|e| plan.hook_error().unwrap_or(e))?;
+        Ok(tally.hist.into_iter().map(|h| h.into_pyarray(py)).collect())
     })
-    .map_err(|e| plan.hook_error().unwrap_or(e))?;
-    Ok(tally.hist.into_iter().map(|h| h.into_pyarray(py)).collect())
 }
 
 /// Evaluate the Plan exactly; one pmf (float64 array) per name in
@@ -203,30 +214,66 @@ fn evaluate_exact_py<'py>(
     py: Python<'py>,
     plan: &PyCompiledPlan,
 ) -> PyResult<Vec<Bound<'py, PyArray1<f64>>>> {
-    let exact = enter_core(py, None, |poll| {
-        mathhammer_core::exact::evaluate_polled(&plan.program, poll)
-    })?;
-    Ok(exact.pmfs.into_iter().map(|p| p.into_pyarray(py)).collect())
+    guard(|| {
+        let exact = enter_core(py, None, None, |poll| {
+            mathhammer_core::exact::evaluate_polled(&plan.program, poll)
+        })?;
+        Ok(exact.pmfs.into_iter().map(|p| p.into_pyarray(py)).collect())
+    })
 }
 
 /// Run `work` without the GIL. `work` gets a `poll` callback to call now and
 /// then: it takes the GIL back briefly to honour Ctrl-C and report progress.
 /// Errors of either kind come back as Python exceptions.
+///
+/// A Ctrl-C while a batch hook of `hooks` runs cannot stop the hook (Python
+/// code on another thread): the first one says which hook it interrupted,
+/// raises `KeyboardInterrupt` inside it (which stops a busy hook) and stops
+/// the run once the hook returns; a second one, for a hook that does not
+/// return, prints one line and ends the process at once with status 130
+/// (`os._exit`), as the shell's convention for Ctrl-C.
 fn enter_core<T: Send>(
     py: Python<'_>,
     progress: Option<&Py<PyAny>>,
+    hooks: Option<&PyHooks>,
     work: impl FnOnce(&mut dyn FnMut(u64, u64) -> Result<(), CoreError>) -> Result<T, CoreError> + Send,
 ) -> PyResult<T> {
     let mut python_error: Option<PyErr> = None;
     let result = py.detach(|| {
         let mut poll = |done: u64, total: u64| -> Result<(), CoreError> {
             Python::attach(|py| {
-                let checked = py.check_signals().and_then(|()| match progress {
-                    Some(cb) => cb.bind(py).call1((done, total)).map(|_| ()),
-                    None => Ok(()),
+                let checked = py.check_signals().map_err(|e| {
+                    match (&python_error, hooks) {
+                        (None, Some(h)) => match h.describe_running(py) {
+                            Some(hook) => {
+                                h.interrupt_running(py);
+                                say(py, &format!(
+                                    "mathhammer: interrupted while {hook} was running; stopping once it returns \
+                                     (press Ctrl-C again to quit at once)"
+                                ));
+                                pyo3::exceptions::PyKeyboardInterrupt::new_err(format!(
+                                    "interrupted while {hook} was running"
+                                ))
+                            }
+                            None => e,
+                        },
+                        (Some(_), Some(h)) => {
+                            let hook = h
+                                .describe_running(py)
+                                .unwrap_or_else(|| "a batch hook".to_string());
+                            say(py, &format!("mathhammer: interrupted again; quitting without waiting for {hook}"));
+                            let _ = py.import("os").and_then(|os| os.call_method1("_exit", (130,)));
+                            e
+                        }
+                        _ => e,
+                    }
+                });
+                let checked = checked.and_then(|()| match progress {
+                    Some(cb) if python_error.is_none() => cb.bind(py).call1((done, total)).map(|_| ()),
+                    _ => Ok(()),
                 });
                 checked.map_err(|e| {
-                    python_error = Some(e);
+                    python_error.get_or_insert(e);
                     CoreError::Interrupted
                 })
             })
@@ -238,6 +285,15 @@ fn enter_core<T: Send>(
         (Err(_), Some(e)) => Err(e),
         (Err(e), None) => Err(PyCoreErr(e).into()),
     }
+}
+
+/// Write one line to Python's stderr, flushed (best effort: it is a notice).
+fn say(py: Python<'_>, line: &str) {
+    let _ = py.import("sys").and_then(|sys| {
+        let err = sys.getattr("stderr")?;
+        err.call_method1("write", (format!("{line}\n"),))?;
+        err.call_method0("flush")
+    });
 }
 
 /// Names of one side's groups, by index, for the events.
@@ -262,9 +318,16 @@ fn side_name(side: Side) -> &'static str {
     }
 }
 
-#[allow(clippy::too_many_lines)] // one arm per event kind; to be split by kind
+/// One trial event as a dict: its kind under `event`, and its fields.
 fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
+    let known = flow_event(&d, e, names)? || roll_event(&d, e, names)? || harm_event(&d, e, names)?;
+    debug_assert!(known, "every kind of event has its fields written");
+    Ok(d)
+}
+
+/// Fill `d` for an event of the trial's flow (rounds, sequences, attacks, order); false for another kind.
+fn flow_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<bool> {
     let name = |g: usize| names.name(Side::Target, g);
     match e {
         Event::Round { number } => {
@@ -285,6 +348,19 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("event", "attacks")?;
             d.set_item("count", count)?;
         }
+        Event::Order { groups: order } => {
+            d.set_item("event", "order")?;
+            d.set_item("groups", order.iter().map(|&g| name(g)).collect::<Vec<_>>())?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Fill `d` for a roll (tests, checks, saves); false for another kind.
+fn roll_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<bool> {
+    let name = |g: usize| names.name(Side::Target, g);
+    match e {
         Event::Test {
             step,
             roll,
@@ -301,10 +377,6 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("event", "roll")?;
             d.set_item("roll", roll)?;
             d.set_item("failed", failed)?;
-        }
-        Event::Order { groups: order } => {
-            d.set_item("event", "order")?;
-            d.set_item("groups", order.iter().map(|&g| name(g)).collect::<Vec<_>>())?;
         }
         Event::Save {
             roll,
@@ -330,18 +402,6 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("rerolled_from", rerolled_from)?;
             d.set_item("saved", saved)?;
         }
-        Event::Damage {
-            side,
-            group,
-            amount,
-            lost,
-        } => {
-            d.set_item("event", "damage")?;
-            d.set_item("side", side_name(*side))?;
-            d.set_item("group", names.name(*side, *group))?;
-            d.set_item("amount", amount)?;
-            d.set_item("lost", lost)?;
-        }
         Event::Dice {
             step,
             dice,
@@ -362,6 +422,26 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
                     Class::SecondHigher => "second_higher",
                 }),
             )?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Fill `d` for harm (damage, mortal wounds, Feel No Pain, models destroyed); false for another kind.
+fn harm_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<bool> {
+    match e {
+        Event::Damage {
+            side,
+            group,
+            amount,
+            lost,
+        } => {
+            d.set_item("event", "damage")?;
+            d.set_item("side", side_name(*side))?;
+            d.set_item("group", names.name(*side, *group))?;
+            d.set_item("amount", amount)?;
+            d.set_item("lost", lost)?;
         }
         Event::Mortal {
             against,
@@ -395,8 +475,9 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
             d.set_item("group", names.name(*side, *group))?;
             d.set_item("left_in_group", left_in_group)?;
         }
+        _ => return Ok(false),
     }
-    Ok(d)
+    Ok(true)
 }
 
 /// Resolve one trial with the given dice, in the executor's documented draw
@@ -410,6 +491,14 @@ fn replay_py<'py>(
     py: Python<'py>,
     plan: &PyCompiledPlan,
     dice: Vec<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| replay_dict(py, plan, &dice))
+}
+
+fn replay_dict<'py>(
+    py: Python<'py>,
+    plan: &PyCompiledPlan,
+    dice: &[Bound<'py, PyAny>],
 ) -> PyResult<Bound<'py, PyDict>> {
     let values = dice
         .iter()
@@ -426,6 +515,17 @@ fn replay_py<'py>(
         .collect::<Result<Vec<u32>, PyCoreErr>>()?;
     let (outcome, events, used) = mathhammer_core::replay(&plan.program, values)
         .map_err(|e| plan.hook_error().unwrap_or_else(|| PyCoreErr(e).into()))?;
+    trial_dict(py, plan, &outcome, &events, used)
+}
+
+/// What a replay returns, as a dict (see `replay`).
+fn trial_dict<'py>(
+    py: Python<'py>,
+    plan: &PyCompiledPlan,
+    outcome: &mathhammer_core::TrialOutcome,
+    events: &[Event],
+    used: usize,
+) -> PyResult<Bound<'py, PyDict>> {
     let names = GroupNames {
         target: plan.groups(),
         attacker: plan
@@ -457,23 +557,84 @@ fn replay_py<'py>(
     Ok(d)
 }
 
+/// Replay trial `trial` of a die-by-die Monte Carlo run with `seed` (the
+/// trial `simulate(plan, trials, seed, die_by_die=True)` resolves at that
+/// index). Returns what `replay` returns, plus `dice`: every die drawn, in
+/// order, so that `replay(plan, dice)` tells the same trial.
+#[pyfunction(name = "replay_seeded", signature = (plan, seed, trial = 0))]
+fn replay_seeded_py<'py>(
+    py: Python<'py>,
+    plan: &PyCompiledPlan,
+    seed: u64,
+    trial: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| {
+        let (outcome, events, dice) = mathhammer_core::replay_seeded(&plan.program, seed, trial)
+            .map_err(|e| plan.hook_error().unwrap_or_else(|| PyCoreErr(e).into()))?;
+        let d = trial_dict(py, plan, &outcome, &events, dice.len())?;
+        d.set_item("dice", dice)?;
+        Ok(d)
+    })
+}
+
+/// A panic on purpose, to test that none reaches Python as one. Not part of
+/// the API: tests call it as `_core._panic_for_tests(site)`, where `site` is
+/// `"caller"` (on the calling thread), `"worker"` (in a batch hook on the
+/// Monte Carlo worker threads, for `plan`, whose pools must call one), or
+/// `"unguarded"` (outside the guard, so the bindings raise its `PanicException`: for
+/// the command line's last line of defence).
+#[pyfunction(name = "_panic_for_tests", signature = (site, plan = None))]
+fn panic_for_tests_py(py: Python<'_>, site: &str, plan: Option<&PyCompiledPlan>) -> PyResult<()> {
+    #[derive(Debug)]
+    struct Panics;
+    impl mathhammer_core::batch::BatchHooks for Panics {
+        fn call(&self, _: usize, _: &mut mathhammer_core::batch::Batch) -> Result<(), CoreError> {
+            panic!("a test hook panicked on purpose");
+        }
+    }
+    match (site, plan) {
+        ("unguarded", _) => panic!("a test panicked on purpose"),
+        ("caller", _) => guard(|| panic!("a test panicked on purpose")),
+        ("worker", Some(plan)) => guard(|| {
+            let program = Program::new(plan.program.plan.clone())
+                .map_err(PyCoreErr)?
+                .with_hooks(Arc::new(Panics));
+            let options = RunOptions {
+                trials: 2 * mathhammer_core::CHUNK_TRIALS,
+                seed: 1,
+                threads: 2,
+                ..RunOptions::default()
+            };
+            enter_core(py, None, None, |poll| {
+                simulate_with(&Runner::new(&program, options.path), options, poll)
+            })
+            .map(drop)
+        }),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "unknown site {site:?}, or \"worker\" without a plan"
+        ))),
+    }
+}
+
 #[pymodule(gil_used = false)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    panics::install_hook();
+    // Load numpy's C API now: loaded lazily, its first use could run an
+    // import just as Ctrl-C arrives, and the numpy crate panics on that.
+    drop(numpy::PyArray1::<f64>::zeros(m.py(), 0, false));
     m.add("PLAN_VERSION", mathhammer_core::plan::PLAN_VERSION)?;
     m.add("CHUNK_TRIALS", mathhammer_core::CHUNK_TRIALS)?;
-    m.add("MAX_DICE", mathhammer_core::dice::MAX_DICE)?;
-    m.add("MAX_MODELS", mathhammer_core::plan::MAX_MODELS)?;
-    m.add(
-        "MAX_TOKENS_PER_TRIAL",
-        mathhammer_core::plan::MAX_TOKENS_PER_TRIAL,
-    )?;
-    m.add("MAX_VALUE", mathhammer_core::plan::MAX_VALUE)?;
+    for limit in mathhammer_core::limits::LIMITS {
+        m.add(limit.name, limit.value)?;
+    }
     m.add_class::<PyDiceExpr>()?;
     m.add_class::<PyCompiledPlan>()?;
     m.add_function(wrap_pyfunction!(parse_dice_py, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_py, m)?)?;
     m.add_function(wrap_pyfunction!(replay_py, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_seeded_py, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_exact_py, m)?)?;
+    m.add_function(wrap_pyfunction!(panic_for_tests_py, m)?)?;
     error::register(m)?;
     Ok(())
 }

@@ -13,7 +13,9 @@ from mathhammer_skilldice.model import Fight, Power, Scenario, Unit, Weapon
 
 REROLLS = ("none", "attack_roll", "ones")
 MAX_ROUND_ATTACKS = MAX_TOKENS_PER_TRIAL
-"""The core's bound on attack dice in one trial."""
+"""The core's bound on attack dice in one trial, every round of a fight included.
+With at most MAX_MODELS models a side it is out of reach today; it stays checked here
+so a later raise of MAX_MODELS is refused with the scenario's field."""
 MAX_MODELS = 1_000
 
 

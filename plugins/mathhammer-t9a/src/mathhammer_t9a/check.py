@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from mathhammer.plugin import MAX_MODELS, MAX_TOKENS_PER_TRIAL, ScenarioError, parse_dice
+from mathhammer.plugin import MAX_ATTACKS, MAX_MODELS, ScenarioError, parse_dice
 from mathhammer_t9a.model import Attack, Scenario, Target
 from mathhammer_t9a.rules import BEST_SPECIAL_SAVE, REVISION, SPECIAL_SAVES
 
@@ -64,12 +64,12 @@ def _check_attack(scenario: Scenario, i: int, attack: Attack) -> None:
         _fail(scenario, f"{at}.Att", str(exc))
     if att.min < 1:
         _fail(scenario, f"{at}.Att", f"can roll {att.min}; every attacking model makes at least one attack")
-    if attack.models * att.max > MAX_TOKENS_PER_TRIAL:
+    if attack.models * att.max > MAX_ATTACKS:
         _fail(
             scenario,
             f"{at}.Att",
             f"{attack.models} models making up to {att.max} attacks each is more than the "
-            f"{MAX_TOKENS_PER_TRIAL:,} attacks one run allows",
+            f"{MAX_ATTACKS:,} attacks one run allows",
         )
 
 

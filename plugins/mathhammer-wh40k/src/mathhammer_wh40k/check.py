@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from mathhammer.plugin import (
+    MAX_ATTACKS,
     MAX_MODELS,
-    MAX_TOKENS_PER_TRIAL,
     MAX_VALUE,
     DiceError,
     DiceExpr,
@@ -140,10 +140,10 @@ def check_scenario(s: Scenario, source: str | None = None) -> None:
     if not weapons and not abilities:
         c.fail("attacker.weapons", "is empty; list at least one weapon ([[attacker.weapons]])")
     attack_dice = sum(c.weapon(f"attacker.weapons[{i}]", w) for i, w in enumerate(weapons))
-    if attack_dice > MAX_TOKENS_PER_TRIAL:
+    if attack_dice > MAX_ATTACKS:
         c.fail(
             "attacker.weapons",
-            f"can make up to {attack_dice} attacks at once; at most {MAX_TOKENS_PER_TRIAL} are allowed",
+            f"can make up to {attack_dice} attacks at once; at most {MAX_ATTACKS} are allowed",
         )
     for i, a in enumerate(abilities):
         c.kind(f"attacker.mortal_wounds[{i}].name", a.name, str, "text")

@@ -226,7 +226,9 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     target = _side(scenario.target.models, scenario.target.allocation_order, source)
     attacker = _side(scenario.attacker.models, (), source) if scenario.attacker.models else None
     plan = Plan(counters=list(COUNTERS), target=target, attacker=attacker)
-    for ability in scenario.attacker.mortal_wounds:
+    _name_group_sources(plan, scenario)
+    for i, ability in enumerate(scenario.attacker.mortal_wounds):
+        plan.sources[f"sequences[{len(plan.sequences)}]"] = f"attacker.mortal_wounds[{i}].amount"
         plan.sequences.append(MortalWounds(ability.name, _dice(ability.amount), counter="mortal_wounds"))
     pools: dict[tuple[object, ...], list[int]] = {}
     for i, w in enumerate(scenario.attacker.weapons):
@@ -271,6 +273,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         for finish in finalizers:
             finish()
         _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
+        _name_pool_sources(plan, members)
         plan.sequences.append(pool)
     plan.sequences += after_attacks
     versions.update({rule: ", ".join(v) for rule, v in used.items()})
@@ -340,6 +343,36 @@ def _dice(value: str | int) -> str:
 def _broadest(*policies: Reroll) -> Reroll:
     """The broadest re-roll policy of those given (each includes the narrower ones)."""
     return max(policies, key=REROLL_BREADTH.index)
+
+
+def _name_pool_sources(plan: Plan, members: list[int]) -> None:
+    """Map the next pool's Plan fields to the weapons it pools, so the core's errors name them."""
+    at = f"sequences[{len(plan.sequences)}]"
+    first = f"attacker.weapons[{members[0]}]"
+    plan.sources[at] = first if len(members) == 1 else "attacker.weapons"
+    plan.sources[f"{at}.attacks"] = f"{first}.attacks" if len(members) == 1 else "attacker.weapons"
+    plan.sources[f"{at}.damage"] = f"{first}.damage"
+    for k, i in enumerate(members):
+        plan.sources[f"{at}.attacks[{k}].dice"] = f"attacker.weapons[{i}].attacks"
+        plan.sources[f"{at}.attacks[{k}].models"] = f"attacker.weapons[{i}].count"
+
+
+def _name_group_sources(plan: Plan, scenario: Scenario) -> None:
+    """Map each side's groups to the model profiles they hold, so the core's errors name them."""
+    for side, unit, models in (
+        ("target", plan.target, scenario.target.models),
+        ("attacker", plan.attacker, scenario.attacker.models),
+    ):
+        if unit is None:
+            continue
+        where = f"{side}.models" if side == "target" else "attacker.models"
+        plan.sources[f"{side}.groups"] = where
+        for gi, group in enumerate(unit.groups):
+            j = next((j for j, m in enumerate(models) if m.name == group.name), None)
+            if j is not None:
+                plan.sources[f"{side}.groups[{gi}]"] = f"{where}[{j}]"
+                plan.sources[f"{side}.groups[{gi}].models"] = f"{where}[{j}].count"
+                plan.sources[f"{side}.groups[{gi}].wounds"] = f"{where}[{j}].wounds"
 
 
 def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, Test]:

@@ -113,9 +113,7 @@ pub fn evaluate_polled(
                 break;
             }
         }
-        let result = worker
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let result = crate::error::joined(worker.join());
         polled.and(result)
     })
 }

@@ -57,7 +57,7 @@ def apply(rules: AttackRules) -> None:
                 "so mathhammer does not guess"
             )
         dice = f"{x.count if x.count > 1 else ''}D{x.sides}" if x.count else ""
-        damage = str(parse_dice(f"{dice}+{x.constant + 1}" if dice else str(x.constant + 1)))
+        damage = str(parse_dice(f"{dice}{x.constant + 1:+d}" if dice else str(x.constant + 1)))
     rules.pool.damage = damage
     rules.pool.cap_at_wounds = True
 
