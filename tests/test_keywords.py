@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from mathhammer import KeywordSpec
-from mathhammer.keywords import KeywordTable, exact_name, split_restriction, with_value
-from mathhammer.plugin import UnknownKeywordError
+from mathhammer.keywords import KeywordTable, NoEffect, exact_name, split_keywords, split_restriction, with_value
+from mathhammer.plugin import KeywordError, UnknownKeywordError
 
 
 def sustained_hits(text: str) -> Mapping[str, Any] | None:
@@ -69,3 +69,43 @@ def test_lookup_names_the_field_and_lists_the_known_keywords() -> None:
         match=r"^f.toml, field w\[0\]: 'Dedly' is not a keyword of ruleset 'toy'; known keywords: Deadly$",
     ):
         table.lookup("Dedly", source="f.toml", field="w[0]")
+
+
+def test_one_string_may_list_several_keywords_as_datasheets_print_them() -> None:
+    assert split_keywords("[ASSAULT, HEAVY]") == ["ASSAULT", "HEAVY"]
+    assert split_keywords("Rapid Fire D3, [Lethal Hits: Vehicle]") == ["Rapid Fire D3", "[Lethal Hits: Vehicle]"]
+    assert split_keywords("[ASSAULT], [HEAVY]") == ["[ASSAULT]", "[HEAVY]"]
+    assert split_keywords("Assault,, Heavy") == ["Assault", "Heavy"]
+    assert split_keywords("Anti-Fly 2+") == ["Anti-Fly 2+"]
+    assert split_keywords(" , ") == [" , "]  # nothing else: kept, so the error names it
+
+
+def test_a_keyword_without_effect_is_accepted_and_says_why() -> None:
+    table = KeywordTable("wh40k")
+    spec = KeywordSpec.without_effect("wh40k", "One Shot", "it fires once per battle")
+    table.specs[spec.name] = spec
+    found, params = table.lookup("[ONE SHOT]", source=None, field="keywords[0]")
+    assert found is spec and params == {}
+    assert table.apply(found, object(), source=None, field="keywords[0]") == "it fires once per battle"
+    assert (
+        str(NoEffect("One Shot", "it fires once per battle", "Missile"))
+        == "Missile: One Shot: it fires once per battle"
+    )
+
+
+def test_apply_may_say_why_it_did_nothing_this_time() -> None:
+    def melta(rules: dict[str, bool]) -> str | None:
+        return None if rules["half_range"] else "the target is not within half range"
+
+    table = KeywordTable("wh40k")
+    spec = table.specs["Melta"] = KeywordSpec("wh40k", "Melta", apply=melta)
+    assert table.apply(spec, {"half_range": True}, source=None, field="f") is None
+    assert table.apply(spec, {"half_range": False}, source=None, field="f") == "the target is not within half range"
+
+
+@pytest.mark.parametrize("returned", ["", "  ", 0, True])
+def test_apply_returning_anything_but_none_or_a_sentence_is_the_plugins_fault(returned: Any) -> None:
+    table = KeywordTable("wh40k")
+    spec = table.specs["Odd"] = KeywordSpec("wh40k", "Odd", apply=lambda rules: returned)
+    with pytest.raises(KeywordError, match="returns None, or a sentence"):
+        table.apply(spec, None, source=None, field="f")

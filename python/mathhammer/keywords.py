@@ -11,6 +11,13 @@ spellings and errors are the same in every game:
 
 - a spelling matches in any case, with any spacing, inside ``[...]``, and with
   or without a colon before its value (``Sustained Hits 1``, ``[SUSTAINED HITS: 1]``);
+- one string may list several, separated by commas, as datasheets print them
+  (``[ASSAULT, HEAVY]``); :func:`split_keywords` splits it;
+- a keyword that changes nothing in the calculation at hand is accepted and
+  reported, never dropped silently: its spec carries ``no_effect`` (it never
+  changes one attack calculation), or its ``apply`` returns the reason it
+  changed nothing this time; :meth:`KeywordTable.apply` returns that reason,
+  and the ruleset records it as a :class:`NoEffect` in the Result;
 - an unknown spelling, or a known one with a bad value, is a
   :class:`~mathhammer.exceptions.ScenarioError` at the scenario's field;
 - ``apply`` raising ``ValueError`` rejects the weapon as written (a
@@ -53,6 +60,24 @@ def normalise(text: str) -> str:
     if colon and _VALUE.match(rest):
         text = f"{name} {rest}"
     return re.sub(r"\s+", " ", text.strip())
+
+
+def split_keywords(text: str) -> list[str]:
+    """The keyword spellings in one string, as datasheets list them: split at commas, brackets kept per part.
+
+    Empty parts (``"Assault,,Heavy"``) are skipped; a string with nothing else
+    is returned as it is, so its error names it.
+
+    >>> split_keywords("[ASSAULT, HEAVY]")
+    ['ASSAULT', 'HEAVY']
+    >>> split_keywords("Rapid Fire D3, [Lethal Hits: Vehicle]")
+    ['Rapid Fire D3', '[Lethal Hits: Vehicle]']
+    """
+    outer = text.strip()
+    if outer.startswith("[") and outer.endswith("]") and "]" not in outer[1:-1]:
+        outer = outer[1:-1]
+    parts = [part.strip() for part in outer.split(",")]
+    return [part for part in parts if part] or [text]
 
 
 def split_restriction(text: str) -> tuple[str, str | None]:
@@ -130,6 +155,32 @@ def with_value(name: str, kind: str = "dice", *, optional: bool = False) -> Call
 
 
 @dataclass(frozen=True)
+class NoEffect:
+    """A keyword the scenario lists that changes nothing in this calculation, and why.
+
+    Attributes:
+        keyword: The keyword as the scenario spelled it.
+        reason: Why it changes nothing here, in a sentence a player reads.
+        where: What lists it, such as the weapon's name ("" when the ruleset names nothing).
+    """
+
+    keyword: str
+    reason: str
+    where: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.where}: " if self.where else ""
+        return f"{where}{self.keyword}: {self.reason}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"keyword": self.keyword, "where": self.where, "reason": self.reason}
+
+
+def _nothing(rules: Any) -> None:
+    """The ``apply`` of a keyword with no effect on the calculation."""
+
+
+@dataclass(frozen=True)
 class KeywordSpec:
     """One keyword of one ruleset.
 
@@ -146,15 +197,44 @@ class KeywordSpec:
             different parameters (Anti-Infantry 4+ and Anti-Vehicle 2+). Other
             keywords listed twice with different values are refused, since
             the same ability from two sources does not stack.
+        no_effect: Why the keyword never changes one attack calculation
+            (One Shot: it fires once per battle), for a keyword accepted so
+            datasheets load as printed; ``None`` for a keyword that acts.
+            :meth:`without_effect` builds such a spec.
+
+    ``apply`` returns ``None`` once it has edited the Plan, or a sentence saying
+    why it changed nothing this time (Melta when the target is not within half
+    range); the Result lists that sentence.
     """
 
     ruleset: str
     name: str
-    apply: Callable[..., None]
+    apply: Callable[..., str | None]
     parse: Callable[[str], Mapping[str, Any] | None] | None = None
     description: str = ""
     rule: Rule | None = None
     repeatable: bool = False
+    no_effect: str | None = None
+
+    @classmethod
+    def without_effect(
+        cls,
+        ruleset: str,
+        name: str,
+        reason: str,
+        *,
+        parse: Callable[[str], Mapping[str, Any] | None] | None = None,
+        description: str = "",
+    ) -> KeywordSpec:
+        """A keyword accepted as printed that never changes one attack calculation, for ``reason``.
+
+        >>> spec = KeywordSpec.without_effect("wh40k", "One Shot", "it fires once per battle")
+        >>> spec.match("[ONE SHOT]"), spec.no_effect
+        ({}, 'it fires once per battle')
+        """
+        return cls(
+            ruleset, name, _nothing, parse=parse, description=description or f"no effect: {reason}", no_effect=reason
+        )
 
     def match(self, text: str) -> Mapping[str, Any] | None:
         """Parameters if ``text`` spells this keyword, else ``None``."""
@@ -229,8 +309,13 @@ class KeywordTable:
             )
         return match[0], dict(match[1])
 
-    def apply(self, spec: KeywordSpec, rules: Any, *, source: str | None, field: str) -> None:
+    def apply(self, spec: KeywordSpec, rules: Any, *, source: str | None, field: str) -> str | None:
         """Run ``spec.apply(rules)`` under the one error policy every ruleset shares.
+
+        Returns:
+            ``None`` when the keyword acted, else the reason it changed nothing
+            (what ``apply`` returned, or the spec's ``no_effect``), for the
+            ruleset to report as a :class:`NoEffect`.
 
         Raises:
             ScenarioError: when ``apply`` raises ``ValueError`` (the keyword rejects the
@@ -239,7 +324,7 @@ class KeywordTable:
                 its plugin and its distribution.
         """
         try:
-            spec.apply(rules)
+            reason = spec.apply(rules)
         except ScenarioError:
             raise
         except (PlanError, DiceError) as exc:
@@ -248,6 +333,11 @@ class KeywordTable:
             raise ScenarioError(str(exc), source=source, field=field) from None
         except Exception as exc:
             raise self.error(spec, f"{type(exc).__name__} raised while applying it at {field}: {exc}") from exc
+        if reason is not None and not (isinstance(reason, str) and reason.strip()):
+            raise self.error(
+                spec, f"apply returned {reason!r}; it returns None, or a sentence saying why it did nothing"
+            )
+        return reason if reason is not None else spec.no_effect
 
     def error(self, spec: KeywordSpec, reason: str) -> KeywordError:
         """A :class:`KeywordError` blaming ``spec`` for ``reason``."""

@@ -18,7 +18,8 @@ What is here:
   (rules with versions) and the version choice a scenario makes;
 - keyword spellings and their one error policy: :class:`KeywordTable`
   (``lookup`` and ``apply``), :func:`exact_name`, :func:`with_value`,
-  :func:`normalise`, :func:`split_restriction`;
+  :func:`normalise`, :func:`split_keywords`, :func:`split_restriction`, and
+  :class:`NoEffect` for keywords accepted that change nothing here;
 - the Plan builders (:class:`Plan`, :class:`AttackPool`, :class:`Test`,
   :class:`Effect`, ...), documented in ``docs/architecture.md``;
 - reading scenario tables (:class:`Fields`), dice (:func:`parse_dice`) and
@@ -47,7 +48,16 @@ from mathhammer.exceptions import (
 )
 from mathhammer.fields import Fields
 from mathhammer.hookspecs import HOOK_API_VERSION, hookimpl
-from mathhammer.keywords import KeywordSpec, KeywordTable, exact_name, normalise, split_restriction, with_value
+from mathhammer.keywords import (
+    KeywordSpec,
+    KeywordTable,
+    NoEffect,
+    exact_name,
+    normalise,
+    split_keywords,
+    split_restriction,
+    with_value,
+)
 from mathhammer.limits import MAX_ATTACKS, MAX_MODELS, MAX_TOKENS_PER_TRIAL, MAX_VALUE
 from mathhammer.plan import (
     AttackPool,
@@ -108,6 +118,7 @@ __all__ = [
     "Mark",
     "MathhammerError",
     "MortalWounds",
+    "NoEffect",
     "Outcome",
     "Plan",
     "PlanError",
@@ -134,6 +145,7 @@ __all__ = [
     "hookimpl",
     "normalise",
     "parse_dice",
+    "split_keywords",
     "split_restriction",
     "with_value",
 ]

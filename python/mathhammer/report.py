@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mathhammer.compare import METRICS, Comparison, Metric
-from mathhammer.result import Result, Stage
+from mathhammer.result import NO_EFFECT_TITLE, Result, Stage
 
 BAR_WIDTH = 30
 """Characters of the longest bar in a distribution chart."""
@@ -90,6 +90,8 @@ def render(result: Result) -> RenderableType:
     if result.rule_versions:
         versions = ", ".join(f"{rule} = {version}" for rule, version in result.rule_versions.items())
         parts += [Text(""), Text(f"rules: {versions}")]
+    if result.no_effect:
+        parts += [Text(""), Text(f"{NO_EFFECT_TITLE}:"), *(Text(f"  {n}") for n in result.no_effect)]
     return Group(*parts)
 
 

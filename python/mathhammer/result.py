@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mathhammer.extras import require
+from mathhammer.keywords import NoEffect
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
 
 DISTRIBUTION_STAGES = ("damage", "models_destroyed")
 """Stages whose whole distribution the Result reports in tables and JSON."""
+
+NO_EFFECT_TITLE = "No effect on this calculation"
+"""The heading above the keywords accepted that changed nothing, in every report."""
 
 SHOWN_TAIL = 5e-5
 """Tables of a distribution stop where P(>= k) falls below this (it would print as 0.0000)."""
@@ -157,6 +161,9 @@ class Result:
     hidden: Sequence[str] = ()
     """Stages whose mean means nothing (a code the ruleset reads through :attr:`chances`): kept in
     the Result and JSON, left out of the per-stage tables."""
+    no_effect: Sequence[NoEffect] = ()
+    """Keywords the scenario lists that change nothing in this calculation, each with its reason
+    (One Shot, or Melta when the target is not within half range): accepted, and said so."""
 
     @property
     def shown(self) -> list[Stage]:
@@ -225,6 +232,7 @@ class Result:
             "seconds": self.seconds,
             "stages": list(self.stages),
             "chances": {c.label: dict(zip(("p", "se"), c.of(self.stages), strict=True)) for c in self.chances},
+            "no_effect": [n.to_dict() for n in self.no_effect],
         }
         for name, stage in self.stages.items():
             d[name] = stage.to_dict(with_pmf=name in self.distributions)
@@ -291,6 +299,9 @@ class Result:
         if self.rule_versions:
             versions = ", ".join(f"{k} = {v}" for k, v in self.rule_versions.items())
             parts.append(f"<p>rules: {html.escape(versions)}</p>")
+        if self.no_effect:
+            items = "".join(f"<li>{html.escape(str(n))}</li>" for n in self.no_effect)
+            parts.append(f"<p>{NO_EFFECT_TITLE}:</p><ul>{items}</ul>")
         parts.append("</div>")
         return "\n".join(parts)
 
@@ -321,6 +332,8 @@ class Result:
                     lines.append(f"{k:>4}{p:>10.4f}{at_least[k]:>10.4f}  {bar}")
         if self.rule_versions:
             lines += ["", "rules: " + ", ".join(f"{k} = {v}" for k, v in self.rule_versions.items())]
+        if self.no_effect:
+            lines += ["", f"{NO_EFFECT_TITLE}:", *(f"  {n}" for n in self.no_effect)]
         return "\n".join(lines)
 
 

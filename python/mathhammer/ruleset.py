@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from mathhammer.keywords import KeywordTable
+from mathhammer.keywords import KeywordTable, NoEffect
 from mathhammer.plan import Plan
 from mathhammer.result import Chance
 
@@ -31,6 +31,8 @@ class Compiled:
     """Stages beyond damage and models destroyed whose whole distribution the Result shows."""
     hidden: list[str] = field(default_factory=list)
     """Stages whose mean means nothing (codes read through chances), left out of the tables."""
+    no_effect: list[NoEffect] = field(default_factory=list)
+    """Keywords the scenario lists that change nothing in this calculation, each with its reason."""
 
 
 @runtime_checkable

@@ -161,6 +161,7 @@ def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
         "chances": tuple(compiled.chances),
         "distributions": (*DISTRIBUTION_STAGES, *compiled.distributions),
         "hidden": tuple(compiled.hidden),
+        "no_effect": tuple(compiled.no_effect),
     }
 
 

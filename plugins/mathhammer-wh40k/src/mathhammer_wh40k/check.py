@@ -113,11 +113,9 @@ class _Checker:
         self.integer(f"{base}.count", w.count, 1, MAX_MODELS, "a model count")
         attacks = self.dice(f"{base}.attacks", w.attacks, "A")
         self.kind(f"{base}.auto_hit", w.auto_hit, bool, "true or false")
-        if not (w.auto_hit and w.skill is None):
-            what = "BS" if w.type == "ranged" else "WS"
-            if w.skill is None:
-                self.fail(f"{base}.skill", f"is missing; give the weapon's {what}, unless it hits automatically")
-            self.roll(f"{base}.skill", w.skill, optional=False, what=what)
+        # A missing skill is refused when compiling, unless the weapon hits
+        # automatically (auto_hit, or a keyword such as Torrent).
+        self.roll(f"{base}.skill", w.skill, optional=True, what="BS" if w.type == "ranged" else "WS")
         self.integer(f"{base}.strength", w.strength, 1, MAX_CHARACTERISTIC, "S")
         self.integer(f"{base}.ap", w.ap, -6, 0, "AP (written as 0 or negative, as in -1)")
         self.dice(f"{base}.damage", w.damage, "D")
@@ -153,7 +151,13 @@ def check_scenario(s: Scenario, source: str | None = None) -> None:
     c.items("attacker.keywords", s.attacker.keywords, str, "keyword text")
     c.kind("context", s.context, Context, "a Context")
     for name, value in vars(s.context).items():
-        c.kind(f"context.{name}", value, bool, "true or false")
+        if name == "wounds_remaining":
+            if value is not None:
+                c.integer("context.wounds_remaining", value, 1, MAX_VALUE, "wounds remaining")
+        else:
+            c.kind(f"context.{name}", value, bool, "true or false")
+    if s.context.advanced and s.context.stationary:
+        c.fail("context.advanced", "and context.stationary are both true; a unit that Advanced did not hold still")
     c.kind("rules", s.rules, VersionChoice, "a VersionChoice")
     c.names("rules", s.rules.rules)
     t = s.target

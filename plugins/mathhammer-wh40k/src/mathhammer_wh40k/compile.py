@@ -23,7 +23,13 @@ The mapping, rule by rule (section names from the specification):
 - Keywords: each pool calls its keywords' ``apply`` with a
   :class:`~mathhammer_wh40k.keyword_api.WeaponRules`, in the order listed.
   A keyword written ``Name: KEYWORD`` applies only against a target with
-  that keyword (``[LETHAL HITS: VEHICLE]``).
+  that keyword (``[LETHAL HITS: VEHICLE]``). One string may list several,
+  separated by commas (``"[ASSAULT, HEAVY]"``). A keyword that changes
+  nothing here (One Shot; Melta out of half range; ``[LETHAL HITS: VEHICLE]``
+  against INFANTRY) is listed in the Result under "No effect on this
+  calculation", with its reason.
+- A weapon that hits automatically (``auto_hit`` or Torrent) needs no BS/WS.
+- After Advancing (``[context] advanced``) only Assault weapons shoot.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from mathhammer.plugin import (
     KeywordSpec,
     KeywordTable,
     MortalWounds,
+    NoEffect,
     Plan,
     Reroll,
     Rule,
@@ -50,10 +57,12 @@ from mathhammer.plugin import (
     Test,
     check_choice,
     parse_dice,
+    split_keywords,
     split_restriction,
 )
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.keyword_api import WeaponRules
+from mathhammer_wh40k.keywords.psychic import RULE as PSYCHIC
 from mathhammer_wh40k.model import ModelProfile, Scenario, Weapon
 from mathhammer_wh40k.rules import (
     HIT_MODIFIER_CAP,
@@ -106,22 +115,14 @@ STEALTH = Rule(
     default="11e",
     editions={"10e": "10e", "11e": "11e"},
 )
-PSYCHIC = Rule(
-    "Psychic",
-    versions={
-        "11e": "ignores harmful modifiers to BS and to the hit roll (11th edition; the beneficial ones are kept)",
-        "10e": "no effect on the dice (10th edition: it only marks the attack as a Psychic Attack)",
-    },
-    default="11e",
-    editions={"10e": "10e", "11e": "11e"},
-)
 RULESET_RULES = {rule.name: rule for rule in (COVER, STEALTH, PSYCHIC)}
 """The ruleset's own rules with versions (keywords bring theirs)."""
 
 REROLL_BREADTH: tuple[Reroll, ...] = ("none", "ones", "failures", "non_critical")
 """Re-roll policies from narrowest to broadest: each re-rolls everything the previous one does."""
 
-Resolved = list[tuple[KeywordSpec, Mapping[str, Any]]]
+Resolved = list[tuple[KeywordSpec, Mapping[str, Any], str]]
+"""A weapon's keywords that apply: each spec, its parameters and the spelling the scenario used."""
 
 
 def _pool_key(w: Weapon) -> tuple[object, ...]:
@@ -140,35 +141,43 @@ def _pool_key(w: Weapon) -> tuple[object, ...]:
     )
 
 
-def _resolve_keywords(scenario: Scenario, keywords: KeywordTable) -> dict[int, Resolved]:
-    """Each weapon's keywords that apply to this target, resolved.
+def _resolve_keywords(
+    scenario: Scenario, keywords: KeywordTable
+) -> tuple[dict[int, Resolved], dict[int, list[NoEffect]]]:
+    """Each weapon's keywords that apply to this target, resolved, and those that do not, with the reason.
 
-    An unknown spelling is an error listing the known ones. ``Name: KEYWORD``
-    applies only when the target has KEYWORD. The same ability listed twice
-    with the same parameters applies once: abilities do not stack.
+    An unknown spelling is an error listing the known ones. One string may
+    list several keywords separated by commas. ``Name: KEYWORD`` applies only
+    when the target has KEYWORD; otherwise it is reported as having no effect.
+    The same ability listed twice with the same parameters applies once:
+    abilities do not stack.
     """
     target_keywords = {k.casefold() for k in scenario.target.keywords}
     resolved: dict[int, Resolved] = {}
+    idle: dict[int, list[NoEffect]] = {}
     for i, w in enumerate(scenario.attacker.weapons):
         found = resolved.setdefault(i, [])
-        for j, text in enumerate(w.keywords):
-            spelling, restriction = split_restriction(text)
+        for j, listed in enumerate(w.keywords):
             field = f"attacker.weapons[{i}].keywords[{j}]"
-            spec, params = keywords.lookup(spelling, source=scenario.source, field=field)
-            if restriction and restriction.casefold() not in target_keywords:
-                continue
-            same = [other_params for other, other_params in found if other is spec]
-            if params in same:
-                continue
-            if same and not spec.repeatable:
-                raise ScenarioError(
-                    f"{text!r} repeats {spec.name!r} with another value; the same ability from two "
-                    "sources does not stack (11th edition 24.02): list only the one that applies",
-                    source=scenario.source,
-                    field=field,
-                )
-            found.append((spec, params))
-    return resolved
+            for text in split_keywords(listed):
+                spelling, restriction = split_restriction(text)
+                spec, params = keywords.lookup(spelling, source=scenario.source, field=field)
+                if restriction and restriction.casefold() not in target_keywords:
+                    reason = f"applies only against {restriction.upper()}, and the target is not {restriction.upper()}"
+                    idle.setdefault(i, []).append(NoEffect(text.strip(), reason))
+                    continue
+                same = [other_params for other, other_params, _ in found if other is spec]
+                if params in same:
+                    continue
+                if same and not spec.repeatable:
+                    raise ScenarioError(
+                        f"{text!r} repeats {spec.name!r} with another value; the same ability from two "
+                        "sources does not stack (11th edition 24.02): list only the one that applies",
+                        source=scenario.source,
+                        field=field,
+                    )
+                found.append((spec, params, text.strip()))
+    return resolved, idle
 
 
 def known_rules(keywords: KeywordTable) -> dict[str, Rule]:
@@ -222,7 +231,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                     field=f"attacker.weapons[{i}].rules.{name}",
                 )
             versioned[name].check(chosen, source=source, field=f"attacker.weapons[{i}].rules.{name}")
-    resolved = _resolve_keywords(scenario, keywords)
+    resolved, idle = _resolve_keywords(scenario, keywords)
     target = _side(scenario.target.models, scenario.target.allocation_order, source)
     attacker = _side(scenario.attacker.models, (), source) if scenario.attacker.models else None
     plan = Plan(counters=list(COUNTERS), target=target, attacker=attacker)
@@ -245,12 +254,15 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         return chosen
 
     after_attacks: list[MortalWounds] = []
+    no_effect: list[NoEffect] = []
     for members in pools.values():
         weapons = [scenario.attacker.weapons[i] for i in members]
         pool, hit, wound = _pool(weapons, scenario)
         finalizers: list[Any] = []
         flags: set[str] = set()
-        for spec, params in resolved[members[0]]:
+        # Pooled weapons list the same keywords: report the pool's once, under its name.
+        no_effect += [NoEffect(n.keyword, n.reason, pool.name) for n in idle.get(members[0], [])]
+        for spec, params, spelling in resolved[members[0]]:
             version = version_of(spec.rule, weapon=members[0]) if spec.rule is not None else None
             rules = WeaponRules(
                 weapons=weapons,
@@ -269,15 +281,25 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                 counters=plan.counters,
                 hooks=plan.hooks,
             )
-            keywords.apply(spec, rules, source=source, field=f"attacker.weapons[{members[0]}].keywords")
+            reason = keywords.apply(spec, rules, source=source, field=f"attacker.weapons[{members[0]}].keywords")
+            if reason is not None:
+                no_effect.append(NoEffect(spelling, reason, pool.name))
         for finish in finalizers:
             finish()
-        _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
+        if weapons[0].skill is None and not hit.automatic:
+            what = "BS" if weapons[0].type == "ranged" else "WS"
+            raise ScenarioError(
+                f"is missing; give the weapon's {what}, unless it hits automatically (Torrent, or auto_hit = true)",
+                source=source,
+                field=f"attacker.weapons[{members[0]}].skill",
+            )
+        in_cover = _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
+        no_effect += _idle_in_situation(resolved[members[0]], hit, in_cover, pool.name, no_effect)
         _name_pool_sources(plan, members)
         plan.sequences.append(pool)
     plan.sequences += after_attacks
     versions.update({rule: ", ".join(v) for rule, v in used.items()})
-    return Compiled(plan=plan, rule_versions=versions, stage_labels=dict(LABELS))
+    return Compiled(plan=plan, rule_versions=versions, stage_labels=dict(LABELS), no_effect=no_effect)
 
 
 def _situation(
@@ -288,13 +310,21 @@ def _situation(
     flags: set[str],
     version_of: Callable[[Rule], str],
     target: Target,
-) -> None:
+) -> bool:
     """The ruleset's own rules that read the situation, after the keywords:
     shooting while engaged, cover, Stealth, then Psychic's disregard of harmful
-    hit modifiers (last, so it sees every other modifier)."""
+    hit modifiers (last, so it sees every other modifier). Returns whether the
+    target would have the Benefit of Cover against the pool (before Ignores Cover)."""
     ranged = weapon.type == "ranged"
     context = scenario.context
     attacker_keywords = {k.casefold() for k in scenario.attacker.keywords}
+    if ranged and context.advanced and "assault" not in flags:
+        raise ScenarioError(
+            f"{weapon.name!r} is not an Assault weapon: a unit that Advanced shoots only with its Assault weapons; "
+            "leave the others out, or set advanced = false",
+            source=scenario.source,
+            field="context.advanced",
+        )
     if ranged and context.engaged and "pistol" not in flags:
         if not attacker_keywords & {"monster", "vehicle"}:
             raise ScenarioError(
@@ -333,6 +363,29 @@ def _situation(
                 )
     if psychic:
         hit.modifiers = [m for m in hit.modifiers if m > 0]
+    return in_cover
+
+
+CRITICAL_HIT_KEYWORDS = frozenset({"Sustained Hits", "Lethal Hits", "Conversion"})
+"""Abilities that act only on critical hits, which a weapon hitting automatically never scores."""
+
+
+def _idle_in_situation(
+    keywords: Resolved, hit: Test, in_cover: bool, where: str, reported: list[NoEffect]
+) -> list[NoEffect]:
+    """Abilities that changed nothing once every rule has applied, with the reason (unless already reported):
+    critical-hit abilities on a weapon that hits automatically, Ignores Cover with no cover to ignore."""
+    seen = {(n.keyword, n.where) for n in reported}
+    idle = []
+    for spec, _, spelling in keywords:
+        if (spelling, where) in seen:
+            continue
+        if spec.name in CRITICAL_HIT_KEYWORDS and hit.automatic:
+            idle.append(NoEffect(spelling, "the weapon hits automatically, so it scores no critical hits", where))
+        elif spec.name == "Ignores Cover" and not in_cover:
+            reason = "the target has no Benefit of Cover here (context.in_cover, Stealth or Indirect Fire)"
+            idle.append(NoEffect(spelling, reason, where))
+    return idle
 
 
 def _dice(value: str | int) -> str:
@@ -382,10 +435,11 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
     if w.auto_hit:
         hit = Test(name="hit", automatic=True, counter="hits")
     else:
-        assert w.skill is not None  # checked: only automatic hits may omit it
+        # Without a skill the weapon must hit automatically (Torrent): the
+        # compiler refuses it once its keywords have applied, if it does not.
         hit = Test(
             name="hit",
-            target=w.skill,
+            target=w.skill if w.skill is not None else 6,
             modifiers=[mods.hit, common.hit],
             modifier_min=-HIT_MODIFIER_CAP,
             modifier_max=HIT_MODIFIER_CAP,

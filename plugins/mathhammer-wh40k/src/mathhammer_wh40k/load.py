@@ -81,7 +81,12 @@ def _versions(f: Fields | None) -> VersionChoice:
 def _context(f: Fields | None) -> Context:
     if f is None:
         return Context()
-    c = Context(**{name: f.flag(name, default) for name, default in vars(Context()).items()})
+    c = Context(
+        **{
+            name: f.integer(name, None, min=1) if name == "wounds_remaining" else f.flag(name, default)
+            for name, default in vars(Context()).items()
+        }
+    )
     f.done()
     return c
 

@@ -122,6 +122,13 @@ class Context:
     """11th, Indirect Fire: a friendly unit can see the target."""
     character_visible: bool = True
     """A CHARACTER in the target is visible to the attacker (Precision)."""
+    advanced: bool = False
+    """The attacking unit Advanced this turn: only its Assault weapons shoot (Assault)."""
+    beyond_conversion_range: bool = False
+    """The target is farther away than the distance the weapon's Conversion ability names
+    (more than 12" or 24", as its datasheet says): unmodified hits of 4+ are critical (Conversion)."""
+    wounds_remaining: int | None = None
+    """Wounds the attacking model has left (Damaged X: -1 to hit at X or fewer); unset, it is undamaged."""
 
 
 @dataclass(frozen=True)

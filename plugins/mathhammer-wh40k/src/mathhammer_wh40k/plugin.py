@@ -28,10 +28,14 @@ class Wh40k:
     own_keywords = frozenset(
         {
             "Anti",
+            "Assault",
             "Blast",
             "Cleave",
             "Close-quarters",
+            "Conversion",
+            "Damaged",
             "Devastating Wounds",
+            "Extra Attacks",
             "Hazardous",
             "Heavy",
             "Ignores Cover",
@@ -39,6 +43,7 @@ class Wh40k:
             "Lance",
             "Lethal Hits",
             "Melta",
+            "One Shot",
             "Pistol",
             "Precision",
             "Psychic",

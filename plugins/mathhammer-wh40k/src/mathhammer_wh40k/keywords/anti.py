@@ -24,9 +24,12 @@ def parse(text: str) -> Mapping[str, Any] | None:
     return {"keyword": m.group(1), "x": int(m.group(2))}
 
 
-def apply(rules: WeaponRules) -> None:
-    if rules.target_has(rules.params["keyword"]):
-        rules.wound.critical = min(rules.wound.critical or 7, rules.params["x"])
+def apply(rules: WeaponRules) -> str | None:
+    keyword = rules.params["keyword"]
+    if not rules.target_has(keyword):
+        return f"the target is not {keyword.upper()}"
+    rules.wound.critical = min(rules.wound.critical or 7, rules.params["x"])
+    return None
 
 
 @hookimpl

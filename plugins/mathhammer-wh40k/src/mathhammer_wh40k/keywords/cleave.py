@@ -12,9 +12,12 @@ if TYPE_CHECKING:
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 
-def apply(rules: WeaponRules) -> None:
+def apply(rules: WeaponRules) -> str | None:
+    if rules.target_models() < 5:
+        return "the target has fewer than 5 models"
     for term in rules.pool.attacks:
         term.bonus += rules.params["x"] * (rules.target_models() // 5)
+    return None
 
 
 @hookimpl

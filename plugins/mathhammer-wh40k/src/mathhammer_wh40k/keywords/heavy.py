@@ -26,10 +26,15 @@ RULE = Rule(
 )
 
 
-def apply(rules: WeaponRules) -> None:
-    ranged = rules.weapon.type == "ranged"
-    if ranged and rules.context.stationary and not (rules.version == "11e" and rules.context.engaged):
-        rules.hit.modifiers.append(1)
+def apply(rules: WeaponRules) -> str | None:
+    if rules.weapon.type != "ranged":
+        return "it helps ranged weapons only"
+    if not rules.context.stationary:
+        return "the unit did not hold still (context.stationary)"
+    if rules.version == "11e" and rules.context.engaged:
+        return "the unit is engaged (context.engaged), and 11th edition's Heavy needs it unengaged"
+    rules.hit.modifiers.append(1)
+    return None
 
 
 @hookimpl

@@ -32,15 +32,15 @@ RULE = Rule(
 )
 
 
-def apply(rules: WeaponRules) -> None:
+def apply(rules: WeaponRules) -> str | None:
     if rules.context.target_visible:
-        return
+        return "the target is visible (context.target_visible), so the weapon shoots normally"
     rules.flags.add("grants_cover")
     if rules.version == "11e":
         rules.flags.add("no_hit_rerolls")
         held = rules.context.stationary and rules.context.spotted
         rules.hit.natural_fail = max(rules.hit.natural_fail, 3 if held else 5)
-        return
+        return None
     rules.hit.modifiers.append(-1)
     if rules.version == "10e-2024":
         rules.hit.natural_fail = max(rules.hit.natural_fail, 3)
@@ -56,6 +56,7 @@ def apply(rules: WeaponRules) -> None:
                 )
 
         rules.finalizers.append(no_torrent)
+    return None
 
 
 @hookimpl

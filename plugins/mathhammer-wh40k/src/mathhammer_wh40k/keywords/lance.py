@@ -11,9 +11,11 @@ if TYPE_CHECKING:
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 
-def apply(rules: WeaponRules) -> None:
-    if rules.context.charged:
-        rules.wound.modifiers.append(1)
+def apply(rules: WeaponRules) -> str | None:
+    if not rules.context.charged:
+        return "the unit did not charge this turn (context.charged)"
+    rules.wound.modifiers.append(1)
+    return None
 
 
 @hookimpl

@@ -14,12 +14,13 @@ if TYPE_CHECKING:
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 
-def apply(rules: WeaponRules) -> None:
+def apply(rules: WeaponRules) -> str | None:
     if not rules.context.half_range:
-        return
+        return "the target is not within half range (context.half_range)"
     d = parse_dice(rules.pool.damage)
     constant = d.constant + rules.params["x"]
     rules.pool.damage = str(parse_dice(f"{d.count}D{d.sides}{constant:+d}" if d.count else str(constant)))
+    return None
 
 
 @hookimpl

@@ -14,8 +14,11 @@ if TYPE_CHECKING:
     from mathhammer_wh40k.keyword_api import WeaponRules
 
 
-def apply(rules: WeaponRules) -> None:
+def apply(rules: WeaponRules) -> str | None:
     rules.flags.add("pistol")
+    if not rules.context.engaged:
+        return "it lets the weapon shoot while engaged, and the unit is not engaged (context.engaged)"
+    return None
 
 
 @hookimpl

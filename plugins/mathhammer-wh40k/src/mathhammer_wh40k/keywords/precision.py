@@ -33,9 +33,14 @@ RULE = Rule(
 )
 
 
-def apply(rules: WeaponRules) -> None:
-    if rules.context.character_visible:
-        rules.pool.focus = [i for i, g in enumerate(rules.target_groups) if g.tier > 0]
+def apply(rules: WeaponRules) -> str | None:
+    characters = [i for i, g in enumerate(rules.target_groups) if g.tier > 0]
+    if not characters:
+        return "the target has no CHARACTER"
+    if not rules.context.character_visible:
+        return "no CHARACTER in the target is visible (context.character_visible)"
+    rules.pool.focus = characters
+    return None
 
 
 @hookimpl

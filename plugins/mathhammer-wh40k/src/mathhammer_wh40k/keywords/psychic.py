@@ -1,23 +1,41 @@
 """Psychic: in 11th edition the attack may ignore any modifiers to BS/WS and to
 the hit roll; the attacker ignores the harmful ones and keeps the helpful ones
-(a decided default), cover's worsened BS included. In 10th edition it has no
-effect on the dice. The ruleset's ``Psychic`` rule picks the version."""
+(a decided default), cover's worsened BS included. In 10th edition it only marks
+the attack as a Psychic Attack, which matters to Feel No Pain against psychic
+attacks; no such defence is modelled, so there it has no effect and the Result
+says so. The ruleset applies it, after every other hit modifier; this rule
+picks the version."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mathhammer.plugin import KeywordSpec, hookimpl
+from mathhammer.plugin import KeywordSpec, Rule, hookimpl
 
 if TYPE_CHECKING:
     from mathhammer.plugin import KeywordRegistrar
     from mathhammer_wh40k.keyword_api import WeaponRules
 
+RULE = Rule(
+    "Psychic",
+    versions={
+        "11e": "ignores harmful modifiers to BS and to the hit roll (11th edition; the beneficial ones are kept)",
+        "10e": "no effect on the dice (10th edition: it only marks the attack as a Psychic Attack)",
+    },
+    default="11e",
+    editions={"10e": "10e", "11e": "11e"},
+)
 
-def apply(rules: WeaponRules) -> None:
+
+def apply(rules: WeaponRules) -> str | None:
     rules.flags.add("psychic")
+    if rules.version == "10e":
+        return "10th edition's Psychic only marks a Psychic Attack, and no defence against those is modelled"
+    return None
 
 
 @hookimpl
 def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
-    register(KeywordSpec("wh40k", "Psychic", apply, description="11th: ignores harmful hit and BS modifiers"))
+    register(
+        KeywordSpec("wh40k", "Psychic", apply, rule=RULE, description="11th: ignores harmful hit and BS modifiers")
+    )
