@@ -12,9 +12,14 @@ A test that needs a 40k scenario built in Python belongs in
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
 
 from mathhammer.registry import Registry, default_registry
 from mathhammer.testing import toy_registry
+
+# ``--hypothesis-profile=fuzz``: the fuzz tests (tests/test_fuzz.py) for about half an hour on a 2-core machine.
+# Registered here, before pytest reads the option.
+settings.register_profile("fuzz", max_examples=25_000)
 
 
 @pytest.fixture

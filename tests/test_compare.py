@@ -152,3 +152,43 @@ def test_a_possibility_is_never_rounded_away(p: float, shown: str) -> None:
     from mathhammer.compare import METRICS
 
     assert METRICS["p_unit_destroyed"][1].format(p) == shown
+
+
+def test_an_exact_evaluation_off_the_main_thread_is_cancelled_through_its_progress_callback(
+    installed: Registry,
+) -> None:
+    # compare evaluates cells on worker threads, which Ctrl-C does not reach:
+    # it cancels them by raising from their progress callback. Three pools of
+    # several dice into two groups keep the exact evaluator busy for seconds.
+    import importlib.util
+    import sys
+    import threading
+    import tomllib
+
+    path = Path(__file__).resolve().parents[1] / "benches" / "interrupts.py"
+    spec = importlib.util.spec_from_file_location("interrupt_cases_for_compare", path)
+    assert spec is not None and spec.loader is not None
+    cases = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = cases
+    spec.loader.exec_module(cases)
+    registry = installed
+    scenario = mathhammer.scenario_from_data(tomllib.loads(cases.SLOW_EXACT), registry=registry)
+    calls: list[threading.Thread] = []
+
+    def cancel(done: int, total: int) -> None:
+        calls.append(threading.current_thread())
+        raise LookupError("no longer wanted")
+
+    outcome: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            mathhammer.evaluate_exact(scenario, registry=registry, progress=cancel)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join(timeout=5)
+    assert not worker.is_alive()
+    assert calls and isinstance(outcome[0], LookupError)

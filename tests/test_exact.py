@@ -12,6 +12,7 @@ comparisons made). A few examples run in the normal suite, more under ``-m slow`
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import mathhammer
 from mathhammer import DeclinedError, _core
 from mathhammer.plan import AttackPool, Attacks, Effect, Group, MortalWounds, Plan, Rolls, Save, Target, Test
 from mathhammer.result import Stage
@@ -214,3 +216,28 @@ def test_dice_too_big_for_the_exact_evaluator_are_declined_from_its_estimate() -
     )
     with pytest.raises(DeclinedError, match="its dice alone need about"):
         _core.evaluate_exact(plan.compile())
+
+
+SLOW_TO_TABULATE = "\n".join(
+    [
+        'ruleset = "wh40k"',
+        *(
+            f'[[attacker.weapons]]\nname = "W{i}"\ncount = 10\nattacks = "D6"\nskill = "3+"\nstrength = 5\n'
+            'ap = -1\ndamage = "D3"\nkeywords = ["Devastating Wounds", "Sustained Hits 1"]'
+            for i in range(3)
+        ),
+        '[target]\nname = "Mob"\ntoughness = 4',
+        '[[target.models]]\nname = "M0"\ncount = 10\nwounds = 3\nsave = "3+"',
+        '[[target.models]]\nname = "M1"\ncount = 10\nwounds = 3\nsave = "4+"',
+    ]
+)
+
+
+def test_a_pool_too_big_to_tabulate_is_declined_from_its_estimate(tmp_path: Path) -> None:
+    # 180 attack dice with Sustained Hits: tabulating their saves and harm
+    # jointly is over 20 million multiply-adds (it took half a minute before
+    # it declined); the estimate declines it before any of that work.
+    path = tmp_path / "mob.toml"
+    path.write_text(SLOW_TO_TABULATE)
+    with pytest.raises(DeclinedError, match="too many outcomes to tabulate: about"):
+        mathhammer.evaluate_exact(mathhammer.load_scenario(path))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from mathhammer import _startup as _startup  # first of all: a quiet Ctrl-C while the command starts (see the module)
 from mathhammer._core import parse_dice
 from mathhammer.exceptions import (
     DeclinedError,

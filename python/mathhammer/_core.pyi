@@ -165,8 +165,14 @@ def replay_seeded(plan: CompiledPlan, seed: int, trial: int = 0) -> dict[str, ob
     Returns what :func:`replay` returns, plus ``dice``: every die drawn, in order.
     """
 
-def evaluate_exact(plan: CompiledPlan) -> list[npt.NDArray[np.float64]]:
-    """Exact distributions, one pmf per name in ``plan.numbers``; raises :class:`DeclinedError` saying why."""
+def evaluate_exact(
+    plan: CompiledPlan, progress: Callable[[int, int], object] | None = None
+) -> list[npt.NDArray[np.float64]]:
+    """Exact distributions, one pmf per name in ``plan.numbers``; raises :class:`DeclinedError` saying why.
+
+    ``progress(0, 0)`` is called about ten times a second; an exception it raises stops the evaluation
+    and is raised here (the way to cancel an evaluation running off the main thread).
+    """
 
 def _panic_for_tests(site: str, plan: CompiledPlan | None = None) -> None:
     """Panic on purpose, for tests only, at ``site``.

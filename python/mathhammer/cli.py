@@ -21,8 +21,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from mathhammer import inventory, report
+from mathhammer import _startup, inventory, report
 from mathhammer.compare import METRICS, Comparison, metric_info
+from mathhammer.display import markup, printable
 from mathhammer.exceptions import InternalError, MathhammerError, PluginError, PluginWarning, ScenarioError
 from mathhammer.locate import field_line
 from mathhammer.progress import ProgressBar
@@ -119,6 +120,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("scenario", help="scenario TOML file")
     sim.add_argument("--json", action="store_true", help="print the Result as JSON")
+    sim.add_argument(
+        "--full", action="store_true", help="show every value of a wide distribution (default: at most 60 rows)"
+    )
     plot = sub.add_parser(
         "plot",
         parents=[evaluation],
@@ -170,11 +174,21 @@ PIPE_WIDTH = 200
 """Columns of a report written to a pipe or file, where nothing would wrap it: wide tables stay whole."""
 
 
+MIN_WIDTH = 20
+"""Fewer columns than this (``COLUMNS=0``) cannot show a report: such a width is ignored."""
+
+
 def _stdout() -> Console:
-    """The console reports go to: the terminal's width on a terminal, else :data:`PIPE_WIDTH` (or ``$COLUMNS``)."""
+    """The console reports go to: the terminal's width on a terminal, else :data:`PIPE_WIDTH` (or ``$COLUMNS``).
+
+    A width under :data:`MIN_WIDTH` is a mistake (``COLUMNS=0`` printed nothing
+    at all): the report goes out at 80 columns on a terminal, else PIPE_WIDTH.
+    """
     console = Console(highlight=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console.width = PIPE_WIDTH
+    if console.width < MIN_WIDTH:
+        console.width = 80 if console.is_terminal else PIPE_WIDTH
     return console
 
 
@@ -189,7 +203,7 @@ class _Run:
     def evaluate(self, path: str, *, description: str = "simulating") -> Result:
         """Load and evaluate one scenario file as the command's options say, with a progress bar."""
         scenario = load_scenario(path, registry=self.registry)
-        with ProgressBar(Console(stderr=True), description=description) as self.progress:
+        with ProgressBar(Console(stderr=True), description=markup(description)) as self.progress:
             return evaluate(
                 scenario,
                 evaluator=self.args.evaluator,
@@ -215,7 +229,7 @@ class _Run:
             )
 
         def progress(attacker: str, target: str) -> ProgressBar:
-            self.progress = ProgressBar(Console(stderr=True), description=f"{attacker} vs {target}")
+            self.progress = ProgressBar(Console(stderr=True), description=markup(f"{attacker} vs {target}"))
             return self.progress
 
         try:
@@ -239,7 +253,7 @@ def _simulate(run: _Run) -> int:
     if run.args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        _stdout().print(report.render(result))
+        _stdout().print(report.render(result, full=run.args.full))
     return 0
 
 
@@ -267,7 +281,7 @@ def _plot(run: _Run) -> int:
     stages = list(dict.fromkeys(name for result in results.values() for name in result.distributions))
     figure = plotting.distribution_figure(results, stages)
     written = plotting.save(figure, args.output, title=title, extra_html=extra)
-    print(f"wrote {written}")
+    print(printable(f"wrote {written}"))
     return 0
 
 
@@ -287,7 +301,7 @@ def _compare(run: _Run) -> int:
         from mathhammer import plotting
 
         written = plotting.save(comparison.plot(metrics), args.plot, title="mathhammer compare")
-        print(f"wrote {written}", file=sys.stderr if args.json else sys.stdout)
+        print(printable(f"wrote {written}"), file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -300,7 +314,7 @@ def _explain(run: _Run) -> int:
     if args.json:
         print(json.dumps(told.to_dict(), indent=2))
         return 0
-    print(told.to_text())
+    print(printable(told.to_text()))
     if told.seed is not None:
         print(f"\nseed {told.seed} ({len(told.dice)} dice); the same --seed tells the same attack")
     return 0
@@ -308,69 +322,74 @@ def _explain(run: _Run) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
     run: _Run | None = None
+    debug = False
     try:
+        _startup.restore()  # Ctrl-C is KeyboardInterrupt again, reported below
+        args = _parser().parse_args(argv)
+        debug = args.debug
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PluginWarning)  # each is in registry.broken, printed below
             registry = default_registry()
         for broken in registry.broken:
             state = "" if broken.error.startswith("skipped") else "is broken: "
-            print(f"mathhammer: warning: plugin {broken.name!r} {state}{broken.error}", file=sys.stderr)
+            print(printable(f"mathhammer: warning: plugin {broken.name!r} {state}{broken.error}"), file=sys.stderr)
+        for conflict in registry.conflict_messages():
+            print(printable(f"mathhammer: warning: {conflict}"), file=sys.stderr)
         if args.command == "plugins":
             data = inventory.describe(registry)
-            print(json.dumps(data, indent=2) if args.json else inventory.render(data))
+            print(json.dumps(data, indent=2) if args.json else printable(inventory.render(data)))
             return 0
         run = _Run(args, registry)
         return _COMMANDS[args.command](run)
     except KeyboardInterrupt:
         progress = run.progress if run else None
         done = f" after {progress.done:,} of {progress.total:,} trials" if progress and progress.total else ""
-        print(f"mathhammer: interrupted{done}; no result was reported", file=sys.stderr)
+        print(_startup.INTERRUPTED.replace("; ", f"{done}; "), file=sys.stderr)
         return 130
     except InternalError as exc:  # a panic in the core, caught at its boundary
-        if args.debug:
+        if debug:
             raise
-        print(f"mathhammer: internal error: {exc}", file=sys.stderr)
+        print(printable(f"mathhammer: internal error: {exc}"), file=sys.stderr)
         return 1
     except PluginError as exc:  # a plugin's fault, never the scenario's: no line of the file is quoted
-        if args.debug:
+        if debug:
             raise
-        print(f"mathhammer: plugin error: {exc}", file=sys.stderr)
+        print(printable(f"mathhammer: plugin error: {exc}"), file=sys.stderr)
         return EXIT_PLUGIN
     except (MathhammerError, ValueError) as exc:
-        if args.debug:
+        if debug:
             raise
-        print(f"mathhammer: error: {exc}", file=sys.stderr)
+        print(printable(f"mathhammer: error: {exc}"), file=sys.stderr)
         quoted = _quote(exc)
         if quoted:
-            print(quoted, file=sys.stderr)
+            print(printable(quoted), file=sys.stderr)
         return EXIT_INPUT
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as other tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, what a shell reports for a program a closed pipe stopped
     except OSError as exc:  # writing an image or reading a file the scenario loader did not open
-        if args.debug:
+        if debug:
             raise
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"mathhammer: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(printable(f"mathhammer: error: {where}{exc.strerror or exc}"), file=sys.stderr)
         return EXIT_INPUT
     except Exception as exc:  # a bug: say so briefly, and how to see more
-        if args.debug:
+        if debug:
             raise
         print(
-            f"mathhammer: internal error: {type(exc).__name__}: {exc}\n"
-            "  This is a bug in mathhammer or a plugin; run again with --debug for the traceback and report it.",
+            printable(f"mathhammer: internal error: {type(exc).__name__}: {exc}")
+            + "\n  This is a bug in mathhammer or a plugin; run again with --debug for the traceback and report it.",
             file=sys.stderr,
         )
         return 1
     except BaseException as exc:
         # The core turns its panics into InternalError; should one slip past,
         # PyO3 raises PanicException, a BaseException no handler above sees.
-        if args.debug or type(exc).__name__ != "PanicException":
-            raise
+        if debug or type(exc).__name__ != "PanicException":
+            raise  # SystemExit from argparse, among others
         message = f"mathhammer: internal error: the Rust core panicked: {exc}; this is a bug, please report it."
-        print(message, file=sys.stderr)
+        print(printable(message), file=sys.stderr)
         return 1
 
 

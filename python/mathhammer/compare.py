@@ -27,6 +27,7 @@ from __future__ import annotations
 import html
 import math
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -429,12 +430,22 @@ def _exact_cells(
     """Exact Results by cell, or the DeclinedError saying why not.
 
     The core releases the GIL while it evaluates, so the threads run in parallel.
+    Ctrl-C reaches only the main thread: when it (or anything else) ends the
+    wait, each evaluation still running is stopped through its progress
+    callback within a tenth of a second, so the process does not linger on
+    worker threads the interpreter would wait for at exit.
     """
     out: dict[tuple[str, str], Result | DeclinedError] = {}
+    stop = threading.Event()
+
+    def check(done: int, total: int) -> None:
+        if stop.is_set():
+            raise _Cancelled
+
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         futures: dict[Future[Result], tuple[str, str]] = {
-            pool.submit(evaluate_exact_prepared, cell): key for key, cell in prepared.items()
+            pool.submit(evaluate_exact_prepared, cell, progress=check): key for key, cell in prepared.items()
         }
         pending = set(futures)
         while pending:
@@ -446,5 +457,10 @@ def _exact_cells(
                 except DeclinedError as exc:
                     out[futures[future]] = exc
     finally:
+        stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
     return out
+
+
+class _Cancelled(Exception):
+    """Raised in a worker's progress callback to stop an exact evaluation no one waits for."""

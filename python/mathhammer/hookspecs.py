@@ -39,8 +39,9 @@ def mathhammer_register_rulesets(register: RulesetRegistrar) -> None:
 
     Call ``register(ruleset)`` once per ruleset, where ``ruleset`` satisfies
     :class:`mathhammer.ruleset.Ruleset`.
-    A ruleset name may be registered by one plugin only; a second raises
-    :class:`~mathhammer.exceptions.PluginConflictError` naming both plugins.
+    A ruleset name may be registered by one plugin only; a second disables the
+    name, and using it raises :class:`~mathhammer.exceptions.PluginConflictError`
+    naming both plugins.
 
     :param register: Callable accepting a ``Ruleset``.
 
@@ -56,7 +57,7 @@ def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     :class:`mathhammer.keywords.KeywordSpec` naming its ruleset.
     Names are unique within a ruleset, not across rulesets: 40k's Hazardous and
     the d12 system's Hazardous X are different keywords.
-    A duplicate within one ruleset raises
+    A duplicate within one ruleset disables that keyword, and using it raises
     :class:`~mathhammer.exceptions.PluginConflictError` naming both plugins.
 
     :param register: Callable accepting a ``KeywordSpec``.

@@ -53,7 +53,8 @@ def describe(registry: Registry) -> dict[str, Any]:
     ``description``, ``own``: whether the ruleset counts it among its own, or
     ``null`` when the ruleset does not say, ``rule``: its versions or ``null``,
     ``plugin``, ``distribution``, ``version``); ``plugins`` (``name``,
-    ``distribution``, ``version``); ``broken`` (``name``, ``error``).
+    ``distribution``, ``version``); ``broken`` (``name``, ``error``); ``conflicts``
+    (one message per ruleset or keyword name two plugins registered, so neither is used).
     """
     rulesets = []
     for name, ruleset in sorted(registry.rulesets.items()):
@@ -78,6 +79,7 @@ def describe(registry: Registry) -> dict[str, Any]:
         "keywords": keywords,
         "plugins": [{"name": p.name, "distribution": p.distribution, "version": p.version} for p in registry.plugins],
         "broken": [{"name": b.name, "error": b.error} for b in registry.broken],
+        "conflicts": registry.conflict_messages(),
     }
 
 
@@ -111,6 +113,9 @@ def render(data: dict[str, Any]) -> str:
         lines.append(f"  {b['name']:<24} {state}: {b['error']}")
     if not data["plugins"] and not data["broken"]:
         lines.append("  (none)")
+    if data["conflicts"]:
+        lines.append("conflicts:")
+        lines += [f"  {message}" for message in data["conflicts"]]
     lines.append(f"hook API version {data['hook_api_version']}")
     return "\n".join(lines)
 

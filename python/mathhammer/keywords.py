@@ -34,7 +34,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mathhammer import _core
-from mathhammer.exceptions import DiceError, KeywordError, PlanError, ScenarioError, UnknownKeywordError
+from mathhammer.exceptions import (
+    DiceError,
+    KeywordError,
+    PlanError,
+    PluginConflictError,
+    ScenarioError,
+    UnknownKeywordError,
+)
 from mathhammer.versions import Rule
 
 _VALUE = re.compile(r"\s*(\d|[dD]\d|[dD]\b|\()")
@@ -119,7 +126,8 @@ def with_value(name: str, kind: str = "dice", *, optional: bool = False) -> Call
     checked by the core's parser), ``"int"`` (``Melta 2``: a whole number from
     1 to 100) or ``"roll"`` (``X+`` or ``X``: an int).
     Text that starts with the name but has a bad X raises ``ValueError``
-    saying what is wrong, so the user is not told the keyword is unknown.
+    saying what is wrong, so the user is not told the keyword is unknown;
+    an X that is always 0 is refused, since the keyword would do nothing.
 
     >>> with_value("Sustained Hits")("sustained hits d3")
     {'x': 'D3'}
@@ -147,9 +155,12 @@ def with_value(name: str, kind: str = "dice", *, optional: bool = False) -> Call
                 raise ValueError(f"{name} takes a roll such as 4+, not {value!r}")
             return {"x": int(m.group(1))}
         try:
-            return {"x": str(_core.parse_dice(value))}
+            dice = _core.parse_dice(value)
         except ValueError as exc:
             raise ValueError(f"{name} takes a number or dice expression: {exc}") from None
+        if dice.max < 1:  # "Sustained Hits 0": listed, yet it would never do anything
+            raise ValueError(f"{name} {dice} does nothing: X must be at least 1, as in {name} 1 or {name} D3")
+        return {"x": str(dice)}
 
     return parse
 
@@ -241,6 +252,23 @@ class KeywordSpec:
         return (self.parse or exact_name(self.name))(normalise(text))
 
 
+def _claims(spec: KeywordSpec, text: str) -> bool:
+    """Whether ``spec`` recognises ``text`` as its keyword, even with a value it refuses."""
+    try:
+        return spec.match(text) is not None
+    except ValueError:
+        return True
+
+
+def conflict_message(what: str, plugins: list[str]) -> str:
+    """The error for a name (``"ruleset 'toy'"``) that several plugins registered, naming each."""
+    names = " and ".join(f"plugin {p!r}" for p in plugins)
+    return (
+        f"{what} is registered by both {names}, so neither is used;"
+        " uninstall or block one (MATHHAMMER_DISABLED_PLUGINS)"
+    )
+
+
 @dataclass
 class KeywordTable:
     """The keywords registered for one ruleset, with the plugin and distribution each came from."""
@@ -250,16 +278,40 @@ class KeywordTable:
     origin: dict[str, str] = field(default_factory=dict)
     distribution: dict[str, str | None] = field(default_factory=dict)
     """Keyword name to the distribution that installed its plugin (``None``: registered in-process)."""
+    conflicts: dict[str, tuple[list[KeywordSpec], list[str]]] = field(default_factory=dict)
+    """Names two or more plugins registered, to their specs and those plugins: such a keyword is disabled."""
 
     def names(self) -> list[str]:
         return sorted(self.specs)
+
+    def add(self, spec: KeywordSpec, plugin: str, distribution: str | None = None) -> None:
+        """Add ``plugin``'s keyword; a name (in any case) another plugin registered disables both."""
+        key = spec.name.casefold()
+        if key in self.conflicts:
+            self.conflicts[key][0].append(spec)
+            self.conflicts[key][1].append(plugin)
+            return
+        same = next((name for name in self.specs if name.casefold() == key), None)
+        if same is not None:
+            self.distribution.pop(same, None)
+            self.conflicts[key] = ([self.specs.pop(same), spec], [self.origin.pop(same), plugin])
+            return
+        self.specs[spec.name] = spec
+        self.origin[spec.name] = plugin
+        self.distribution[spec.name] = distribution
 
     def resolve(self, text: str) -> tuple[KeywordSpec, Mapping[str, Any]] | None:
         """The keyword that accepts ``text`` and its parameters, or ``None``.
 
         Raises:
             ValueError: when ``text`` is a keyword's name with a bad value.
+            PluginConflictError: when ``text`` is a keyword two plugins registered, naming both.
         """
+        for specs, plugins in self.conflicts.values():
+            if any(_claims(spec, text) for spec in specs):
+                raise PluginConflictError(
+                    conflict_message(f"keyword {specs[0].name!r} of ruleset {self.ruleset!r}", plugins)
+                )
         for spec in self.specs.values():
             params = spec.match(text)
             if params is not None:

@@ -16,6 +16,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from mathhammer.exceptions import ScenarioError
+from mathhammer.files import read_text
+
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"""^\s*((?:"[^"]*"|'[^']*'|[A-Za-z0-9_\-]+)(?:\s*\.\s*(?:"[^"]*"|'[^']*'|[A-Za-z0-9_\-]+))*)\s*=""")
 _PART = re.compile(r"""\s*("[^"]*"|'[^']*'|[A-Za-z0-9_\-]+)\s*(?:\.|$)""")
@@ -77,8 +80,8 @@ def field_line(path: str | Path, field: str) -> tuple[int, str] | None:
     Returns ``None`` when the file cannot be read or holds no part of the field.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(path)
+    except ScenarioError:
         return None
     lines = field_lines(text)
     candidate = field

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import io
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from mathhammer.display import printable
 from mathhammer.exceptions import MathhammerError
 from mathhammer.extras import require
 from mathhammer.result import DISTRIBUTION_STAGES, Result
@@ -32,6 +34,10 @@ FORMATS = (".png", ".svg", ".html")
 TAIL = 5e-4
 """Values ``k`` are plotted while P(>= k) is at least this in some Result: long thin tails would squash the chart."""
 
+MAX_BARS = 120
+"""The most bars one series of a chart draws: a wider distribution is drawn in bins of several values, so a
+chart of any distribution the core accepts stays small (an HTML page well under 1 MB) and quick to draw."""
+
 
 def _figure_class() -> type[Figure]:
     require("matplotlib", "plot", feature="plotting")
@@ -42,6 +48,19 @@ def _figure_class() -> type[Figure]:
 
 def _last_shown(results: Sequence[Result], stage: str) -> int:
     return max((result[stage].last_shown(TAIL) for result in results), default=0)
+
+
+def _first_shown(results: Sequence[Result], stage: str) -> int:
+    """The smallest ``k`` with P(<= k) of at least :data:`TAIL` in some Result."""
+    firsts = [int(np.searchsorted(np.cumsum(result[stage].pmf), TAIL)) for result in results]
+    return min(firsts, default=0)
+
+
+def _binned(values: npt.NDArray[np.float64], first: int, width: int, bins: int) -> npt.NDArray[np.float64]:
+    """Sums of ``values`` over ``bins`` bins of ``width`` values from ``first``."""
+    padded = _padded(values[first:], bins * width)
+    sums: npt.NDArray[np.float64] = padded.reshape(bins, width).sum(axis=1)
+    return sums
 
 
 def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = DISTRIBUTION_STAGES) -> Figure:
@@ -61,22 +80,32 @@ def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = D
     axes = figure.subplots(len(stages), 2, squeeze=False)
     width = 0.8 / max(1, len(named))
     for row, stage_name in enumerate(stages):
-        last = _last_shown([r for _, r in named], stage_name)
-        k = np.arange(last + 1)
+        shown = [r for _, r in named]
+        last = _last_shown(shown, stage_name)
+        # Up to MAX_BARS values, one bar each from 0; past that, from the start
+        # of the distribution's body, in bins of `step` values: a bar is then
+        # P(k <= number < k + step), drawn at k.
+        first, step = 0, 1
+        if last + 1 > MAX_BARS:
+            first = min(_first_shown(shown, stage_name), last)
+            step = math.ceil((last - first + 1) / MAX_BARS)
+        bins = math.ceil((last - first + 1) / step)
+        k = first + step * np.arange(bins)
         exactly, at_least = axes[row]
-        label = named[0][1][stage_name].label if named else stage_name
+        label = _safe(named[0][1][stage_name].label if named else stage_name)
         for i, (name, result) in enumerate(named):
             stage = result[stage_name]
-            pmf = _padded(stage.pmf, last + 1)
-            tail = _padded(stage.p_at_least(), last + 1)
-            offset = (i - (len(named) - 1) / 2) * width
-            exactly.bar(k + offset, pmf, width=width, label=name)
-            at_least.plot(k, tail, marker="o", markersize=3, label=name)
-        exactly.set_title(f"{label}: P(exactly k)")
+            pmf = _binned(stage.pmf, first, step, bins)
+            tail = _padded(stage.p_at_least()[first::step], bins)
+            offset = (i - (len(named) - 1) / 2) * width * step
+            exactly.bar(k + offset, pmf, width=width * step, label=_safe(name))
+            at_least.plot(k, tail, marker="o" if bins <= 60 else "", markersize=3, label=_safe(name))
+        binned = f", in bins of {step}" if step > 1 else ""
+        exactly.set_title(f"{label}: P(exactly k){binned}")
         at_least.set_title(f"{label}: P(at least k)")
         for ax in (exactly, at_least):
             ax.set_xlabel(label)
-            ax.set_xticks(k if last <= 30 else np.linspace(0, last, 11).round())
+            ax.set_xticks(k if bins <= 30 and step == 1 else np.linspace(first, last, 11).round())
             ax.grid(axis="y", alpha=0.3)
         at_least.set_ylim(0, 1.02)
         if len(named) > 1:
@@ -85,6 +114,19 @@ def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = D
             else:  # many series: the legend beside the charts, not over them
                 at_least.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0), ncols=2)
     return figure
+
+
+LABEL_CHARACTERS = 40
+"""Names longer than this are cut short (with an ellipsis) in a chart, so no name crowds the plot out."""
+
+
+def _safe(text: str) -> str:
+    """User text for a chart: controls escaped, cut to :data:`LABEL_CHARACTERS`, and ``$`` kept from
+    starting matplotlib's mathtext."""
+    shown = printable(text, lines=False)
+    if len(shown) > LABEL_CHARACTERS:
+        shown = shown[: LABEL_CHARACTERS - 1] + "…"
+    return shown.replace("$", r"\$")
 
 
 def _padded(values: npt.NDArray[np.float64], size: int) -> npt.NDArray[np.float64]:
@@ -111,14 +153,20 @@ def heatmap_figure(panels: Sequence[Panel], rows: Sequence[str], columns: Sequen
         MissingDependencyError: when matplotlib is not installed.
     """
     Figure = _figure_class()
-    height = 1.2 + 0.4 * len(rows)
-    figure = Figure(figsize=(3 + 1.3 * len(columns), height * len(panels)), layout="constrained")
+    row_labels = [_safe(r) for r in rows]
+    column_labels = [_safe(c) for c in columns]
+    # Room for the names: about 0.09 inch a character beside the rows, and
+    # half that under the columns (their labels are slanted).
+    beside = 0.09 * max((len(r) for r in row_labels), default=0)
+    under = 0.045 * max((len(c) for c in column_labels), default=0)
+    height = 1.2 + 0.4 * len(rows) + under
+    figure = Figure(figsize=(3 + 1.3 * len(columns) + beside, height * len(panels)), layout="constrained")
     axes = figure.subplots(len(panels), 1, squeeze=False)[:, 0]
     for ax, (title, values, fmt) in zip(axes, panels, strict=True):
         image = ax.imshow(values, cmap="viridis", aspect="auto")
-        ax.set_xticks(range(len(columns)), labels=list(columns), rotation=30, ha="right")
-        ax.set_yticks(range(len(rows)), labels=list(rows))
-        ax.set_title(title)
+        ax.set_xticks(range(len(columns)), labels=column_labels, rotation=30, ha="right")
+        ax.set_yticks(range(len(rows)), labels=row_labels)
+        ax.set_title(_safe(title))
         middle = (float(np.nanmax(values)) + float(np.nanmin(values))) / 2 if values.size else 0.0
         for (i, j), v in np.ndenumerate(values):
             colour = "black" if v > middle else "white"

@@ -2,8 +2,12 @@
 
 Plugins are found through the ``mathhammer`` entry-point group and loaded by
 pluggy.
-A plugin that fails to import, or raises inside a registration hook, is
-recorded as broken with its error, and every other plugin keeps working.
+A plugin that fails to import (even by calling ``sys.exit``), implements a
+hook mathhammer does not have, or raises or registers something wrong inside
+a registration hook, is recorded as broken with its error and keeps nothing
+it registered; every other plugin keeps working.
+Two plugins registering one ruleset name, or one keyword name in a ruleset,
+disable only that name: using it is an error naming both plugins.
 
 Environment knobs:
     ``MATHHAMMER_LOAD_PLUGINS=a,b``: load only these entry points.
@@ -13,6 +17,7 @@ Environment knobs:
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 import warnings
@@ -26,7 +31,7 @@ import pluggy
 from mathhammer import hookspecs
 from mathhammer.exceptions import PluginConflictError, PluginError, PluginWarning, UnknownRulesetError
 from mathhammer.hookspecs import HOOK_API_VERSION
-from mathhammer.keywords import KeywordSpec, KeywordTable
+from mathhammer.keywords import KeywordSpec, KeywordTable, conflict_message
 from mathhammer.ruleset import Ruleset
 
 ENTRY_POINT_GROUP = "mathhammer"
@@ -66,6 +71,8 @@ class Registry:
     keywords: dict[str, KeywordTable] = field(default_factory=dict)
     broken: list[BrokenPlugin] = field(default_factory=list)
     plugins: list[PluginInfo] = field(default_factory=list)
+    conflicts: dict[str, list[str]] = field(default_factory=dict)
+    """Ruleset names two or more plugins registered (disabled), to those plugins."""
 
     @classmethod
     def from_plugins(cls, plugins: Iterable[tuple[str, object]]) -> Registry:
@@ -74,10 +81,41 @@ class Registry:
         for name, plugin in plugins:
             if registry.refuses(name, plugin):
                 continue
-            registry.manager.register(plugin, name=name)
-            registry.plugins.append(PluginInfo(name, None, None))
+            registry._register(name, plugin, PluginInfo(name, None, None))
+        registry._drop_unknown_hooks()
         registry.collect()
         return registry
+
+    def _register(self, name: str, plugin: object, info: PluginInfo) -> None:
+        try:
+            self.manager.register(plugin, name=name)
+        except Exception as exc:  # pluggy refuses a hook implementation taking arguments the hook lacks
+            self.broken.append(BrokenPlugin(name, f"cannot be registered: {type(exc).__name__}: {exc}"))
+            return
+        self.plugins.append(info)
+
+    def _drop_unknown_hooks(self) -> None:
+        """Unregister, as broken, each plugin that implements a hook mathhammer does not have (a misspelling).
+
+        This is ``pm.check_pending()`` plugin by plugin: one plugin's typo must
+        not stop every command, ``mathhammer plugins`` included.
+        """
+        known = [name for name in vars(self.manager.hook) if not name.startswith("_")]
+        specified = [n for n in known if getattr(self.manager.hook, n).has_spec()]
+        for name in known:
+            caller = getattr(self.manager.hook, name)
+            if caller.has_spec():
+                continue
+            for impl in caller.get_hookimpls():
+                if impl.optionalhook or self.manager.get_plugin(impl.plugin_name) is None:
+                    continue
+                close = difflib.get_close_matches(name, specified, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                self.broken.append(
+                    BrokenPlugin(impl.plugin_name, f"implements hook {name!r}, which mathhammer does not have{hint}")
+                )
+                self.manager.unregister(name=impl.plugin_name)
+                self.plugins = [p for p in self.plugins if p.name != impl.plugin_name]
 
     def ruleset(self, name: str, *, source: str | None = None) -> Ruleset:
         """The ruleset called ``name``.
@@ -85,6 +123,8 @@ class Registry:
         Raises:
             UnknownRulesetError: listing the rulesets that are installed.
         """
+        if name in self.conflicts:
+            raise PluginConflictError(conflict_message(f"ruleset {name!r}", self.conflicts[name]))
         try:
             return self.rulesets[name]
         except KeyError:
@@ -116,57 +156,84 @@ class Registry:
         return self.keywords.setdefault(ruleset, KeywordTable(ruleset))
 
     def collect(self) -> None:
-        """Call the registration hooks of every registered plugin, one plugin at a time."""
-        for hook_name, add in (
-            ("mathhammer_register_rulesets", self._add_ruleset),
-            ("mathhammer_register_keywords", self._add_keyword),
-        ):
+        """Call the registration hooks of every registered plugin, one plugin at a time.
+
+        What a plugin registers is kept only if all its registration hooks
+        return normally and every item is of the right type: a plugin that
+        raises part way keeps nothing, rather than half its rules.
+        """
+        staged: dict[str, list[tuple[Callable[[str, Any], None], Any]]] = {}
+        failed: dict[str, str] = {}
+        hooks: tuple[tuple[str, Callable[[str, Any], None], type], ...] = (
+            ("mathhammer_register_rulesets", self._add_ruleset, Ruleset),
+            ("mathhammer_register_keywords", self._add_keyword, KeywordSpec),
+        )
+        for hook_name, add, kind in hooks:
             for impl in getattr(self.manager.hook, hook_name).get_hookimpls():
                 plugin = impl.plugin_name
+                if plugin in failed:
+                    continue
                 # Call each plugin on its own, through pluggy (so tracing sees
                 # it), to know who registered what and to isolate failures.
                 others = [p for p in self.manager.get_plugins() if p is not impl.plugin]
                 caller = self.manager.subset_hook_caller(hook_name, remove_plugins=others)
+                items = staged.setdefault(plugin, [])
+                wrong: list[str] = []
 
-                def register(item: Any, _plugin: str = plugin, _add: Callable[[str, Any], None] = add) -> None:
-                    _add(_plugin, item)
+                def register(
+                    item: Any,
+                    _items: list[tuple[Callable[[str, Any], None], Any]] = items,
+                    _add: Callable[[str, Any], None] = add,
+                    _kind: type = kind,
+                    _wrong: list[str] = wrong,
+                ) -> None:
+                    if not isinstance(item, _kind):
+                        _wrong.append(f"registered {item!r}, which is not a {_kind.__name__}")
+                        raise PluginError(_wrong[-1])
+                    _items.append((_add, item))
 
                 try:
                     caller(register=register)
-                except (PluginConflictError, PluginError):
-                    raise
-                except Exception as exc:  # a broken plugin must not take the others down
-                    self.broken.append(BrokenPlugin(plugin, f"{hook_name} raised {type(exc).__name__}: {exc}"))
+                except (Exception, SystemExit) as exc:  # a broken plugin must not take the others down
+                    failed[plugin] = f"{hook_name} raised {type(exc).__name__}: {exc}"
+                if wrong and plugin not in failed:  # the plugin caught the error register raised
+                    failed[plugin] = f"{hook_name} {wrong[0]}"
+        for plugin, error in failed.items():
+            # Its other hooks (batch hooks, ...) must not run either.
+            self.manager.unregister(name=plugin)
+            self.plugins = [p for p in self.plugins if p.name != plugin]
+            self.broken.append(BrokenPlugin(plugin, f"{error}; nothing it registered is used"))
+        for plugin, items in staged.items():
+            if plugin not in failed:
+                for add, item in items:
+                    add(plugin, item)
 
     def _add_ruleset(self, plugin: str, ruleset: Ruleset) -> None:
-        if not isinstance(ruleset, Ruleset):
-            raise PluginError(f"plugin {plugin!r} registered {ruleset!r}, which is not a Ruleset")
-        if ruleset.name in self.rulesets:
-            raise PluginConflictError(
-                f"ruleset {ruleset.name!r} is registered by both plugin {self.ruleset_origin[ruleset.name]!r} "
-                f"and plugin {plugin!r}; uninstall or block one (MATHHAMMER_DISABLED_PLUGINS)"
-            )
-        self.rulesets[ruleset.name] = ruleset
-        self.ruleset_origin[ruleset.name] = plugin
+        name = ruleset.name
+        if name in self.conflicts:
+            self.conflicts[name].append(plugin)
+        elif name in self.rulesets:
+            # Neither plugin wins: the name is disabled, every other name works.
+            self.conflicts[name] = [self.ruleset_origin.pop(name), plugin]
+            del self.rulesets[name]
+        else:
+            self.rulesets[name] = ruleset
+            self.ruleset_origin[name] = plugin
 
     def _add_keyword(self, plugin: str, spec: KeywordSpec) -> None:
-        if not isinstance(spec, KeywordSpec):
-            raise PluginError(f"plugin {plugin!r} registered {spec!r}, which is not a KeywordSpec")
-        table = self.keyword_table(spec.ruleset)
-        key = spec.name.casefold()
-        if key in {k.casefold() for k in table.specs}:
-            other = next(table.origin[k] for k in table.specs if k.casefold() == key)
-            raise PluginConflictError(
-                f"keyword {spec.name!r} of ruleset {spec.ruleset!r} is registered by both plugin {other!r} "
-                f"and plugin {plugin!r}; uninstall or block one (MATHHAMMER_DISABLED_PLUGINS)"
-            )
-        table.specs[spec.name] = spec
-        table.origin[spec.name] = plugin
-        table.distribution[spec.name] = self.distribution(plugin)
+        self.keyword_table(spec.ruleset).add(spec, plugin, self.distribution(plugin))
 
     def distribution(self, plugin: str) -> str | None:
         """The distribution that installed ``plugin``, or ``None`` for one registered in-process."""
         return next((info.distribution for info in self.plugins if info.name == plugin), None)
+
+    def conflict_messages(self) -> list[str]:
+        """One line per name two plugins registered, naming them: rulesets, then keywords."""
+        lines = [conflict_message(f"ruleset {name!r}", plugins) for name, plugins in self.conflicts.items()]
+        for table in self.keywords.values():
+            for specs, plugins in table.conflicts.values():
+                lines.append(conflict_message(f"keyword {specs[0].name!r} of ruleset {table.ruleset!r}", plugins))
+        return lines
 
 
 def new_manager() -> pluggy.PluginManager:
@@ -192,8 +259,8 @@ def load_registry(entry_points_: Iterable[EntryPoint] | None = None) -> Registry
     Args:
         entry_points_: Entry points to load instead of the installed ones.
 
-    Raises:
-        PluginConflictError: when two plugins claim one ruleset or keyword name.
+    Broken plugins are recorded in :attr:`Registry.broken`, names two plugins
+    claim in :attr:`Registry.conflicts` and :attr:`KeywordTable.conflicts`.
     """
     registry = Registry(manager=new_manager())
     only = _names("MATHHAMMER_LOAD_PLUGINS")
@@ -207,17 +274,14 @@ def load_registry(entry_points_: Iterable[EntryPoint] | None = None) -> Registry
         dist = getattr(ep, "dist", None)
         try:
             plugin = ep.load()
-            if registry.refuses(ep.name, plugin):
-                continue
-            registry.manager.register(plugin, name=ep.name)
-        except Exception as exc:  # a broken plugin must not take the others down
+        except (Exception, SystemExit) as exc:  # a broken plugin must not take the others down
             registry.broken.append(BrokenPlugin(ep.name, f"import failed: {type(exc).__name__}: {exc}"))
             continue
-        registry.plugins.append(PluginInfo(ep.name, dist.name if dist else None, dist.version if dist else None))
-    try:
-        registry.manager.check_pending()
-    except pluggy.PluginValidationError as exc:
-        raise PluginError(f"a plugin implements a hook mathhammer does not have: {exc}") from exc
+        if registry.refuses(ep.name, plugin):
+            continue
+        info = PluginInfo(ep.name, dist.name if dist else None, dist.version if dist else None)
+        registry._register(ep.name, plugin, info)
+    registry._drop_unknown_hooks()
     registry.collect()
     return registry
 

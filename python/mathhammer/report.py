@@ -14,7 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 from mathhammer.compare import Comparison, Metric, metric_info
-from mathhammer.result import NO_EFFECT_TITLE, Result, Stage
+from mathhammer.display import plain
+from mathhammer.result import MAX_ROWS, NO_EFFECT_TITLE, Result, Row, Stage
 
 BAR_WIDTH = 30
 """Characters of the longest bar in a distribution chart."""
@@ -38,9 +39,10 @@ def probability(p: float) -> str:
     return f"{p:.4f}"
 
 
-def shown_rows(stage: Stage) -> range:
-    """The values ``k`` a distribution table shows: 0 up to :meth:`Stage.last_shown`."""
-    return range(stage.last_shown() + 1)
+def shown_rows(stage: Stage, *, full: bool = False) -> list[Row]:
+    """The rows a distribution table shows: each ``k`` up to :meth:`Stage.last_shown`, in bins past
+    :data:`~mathhammer.result.MAX_ROWS` rows unless ``full``."""
+    return stage.rows(None if full else MAX_ROWS)
 
 
 def stages_table(result: Result) -> Table:
@@ -54,7 +56,7 @@ def stages_table(result: Result) -> Table:
     table.add_column("sd", justify="right")
     table.add_column("middle 90%", justify="right")
     for stage in result.shown:
-        row = [stage.label, f"{stage.mean:.3f}"]
+        row: list[RenderableType] = [plain(stage.label), f"{stage.mean:.3f}"]
         if not exact:
             row.append(f"{stage.se:.4f}")
         row += [f"{stage.sd:.3f}", f"{stage.percentile(5)}-{stage.percentile(95)}"]
@@ -62,37 +64,44 @@ def stages_table(result: Result) -> Table:
     return table
 
 
-def distribution_table(stage: Stage) -> Table:
-    """P(exactly k) and P(at least k) for each k shown, with a bar for P(exactly k)."""
-    table = Table(title=stage.label, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+def distribution_table(stage: Stage, *, full: bool = False) -> Table:
+    """P(exactly k) and P(at least k) for each k shown, with a bar for P(exactly k).
+
+    A distribution wider than :data:`~mathhammer.result.MAX_ROWS` rows is shown in bins
+    (a row ``40-59`` gives P(40 <= k <= 59) and P(k >= 40)), unless ``full``.
+    """
+    table = Table(title=plain(stage.label), title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("k", justify="right")
     table.add_column("P(=k)", justify="right")
     table.add_column("P(≥k)", justify="right")
     table.add_column("", no_wrap=True)
-    at_least = stage.p_at_least()
-    peak = float(stage.pmf.max()) if len(stage.pmf) else 0.0
-    for k in shown_rows(stage):
-        p = float(stage.pmf[k])
-        table.add_row(str(k), f"{p:.4f}", f"{at_least[k]:.4f}", Text(bar(p / peak if peak else 0.0), style="cyan"))
+    rows = shown_rows(stage, full=full)
+    peak = max((row.p for row in rows), default=0.0)
+    for row in rows:
+        fill = Text(bar(row.p / peak if peak else 0.0), style="cyan")
+        table.add_row(row.label, f"{row.p:.4f}", f"{row.p_at_least:.4f}", fill)
     return table
 
 
-def render(result: Result) -> RenderableType:
-    """The whole report: the run, per-stage statistics, P(unit destroyed), distributions and rule versions."""
-    parts: list[RenderableType] = [Text(result.description, style="bold"), Text(""), stages_table(result)]
+def render(result: Result, *, full: bool = False) -> RenderableType:
+    """The whole report: the run, per-stage statistics, P(unit destroyed), distributions and rule versions.
+
+    ``full`` shows every value of a wide distribution rather than bins.
+    """
+    parts: list[RenderableType] = [plain(result.description, style="bold"), Text(""), stages_table(result)]
     parts.append(Text(f"\nP(unit destroyed) = {probability(result.p_unit_destroyed)}", style="bold"))
-    parts += [Text(line) for line in result.group_lines]
+    parts += [plain(line) for line in result.group_lines]
     for chance in result.chances:
         p, se = chance.of(result.stages)
-        parts.append(Text(f"{chance.label} = {p:.4f}" + (f" ± {se:.4f}" if se else "")))
+        parts.append(plain(f"{chance.label} = {p:.4f}" + (f" ± {se:.4f}" if se else "")))
     for name in result.distributions:
         if name in result.stages:
-            parts += [Text(""), distribution_table(result.stages[name])]
+            parts += [Text(""), distribution_table(result.stages[name], full=full)]
     if result.rule_versions:
         versions = ", ".join(f"{rule} = {version}" for rule, version in result.rule_versions.items())
-        parts += [Text(""), Text(f"rules: {versions}")]
+        parts += [Text(""), plain(f"rules: {versions}")]
     if result.no_effect:
-        parts += [Text(""), Text(f"{NO_EFFECT_TITLE}:"), *(Text(f"  {n}") for n in result.no_effect)]
+        parts += [Text(""), Text(f"{NO_EFFECT_TITLE}:"), *(plain(f"  {n}") for n in result.no_effect)]
     return Group(*parts)
 
 
@@ -102,7 +111,7 @@ def comparison_table(comparison: Comparison, metric: Metric) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("", no_wrap=True)
     for target in comparison.targets:
-        table.add_column(target, justify="right")
+        table.add_column(plain(target), justify="right")
     values = comparison.matrix(metric)
     for i, attacker in enumerate(comparison.attackers):
         cells = []
@@ -112,7 +121,7 @@ def comparison_table(comparison: Comparison, metric: Metric) -> Table:
             if result.evaluator == "monte_carlo" and metric in result.stages:
                 cell += f" ±{result[metric].se:.2f}"
             cells.append(cell)
-        table.add_row(attacker, *cells)
+        table.add_row(plain(attacker), *cells)
     return table
 
 
@@ -129,5 +138,5 @@ def render_comparison(comparison: Comparison, metrics: list[Metric]) -> Renderab
     if simulated:
         seeds = sorted({r.seed for r in simulated if r.seed is not None})
         how += f", {len(simulated)} by Monte Carlo ({simulated[0].trials:,} trials each, seeds from {seeds[0]})"
-    parts.append(Text(f"{how} · {comparison.seconds:.2f} s"))
+    parts.append(plain(f"{how} · {comparison.seconds:.2f} s"))
     return Group(*parts)

@@ -30,6 +30,31 @@ GROUP_STAGE = "destroyed:"
 SHOWN_TAIL = 5e-5
 """Tables of a distribution stop where P(>= k) falls below this (it would print as 0.0000)."""
 
+MAX_ROWS = 60
+"""The most rows a table of one distribution shows; a wider one is shown in bins of several values."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a distribution table: the values ``low`` to ``high`` (one value when equal).
+
+    Attributes:
+        low: The first value of the row.
+        high: The last value of the row.
+        p: P(low <= number <= high).
+        p_at_least: P(number >= low).
+    """
+
+    low: int
+    high: int
+    p: float
+    p_at_least: float
+
+    @property
+    def label(self) -> str:
+        """``"7"`` for one value, ``"40-59"`` for a bin."""
+        return str(self.low) if self.low == self.high else f"{self.low}-{self.high}"
+
 
 @dataclass(frozen=True)
 class Chance:
@@ -56,6 +81,7 @@ class Chance:
             p = float(pmf[self.exactly]) if self.exactly < len(pmf) else 0.0
         else:
             p = float(pmf[self.at_least or 0 :].sum())
+        p = min(max(p, 0.0), 1.0)
         se = math.sqrt(p * (1 - p) / stage.trials) if stage.trials else 0.0
         return p, se
 
@@ -96,12 +122,37 @@ class Stage:
 
     def p_at_least(self) -> npt.NDArray[np.float64]:
         """``p_at_least()[k]`` is P(number >= k)."""
-        return np.cumsum(self.pmf[::-1])[::-1]
+        return _probabilities(np.cumsum(self.pmf[::-1])[::-1])
 
     def last_shown(self, tail: float = SHOWN_TAIL) -> int:
         """The largest ``k`` with P(number >= k) of at least ``tail``: where a table or chart may stop."""
         above = np.nonzero(self.p_at_least() >= tail)[0]
         return int(above[-1]) if len(above) else 0
+
+    def rows(self, max_rows: int | None = MAX_ROWS, tail: float = SHOWN_TAIL) -> list[Row]:
+        """The rows of a table of this distribution: each ``k`` from 0 to :meth:`last_shown`, or bins.
+
+        When that is more than ``max_rows`` rows, the values from the first
+        with P(<= k) of at least ``tail`` to :meth:`last_shown` are grouped in
+        bins of equal width, with one row before them (0 to the first value)
+        and one after (the rest of the upper tail), at most ``max_rows`` in all.
+        ``max_rows=None`` shows every value.
+        """
+        pmf = self.pmf
+        at_least = self.p_at_least()
+        last = self.last_shown(tail)
+        if max_rows is None or last + 1 <= max_rows:
+            return [Row(k, k, float(pmf[k]), float(at_least[k])) for k in range(min(last + 1, len(pmf)))]
+        first = min(int(np.searchsorted(np.cumsum(pmf), tail)), last)
+        rows = [Row(0, first - 1, float(1 - at_least[first]), 1.0)] if first > 0 else []
+        width = math.ceil((last - first + 1) / max(1, max_rows - len(rows) - 1))
+        for low in range(first, last + 1, width):
+            high = min(low + width - 1, last)
+            rows.append(Row(low, high, float(pmf[low : high + 1].sum()), float(at_least[low])))
+        if last + 1 < len(pmf):
+            rest = float(at_least[last + 1])
+            rows.append(Row(last + 1, len(pmf) - 1, rest, rest))
+        return rows
 
     def percentile(self, q: float) -> int:
         """Smallest ``k`` with P(number <= k) >= ``q``/100."""
@@ -275,7 +326,9 @@ class Result:
                 default = f"Models destroyed: {name.removeprefix(GROUP_STAGE)}"
             else:
                 default = name.replace("_", " ").capitalize()
-            stages[name] = Stage(name, labels.get(name, default), np.asarray(pmf, dtype=np.float64), trials)
+            stages[name] = Stage(
+                name, labels.get(name, default), _probabilities(np.asarray(pmf, dtype=np.float64)), trials
+            )
         return cls(stages=stages, **fields)
 
     def __getitem__(self, name: str) -> Stage:
@@ -293,7 +346,7 @@ class Result:
     def p_unit_destroyed(self) -> float:
         """Probability that every model of the target is destroyed."""
         pmf = self.stages["models_destroyed"].pmf
-        return float(pmf[self.target_models]) if len(pmf) > self.target_models else 0.0
+        return min(float(pmf[self.target_models]), 1.0) if len(pmf) > self.target_models else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for JSON: run facts, one object per stage, and under ``groups`` one per group of the target."""
@@ -412,12 +465,12 @@ class Result:
         lines += [f"{c.label} = {c.of(self.stages)[0]:.4f}" for c in self.chances]
         for name in self.distributions:
             stage = self.stages[name]
-            lines += ["", f"{stage.label}:", f"{'k':>4}{'P(=k)':>10}{'P(>=k)':>10}"]
-            at_least = stage.p_at_least()
-            for k, p in enumerate(stage.pmf):
-                if p > 0 or k == 0:
-                    bar = "#" * round(p * 40)
-                    lines.append(f"{k:>4}{p:>10.4f}{at_least[k]:>10.4f}  {bar}")
+            rows = stage.rows()
+            width_k = max(4, *(len(row.label) + 1 for row in rows))
+            lines += ["", f"{stage.label}:", f"{'k':>{width_k}}{'P(=k)':>10}{'P(>=k)':>10}"]
+            for row in rows:
+                bar = "#" * round(row.p * 40)
+                lines.append(f"{row.label:>{width_k}}{row.p:>10.4f}{row.p_at_least:>10.4f}  {bar}")
         if self.rule_versions:
             lines += ["", "rules: " + ", ".join(f"{k} = {v}" for k, v in self.rule_versions.items())]
         if self.no_effect:
@@ -425,16 +478,21 @@ class Result:
         return "\n".join(lines)
 
 
+def _probabilities(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``values`` clamped to [0, 1]: sums of floating-point terms can stray past either end by an ulp or
+    two (an exact P(unit destroyed) of 1.0000000000000049), and a probability must never be shown so."""
+    clipped: npt.NDArray[np.float64] = np.clip(values, 0.0, 1.0)
+    return clipped
+
+
 def _distribution_html(stage: Stage, *, bar_px: int = 160) -> str:
-    at_least = stage.p_at_least()
-    last = stage.last_shown()
-    peak = float(stage.pmf.max()) if len(stage.pmf) else 0.0
+    shown = stage.rows()
+    peak = max((row.p for row in shown), default=0.0)
     rows = []
-    for k in range(last + 1):
-        p = float(stage.pmf[k])
-        width = round(bar_px * p / peak) if peak else 0
+    for row in shown:
+        width = round(bar_px * row.p / peak) if peak else 0
         bar = f"<div style='background:#4c78a8; height:0.8em; width:{width}px'></div>"
-        rows.append(f"<tr><td>{k}</td><td>{p:.4f}</td><td>{at_least[k]:.4f}</td><td>{bar}</td></tr>")
+        rows.append(f"<tr><td>{row.label}</td><td>{row.p:.4f}</td><td>{row.p_at_least:.4f}</td><td>{bar}</td></tr>")
     return (
         f"<table><caption style='text-align:left'><b>{html.escape(stage.label)}</b></caption>"
         "<tr><th>k</th><th>P(=k)</th><th>P(≥k)</th><th></th></tr>" + "".join(rows) + "</table>"

@@ -9,24 +9,26 @@ from pathlib import Path
 from typing import Any
 
 from mathhammer.exceptions import ScenarioError
+from mathhammer.files import read_text
 from mathhammer.registry import Registry, default_registry
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
     """Parse a TOML file.
 
+    The file is read by :func:`mathhammer.files.read_text`: a regular file of
+    at most 1 MiB, UTF-8, a byte-order mark allowed.
+
     Raises:
-        ScenarioError: naming the file, for a missing file or malformed TOML.
+        ScenarioError: naming the file, for a file that cannot be read, malformed
+            TOML, or arrays and tables nested more than :data:`MAX_NESTING` deep.
     """
     source = str(path)
+    text = read_text(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"cannot be read: {exc.strerror or exc}", source=source) from None
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"is not UTF-8 text: {exc.reason}", source=source) from None
-    try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise _too_deep(source) from None
     except tomllib.TOMLDecodeError as exc:
         # Quote the line the parser stopped on, so the mistake is in front of the reader.
         found = re.search(r"at line (\d+)", str(exc))
@@ -34,6 +36,35 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         lines = text.splitlines()
         quoted = f"\n  {lineno} | {lines[lineno - 1]}" if lineno and 0 < lineno <= len(lines) else ""
         raise ScenarioError(f"is not valid TOML: {exc}{quoted}", source=source) from None
+    if _depth(data) > MAX_NESTING:
+        raise _too_deep(source)
+    return data
+
+
+MAX_NESTING = 32
+"""How deeply arrays and tables may nest in a scenario file; a scenario needs five or six levels."""
+
+
+def _depth(value: object) -> int:
+    """How deeply ``value`` nests lists and dicts, counted without recursion (it may be thousands deep)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth + 1)
+        if deepest > MAX_NESTING:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _too_deep(source: str) -> ScenarioError:
+    return ScenarioError(
+        f"nests arrays or tables more than {MAX_NESTING} deep; a scenario needs only a few levels", source=source
+    )
 
 
 def scenario_from_data(data: Mapping[str, Any], *, source: str | None = None, registry: Registry | None = None) -> Any:

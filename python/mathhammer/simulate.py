@@ -311,21 +311,30 @@ def simulate_prepared(
 Evaluator = Literal["auto", "exact", "monte_carlo"]
 
 
-def evaluate_exact(scenario: Any, *, registry: Registry | None = None) -> Result:
+def evaluate_exact(
+    scenario: Any, *, registry: Registry | None = None, progress: Callable[[int, int], object] | None = None
+) -> Result:
     """The exact distributions of ``scenario``, without sampling.
+
+    Args:
+        scenario: A ruleset's scenario object.
+        progress: Called as ``progress(0, 0)`` about ten times a second while
+            the core evaluates; an exception it raises stops the evaluation and
+            propagates. On the main thread Ctrl-C stops it anyway; on another
+            thread this is how to cancel it.
 
     Raises:
         DeclinedError: saying why, when the exact evaluator cannot evaluate
             the scenario's Plan exactly (it never approximates).
     """
-    return evaluate_exact_prepared(prepare(scenario, registry=registry))
+    return evaluate_exact_prepared(prepare(scenario, registry=registry), progress=progress)
 
 
-def evaluate_exact_prepared(prepared: Prepared) -> Result:
+def evaluate_exact_prepared(prepared: Prepared, *, progress: Callable[[int, int], object] | None = None) -> Result:
     """:func:`evaluate_exact` on a prepared scenario."""
     compiled, core = prepared.compiled, prepared.core
     start = time.perf_counter()
-    pmfs = _core.evaluate_exact(core)
+    pmfs = _core.evaluate_exact(core, progress)
     return Result.from_pmfs(
         pmfs,
         core.numbers,

@@ -373,7 +373,7 @@ def test_a_shaken_unit_strikes_back_with_disadvantage() -> None:
         data["attacker"].update(hp_per_model=100)
         data["attacker"]["weapons"][0].update(skill=20)
         data["target"].update(models=100, hp_per_model=3)
-        data["target"]["weapons"][0].update(models=100, skill=3, damage="0")
+        data["target"]["weapons"][0].update(models=100, skill=3, damage="1")
         if effect:
             data["battle_shock"] = effect
         scenario = mathhammer.scenario_from_data(data, registry=registry)

@@ -86,12 +86,11 @@ impl Sampler {
                 )?),
             });
         }
-        let whole = TrialTable::new(program, &pools);
-        let resolved = if whole.is_some() {
-            None
-        } else {
-            Resolutions::new(program, &pools)
-        };
+        let resolved = Resolutions::new(program, &pools);
+        let whole = resolved.as_ref().and_then(|r| {
+            let tables = pools.iter().flatten().next()?;
+            TrialTable::new(program, tables, r)
+        });
         Some(Sampler {
             pools,
             whole,

@@ -25,7 +25,7 @@ pub(crate) const BITS: u32 = 10;
 pub(crate) const SLOTS: usize = (64 / BITS) as usize;
 /// The most multiply-adds table building may spend on one Plan before it
 /// leaves the Plan to the die-by-die executor (well under a second).
-const MAX_WORK: u64 = 20_000_000;
+pub(crate) const MAX_WORK: u64 = 20_000_000;
 
 /// Keys are already well mixed by a multiply; the standard `SipHash` would triple the
 /// cost of building tables.

@@ -41,8 +41,12 @@ use crate::trace::NoTrace;
 use crate::workspace::{bump, Workspace};
 use std::collections::BTreeMap;
 
-/// The most outcomes a table enumerates.
+/// The most outcomes a lookup enumerates.
 const MAX_ENTRIES: usize = 1 << 16;
+
+/// The most outcomes of a whole trial a table holds: past this, a draw
+/// costs more in cache misses than the draws it saves.
+const MAX_TRIAL_ENTRIES: usize = 1 << 16;
 
 /// A dice source for resolutions that should need none: it notes whether it
 /// was asked.
@@ -79,15 +83,25 @@ fn one_pool<'a>(
 /// records them), and the alias table to draw one.
 #[derive(Debug, Clone)]
 pub(crate) struct TrialTable {
-    numbers: Vec<Vec<u32>>,
+    /// Rows of numbers, `width` of them a row.
+    rows: Vec<u32>,
+    width: usize,
     alias: AliasTable,
 }
 
 impl TrialTable {
-    /// The table for `program`, whose pools have `pools` tables; `None` when
-    /// a trial is not decided by the drawn counts alone.
-    pub(crate) fn new(program: &Program, pools: &[Option<PoolTables>]) -> Option<TrialTable> {
-        let (pool, tables) = one_pool(program, pools)?;
+    /// The table for `program`, from its one pool's tables and the lookup of
+    /// its resolution; `None` when a trial is not decided by the drawn counts
+    /// alone, or has too many outcomes.
+    pub(crate) fn new(
+        program: &Program,
+        tables: &PoolTables,
+        resolved: &Resolutions,
+    ) -> Option<TrialTable> {
+        let Lookup::Fixed { .. } = resolved.lookup else {
+            return None;
+        };
+        let pool = program_pool(program);
         let (_, chance) = tables.binomial.as_ref()?;
         let mut none = NoDice::default();
         let attacks = gather_attacks(pool, None, &mut none);
@@ -97,13 +111,14 @@ impl TrialTable {
         let (keys, probs, _) = tables.by_count.get(attacks as usize)?;
         let save_slot = pool.tests.len();
         let size: usize = keys.iter().map(|&v| slot(v, save_slot) as usize + 1).sum();
-        if size > MAX_ENTRIES {
+        if size > MAX_TRIAL_ENTRIES {
             return None;
         }
-        let mut ws = Workspace::new(program);
+        let width = resolved.width;
         let mut by_wounds: Vec<Option<Vec<f64>>> = Vec::new();
-        let mut numbers = Vec::with_capacity(size);
+        let mut rows = vec![0; size * width];
         let mut chances = Vec::with_capacity(size);
+        let mut at = 0;
         for (&v, &p) in keys.iter().zip(probs) {
             let mut counts = [0; SLOTS];
             for (i, c) in counts.iter_mut().enumerate() {
@@ -116,36 +131,54 @@ impl TrialTable {
             let failures =
                 by_wounds[wounds].get_or_insert_with(|| pmf(wounds as u32, chance.chance()));
             for (failed, q) in failures.iter().enumerate() {
-                let drawn = Drawn {
-                    attacks,
-                    counts,
-                    failed: Some(failed as u32),
-                };
-                let mut row = Vec::new();
-                resolve_without_dice(program, tables, &drawn, &mut ws, &mut row)?;
-                numbers.push(row);
+                let row = &mut rows[at..at + width];
+                row.copy_from_slice(resolved.fixed_row(failed, counts[save_slot + 1] as usize));
+                add_counts(pool, attacks, &counts, row);
+                at += width;
                 chances.push(p * q);
             }
         }
         Some(TrialTable {
-            numbers,
+            rows,
+            width,
             alias: AliasTable::new(&chances),
         })
     }
 
-    /// Run `trials` trials from `stream` into `tally`.
+    /// Run `trials` trials from `stream` into `tally`: counted per outcome
+    /// and recorded once each when the chunk is long enough for that to pay,
+    /// else recorded trial by trial.
     pub(crate) fn run(&self, trials: u64, stream: &mut Stream, tally: &mut Tally) {
-        let mut drawn = vec![0u64; self.numbers.len()];
-        for _ in 0..trials {
-            drawn[self.alias.sample(stream)] += 1;
-        }
-        for (row, &times) in self.numbers.iter().zip(&drawn) {
-            if times > 0 {
-                for (i, &value) in row.iter().enumerate() {
-                    tally.record_times(i, value, times);
+        let outcomes = self.rows.len() / self.width;
+        if (outcomes as u64) < trials {
+            let mut drawn = vec![0u64; outcomes];
+            for _ in 0..trials {
+                drawn[self.alias.sample(stream)] += 1;
+            }
+            for (row, &times) in self.rows.chunks_exact(self.width).zip(&drawn) {
+                if times > 0 {
+                    for (i, &value) in row.iter().enumerate() {
+                        tally.record_times(i, value, times);
+                    }
+                }
+            }
+        } else {
+            for _ in 0..trials {
+                let at = self.alias.sample(stream) * self.width;
+                for (i, &value) in self.rows[at..at + self.width].iter().enumerate() {
+                    tally.record_times(i, value, 1);
                 }
             }
         }
+    }
+}
+
+/// Add what a pool's draws count directly (its attack dice and each test's
+/// count) to the numbers of its resolution.
+fn add_counts(pool: &RunPool, attacks: u32, counts: &[u32; SLOTS], numbers: &mut [u32]) {
+    bump(numbers, pool.attacks_counter, attacks);
+    for (k, t) in pool.tests.iter().enumerate() {
+        bump(numbers, t.counter, counts[k]);
     }
 }
 
@@ -272,6 +305,15 @@ impl Resolutions {
         })
     }
 
+    /// The row of a resolution that rolls no dice.
+    fn fixed_row(&self, failed: usize, harm: usize) -> &[u32] {
+        let Lookup::Fixed { harms } = self.lookup else {
+            unreachable!("only a lookup of fixed resolutions has fixed rows");
+        };
+        let at = (failed * harms + harm) * self.width;
+        &self.rows[at..at + self.width]
+    }
+
     /// Run `trials` trials of `program`'s one pool from `stream` into
     /// `tally`, drawing as the fast path does and looking the rest up.
     pub(crate) fn run(
@@ -299,10 +341,7 @@ impl Resolutions {
                 Lookup::Drawn { by_failed } => by_failed[failed].sample(stream) as usize,
             };
             numbers.copy_from_slice(&self.rows[at..at + self.width]);
-            bump(&mut numbers, pool.attacks_counter, attacks);
-            for (k, t) in pool.tests.iter().enumerate() {
-                bump(&mut numbers, t.counter, counts[k]);
-            }
+            add_counts(pool, attacks, &counts, &mut numbers);
             for (i, &value) in numbers.iter().enumerate() {
                 tally.record_times(i, value, 1);
             }

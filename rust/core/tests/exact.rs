@@ -329,6 +329,24 @@ fn dice_too_big_to_evaluate_are_declined_before_any_work() {
 }
 
 #[test]
+fn large_pools_into_groups_that_save_differently_are_declined() {
+    // 30 models with D6 attacks, Sustained Hits 1 and Devastating Wounds of
+    // D3 into two groups with different saves: too many outcomes to resolve
+    // exactly within the budgets, so it declines (in about a second; before
+    // the state hash mixed its high bits, in half a minute).
+    let mut plan = s2();
+    plan["sequences"][0]["attacks"] = json!([{"models": 30, "dice": "D6"}]);
+    plan["sequences"][0]["damage"]["dice"] = json!("D3");
+    plan["sequences"][0]["steps"][1]["target"] = json!(3);
+    plan["target"] = json!({"groups": [
+        {"name": "M0", "models": 10, "wounds": 3, "save": 3},
+        {"name": "M1", "models": 10, "wounds": 3, "save": 4}],
+        "order": [0, 1], "wounded_groups_first": true});
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(e.contains("too many outcomes"), "{e}");
+}
+
+#[test]
 fn an_evaluation_asked_to_stop_stops_and_says_so() {
     let stop = Arc::new(AtomicBool::new(true));
     let e = evaluate_until(&program(&s2()), Some(stop)).unwrap_err();

@@ -219,14 +219,18 @@ fn simulate_py<'py>(
 /// Evaluate the Plan exactly; one pmf (float64 array) per name in
 /// `plan.numbers`. Raises `DeclinedError`, saying why, for a Plan the exact
 /// evaluator cannot do exactly. The GIL is released while it runs; about ten
-/// times a second it is taken back briefly to honour Ctrl-C.
-#[pyfunction(name = "evaluate_exact")]
+/// times a second it is taken back briefly to honour Ctrl-C and call
+/// `progress(0, 0)`, whose exception stops the evaluation: off the main
+/// thread, where Ctrl-C is not seen, that is how a caller cancels it.
+#[pyfunction(name = "evaluate_exact", signature = (plan, progress = None))]
 fn evaluate_exact_py<'py>(
     py: Python<'py>,
     plan: &PyCompiledPlan,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Vec<Bound<'py, PyArray1<f64>>>> {
+    let progress = progress.map(|p| p.clone().unbind());
     guard(|| {
-        let exact = enter_core(py, None, None, |poll| {
+        let exact = enter_core(py, progress.as_ref(), None, |poll| {
             mathhammer_core::exact::evaluate_polled(&plan.program, poll)
         })?;
         Ok(exact.pmfs.into_iter().map(|p| p.into_pyarray(py)).collect())

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mathhammer.plugin import MAX_TOKENS_PER_TRIAL, Fields, ScenarioError
+from mathhammer.plugin import MAX_TOKENS_PER_TRIAL, Fields, ScenarioError, parse_dice
 from mathhammer_skilldice.model import Fight, Power, Scenario, Unit, Weapon
 
 REROLLS = ("none", "attack_roll", "ones")
@@ -65,6 +65,12 @@ def _side(f: Fields, *, target: bool, fight: bool) -> tuple[Unit, tuple[Weapon, 
     tables = f.tables("weapons", [])
     weapons = tuple(_weapon(w) for w in tables)
     powers = tuple(_power(p) for p in f.tables("powers", []))
+    for table, weapon in zip(tables, weapons, strict=True):
+        # The text allows 0 damage on a weapon that inflicts an effect, or whose
+        # keywords (Hazardous) act, or beside the unit's powers (the models that
+        # do not cast still attack); anything else is listed and does nothing.
+        if not (weapon.inflict or weapon.keywords or powers) and parse_dice(weapon.damage).max < 1:
+            table.fail("damage", f"is {weapon.damage}: a weapon of no damage and no inflict effect does nothing")
     if target and powers and not fight:
         f.fail("powers", "are the target's own; it attempts them only in a fight (add a [fight] table)")
     if not weapons and (fight or not target):

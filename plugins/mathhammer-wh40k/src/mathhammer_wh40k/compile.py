@@ -161,6 +161,13 @@ def _resolve_keywords(
             field = f"attacker.weapons[{i}].keywords[{j}]"
             for text in split_keywords(listed):
                 spelling, restriction = split_restriction(text)
+                if restriction == "":  # "Lethal Hits: " restricts to nothing: a slip, not a rule
+                    raise ScenarioError(
+                        f"{text!r} names no target keyword after ':'; write {spelling + ': INFANTRY'!r}"
+                        f" to apply it only against INFANTRY, or {spelling!r} to apply it always",
+                        source=scenario.source,
+                        field=field,
+                    )
                 spec, params = keywords.lookup(spelling, source=scenario.source, field=field)
                 if restriction and restriction.casefold() not in target_keywords:
                     reason = f"applies only against {restriction.upper()}, and the target is not {restriction.upper()}"

@@ -8,6 +8,7 @@ use super::MAX_GROUPS;
 use crate::error::CoreError;
 use crate::plan::{Excess, Side};
 use crate::program::{Inflict, InflictKind, Program, RunAction, RunSequence, RunTest};
+use crate::tables::MAX_WORK as TABLE_WORK;
 
 /// What the evaluator must carry in the target's state, beyond the models.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +25,18 @@ pub(super) struct Admission {
 /// Admit `program`, or decline it naming the first reason found.
 pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {
     check_shape(program)?;
+    for seq in &program.sequences {
+        if let RunSequence::Pool(pool) = seq {
+            if let Some(work) = super::estimate::tabulation_steps(pool) {
+                if work > TABLE_WORK {
+                    return Err(decline(format!(
+                        "pool {:?} has too many outcomes to tabulate: about {work} multiply-adds, over the limit of {TABLE_WORK}",
+                        pool.name
+                    )));
+                }
+            }
+        }
+    }
     let estimate = super::estimate::steps(program);
     if estimate > MAX_WORK {
         return Err(decline(format!(

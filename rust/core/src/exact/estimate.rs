@@ -10,8 +10,11 @@
 //! ([`super::MAX_WORK`]).
 
 use super::budget::MAX_WORK;
+use super::TABLE_BUDGET;
 use crate::dice::DiceExpr;
 use crate::program::{Inflict, InflictKind, Program, RunAction, RunPool, RunSequence, RunTest};
+use crate::tables::{one_token, slot, Builder, MAX_WORK as TABLE_WORK};
+use std::collections::BTreeSet;
 
 /// Steps to build the pmf of `d` (the convolutions `DiceExpr::distribution` does).
 pub(super) fn dice_steps(d: DiceExpr) -> u64 {
@@ -100,4 +103,57 @@ pub(super) fn steps(program: &Program) -> u64 {
         }
     }
     steps
+}
+
+/// Multiply-adds of tabulating `pool` (`pool.rs`'s projections): for each
+/// test's count, and for the tokens reaching the save jointly with harm
+/// events, one die's table projected onto those slots and convolved once for
+/// every number of attack dice up to the most. A table of n dice holds at
+/// most the values its slots' ranges allow, and at most the ways of choosing
+/// n of the projected outcomes with repetition; the lesser bounds it. `None`
+/// when one die's table cannot be built (the evaluator then declines with
+/// its reason).
+pub(super) fn tabulation_steps(pool: &RunPool) -> Option<u64> {
+    let mut builder = Builder::default();
+    let (token, _) = one_token(pool, pool.max_attacks(), TABLE_BUDGET, &mut builder)?;
+    let m = pool.tests.len();
+    let mut keeps: Vec<Vec<usize>> = (0..m).map(|t| vec![t]).collect();
+    keeps.push(vec![m, m + 1]);
+    let attacks = pool.max_attacks();
+    let mut steps = 0u64;
+    for keep in &keeps {
+        let projected: BTreeSet<Vec<u32>> = token
+            .keys()
+            .map(|&v| keep.iter().map(|&k| slot(v, k)).collect())
+            .collect();
+        let outcomes = projected.len() as u64;
+        let most: Vec<u64> = (0..keep.len())
+            .map(|i| projected.iter().map(|o| u64::from(o[i])).max().unwrap_or(0))
+            .collect();
+        for n in 0..attacks {
+            let ranges = most.iter().fold(1u64, |acc, &mx| {
+                acc.saturating_mul(n.saturating_mul(mx) + 1)
+            });
+            let held = ranges.min(multisets(n, outcomes));
+            steps = steps.saturating_add(held.saturating_mul(outcomes));
+            if steps > TABLE_WORK {
+                return Some(steps);
+            }
+        }
+    }
+    Some(steps)
+}
+
+/// The ways of choosing `n` of `kinds` with repetition, C(n + kinds - 1, n),
+/// saturating.
+fn multisets(n: u64, kinds: u64) -> u64 {
+    let mut ways = 1u64;
+    for i in 1..kinds {
+        // C(n + i, i) = C(n + i - 1, i - 1) * (n + i) / i, exact at each step.
+        ways = match ways.checked_mul(n + i) {
+            Some(w) => w / i,
+            None => return u64::MAX,
+        };
+    }
+    ways
 }

@@ -35,9 +35,11 @@ use evaluator::Evaluator;
 const MAX_STATES: usize = 200_000;
 /// The most groups a side may have (see the state's packing).
 const MAX_GROUPS: usize = 3;
-/// Steps the lowest-first save resolution may take for one pool (about a
-/// second) before the evaluator declines.
-const MAX_SAVE_WORK: u64 = 10_000_000;
+/// Steps the lowest-first save resolution may take for one pool before the
+/// evaluator declines. A step here is one state's branch over a damage roll,
+/// which costs far more than a multiply-add (up to about 2 µs each when the
+/// states are many), so the limit is a second or two of that work.
+const MAX_SAVE_WORK: u64 = 2_000_000;
 /// Table entries one pool may build.
 const TABLE_BUDGET: usize = 1 << 21;
 

@@ -2,7 +2,7 @@
 //! and the target's states carried through its saves and its harm outside
 //! the save.
 
-use super::budget::{decline, hold, verdict, STATE_BYTES};
+use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
 use super::evaluator::{Evaluator, Landing};
 use super::pmf::{attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
@@ -425,6 +425,17 @@ fn project(
     let mut mixed: HashMap<u64, f64, Fast> = HashMap::default();
     for (n, &pn) in attacks.iter().enumerate() {
         if n > 0 {
+            // Tabulating honours a stop (Ctrl-C) between two convolutions:
+            // three pools of a few dice each could tabulate for half a minute
+            // before the builder's own work limit declined. It is not charged
+            // to the step budget (spend(0) only looks at the stop), so what
+            // the evaluator admits is unchanged.
+            if spend(0) {
+                return Err(decline(format!(
+                    "pool {:?} has too many outcomes to tabulate",
+                    pool.name
+                )));
+            }
             table = builder.convolve(&table, &projected).ok_or_else(|| {
                 decline(format!(
                     "pool {:?} has too many outcomes to tabulate",

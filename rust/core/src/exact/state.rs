@@ -17,7 +17,12 @@ pub(super) struct FastHasher(u64);
 
 impl std::hash::Hasher for FastHasher {
     fn finish(&self) -> u64 {
-        self.0
+        // The multiply leaves the low bits, which pick the bucket, depending
+        // only on the low bits of the words: fold the high bits down (the
+        // finaliser of MurmurHash3), or states differing only in their high
+        // fields all land in a few buckets.
+        let x = (self.0 ^ (self.0 >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^ (x >> 33)
     }
     fn write(&mut self, bytes: &[u8]) {
         for chunk in bytes.chunks(8) {

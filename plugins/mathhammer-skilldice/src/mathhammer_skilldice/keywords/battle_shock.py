@@ -30,6 +30,8 @@ def parse_lose(text: str) -> Mapping[str, Any] | None:
         x = parse_dice(m.group("x"))
     except ValueError as exc:
         raise ValueError(f"Lose X HP takes a number or dice expression: {exc}") from None
+    if x.max < 1:  # listed, yet it would never do anything
+        raise ValueError(f"Lose {m.group('x')} HP does nothing: X must be at least 1, as in Lose 1 HP or Lose D3 HP")
     n = m.group("n")
     if n is not None and not (n.isdigit() and 1 <= int(n) <= 12):
         raise ValueError(f"the test is a d12 roll: write unless 2+ to unless 12+, not {n!r}")
