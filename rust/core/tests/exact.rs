@@ -509,9 +509,9 @@ fn tokens_with_a_save_of_their_own() {
 }
 
 /// A Leader attached to two Guards, all saving on 4+: `attacks` attacks
-/// hitting on 4+ with D3 damage. With `focus` the Leader is allocated first
+/// hitting on 4+ with `damage`. With `focus` the Leader is allocated first
 /// (Precision), else last.
-fn attached_leader(attacks: u32, focus: bool) -> Value {
+fn attached_leader(attacks: u32, focus: bool, damage: &str) -> Value {
     let mut plan = json!({
         "version": 1,
         "counters": ["failed_saves"],
@@ -522,7 +522,7 @@ fn attached_leader(attacks: u32, focus: bool) -> Value {
         "sequences": [{
             "kind": "attack", "name": "Gun", "attacks": [{"models": attacks, "dice": "1"}],
             "steps": [{"name": "hit", "target": 4, "natural_fail": 1}],
-            "save": {"counter": "failed_saves"}, "damage": {"dice": "D3"}
+            "save": {"counter": "failed_saves"}, "damage": {"dice": damage}
         }]
     });
     if focus {
@@ -532,15 +532,19 @@ fn attached_leader(attacks: u32, focus: bool) -> Value {
 }
 
 /// Every way the attacks of [`attached_leader`] can go, one attack at a time:
-/// missed or saved (3/4), or unsaved with 1, 2 or 3 damage (1/12 each), the
-/// damage going to the first model still standing in allocation order
-/// (excess lost). Returns the distributions of Guards and Leaders destroyed.
-fn attached_leader_by_enumeration(attacks: u32, focus: bool) -> [Vec<f64>; 2] {
-    // Chances in twelfths, added up as whole numbers so the sums are exact.
-    let outcomes = [(0, 9), (1, 1), (2, 1), (3, 1)];
+/// each attack does `outcomes[i].0` damage in `outcomes[i].1` ways out of
+/// their sum (0 damage: missed or saved), the damage going to the first
+/// model still standing in allocation order (excess lost). Returns the
+/// distributions of Guards and Leaders destroyed.
+fn attached_leader_by_enumeration(
+    attacks: u32,
+    focus: bool,
+    outcomes: &[(u32, u64)],
+) -> [Vec<f64>; 2] {
+    // Chances counted in ways, added up as whole numbers so the sums are exact.
     let mut guards = vec![0u64; 3];
     let mut leaders = vec![0u64; 2];
-    for code in 0..4usize.pow(attacks) {
+    for code in 0..outcomes.len().pow(attacks) {
         // (group, wounds left) in allocation order.
         let mut models = [(0, 1), (0, 1), (1, 3)];
         if focus {
@@ -549,9 +553,9 @@ fn attached_leader_by_enumeration(attacks: u32, focus: bool) -> [Vec<f64>; 2] {
         let mut ways = 1;
         let mut rest = code;
         for _ in 0..attacks {
-            let (damage, twelfths) = outcomes[rest % 4];
-            rest /= 4;
-            ways *= twelfths;
+            let (damage, w) = outcomes[rest % outcomes.len()];
+            rest /= outcomes.len();
+            ways *= w;
             if let Some(model) = models.iter_mut().find(|m| m.1 > 0) {
                 model.1 -= damage.min(model.1);
             }
@@ -560,67 +564,81 @@ fn attached_leader_by_enumeration(attacks: u32, focus: bool) -> [Vec<f64>; 2] {
         guards[dead(0)] += ways;
         leaders[dead(1)] += ways;
     }
-    let all = 12f64.powi(attacks as i32);
+    let all = (outcomes.iter().map(|o| o.1).sum::<u64>() as f64).powi(attacks as i32);
     [guards, leaders].map(|ways| ways.iter().map(|&w| w as f64 / all).collect())
 }
 
 /// P(the Leader dies) and each group's distribution of models destroyed,
-/// against the enumeration: exact to 1e-12, and Monte Carlo (die by die and
-/// on the fast path) within five standard errors of every probability.
+/// against the enumeration: exact to 1e-12, and Monte Carlo (die by die, on
+/// the fast path trial by trial, and with its shortcuts: resolutions looked
+/// up for D3 damage, whole trials drawn for fixed damage) within five
+/// standard errors of every probability.
 #[test]
 fn each_groups_models_destroyed_match_an_enumeration() {
-    for (focus, leader_dies) in [(false, 0.173), (true, 0.687)] {
-        let plan = attached_leader(8, focus);
-        let expected = attached_leader_by_enumeration(8, focus);
-        assert!(
-            (expected[1][1] - leader_dies).abs() < 1e-3,
-            "P(Leader dies) {} (precision: {focus})",
-            expected[1][1]
-        );
-        let p = program(&plan);
-        let names = [
-            number(&plan, "destroyed:Guard"),
-            number(&plan, "destroyed:Leader"),
-        ];
-        assert!(
-            mathhammer_core::Runner::new(&p, Path::Auto).looks_resolutions_up(),
-            "the fast path looks each number of failed saves' resolution up"
-        );
-        let exact = evaluate(&p).unwrap();
-        for (want, &i) in expected.iter().zip(&names) {
-            let got = &exact.pmfs[i];
-            assert_eq!(got.len(), want.len(), "{}", p.numbers()[i]);
-            for (g, w) in got.iter().zip(want) {
-                assert!(
-                    (g - w).abs() < 1e-12,
-                    "{}: {got:?} vs {want:?}",
-                    p.numbers()[i]
-                );
+    // Hit on 4+ and fail a 4+ save: 1 in 4 attacks is unsaved.
+    let d3: &[(u32, u64)] = &[(0, 9), (1, 1), (2, 1), (3, 1)];
+    let two: &[(u32, u64)] = &[(0, 3), (2, 1)];
+    for (damage, outcomes) in [("D3", d3), ("2", two)] {
+        for focus in [false, true] {
+            let plan = attached_leader(8, focus, damage);
+            let expected = attached_leader_by_enumeration(8, focus, outcomes);
+            assert!(
+                (0.1..0.9).contains(&expected[1][1]),
+                "P(Leader dies) {} (damage {damage}, focus: {focus})",
+                expected[1][1]
+            );
+            check_groups(&plan, &expected);
+            let compiled = program(&plan);
+            let runner = mathhammer_core::Runner::new(&compiled, Path::Auto);
+            if damage == "2" {
+                assert!(runner.draws_whole_trials());
+            } else {
+                assert!(runner.looks_resolutions_up());
             }
         }
-        for path in [Path::DieByDie, Path::PerTrial, Path::Auto] {
-            let trials = 200_000;
-            let mc = simulate(
-                &p,
-                RunOptions {
-                    trials,
-                    seed: 11,
-                    threads: 2,
-                    path,
-                },
-                |_, _| Ok(()),
-            )
-            .unwrap();
-            for (want, &i) in expected.iter().zip(&names) {
-                for (v, &w) in want.iter().enumerate() {
-                    let seen = mc.hist[i].get(v).copied().unwrap_or(0) as f64 / trials as f64;
-                    let se = (w * (1.0 - w) / trials as f64).sqrt();
-                    assert!(
-                        (seen - w).abs() < 5.0 * se,
-                        "{} = {v} on {path:?}: {seen} vs {w}",
-                        p.numbers()[i]
-                    );
-                }
+    }
+}
+
+fn check_groups(plan: &Value, expected: &[Vec<f64>; 2]) {
+    let p = program(plan);
+    let names = [
+        number(plan, "destroyed:Guard"),
+        number(plan, "destroyed:Leader"),
+    ];
+    let exact = evaluate(&p).unwrap();
+    for (want, &i) in expected.iter().zip(&names) {
+        let got = &exact.pmfs[i];
+        assert_eq!(got.len(), want.len(), "{}", p.numbers()[i]);
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (g - w).abs() < 1e-12,
+                "{}: {got:?} vs {want:?}",
+                p.numbers()[i]
+            );
+        }
+    }
+    for path in [Path::DieByDie, Path::PerTrial, Path::Auto] {
+        let trials = 200_000;
+        let mc = simulate(
+            &p,
+            RunOptions {
+                trials,
+                seed: 11,
+                threads: 2,
+                path,
+            },
+            |_, _| Ok(()),
+        )
+        .unwrap();
+        for (want, &i) in expected.iter().zip(&names) {
+            for (v, &w) in want.iter().enumerate() {
+                let seen = mc.hist[i].get(v).copied().unwrap_or(0) as f64 / trials as f64;
+                let se = (w * (1.0 - w) / trials as f64).sqrt();
+                assert!(
+                    (seen - w).abs() < 5.0 * se,
+                    "{} = {v} on {path:?}: {seen} vs {w}",
+                    p.numbers()[i]
+                );
             }
         }
     }
