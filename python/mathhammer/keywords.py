@@ -79,12 +79,27 @@ def split_keywords(text: str) -> list[str]:
     ['ASSAULT', 'HEAVY']
     >>> split_keywords("Rapid Fire D3, [Lethal Hits: Vehicle]")
     ['Rapid Fire D3', '[Lethal Hits: Vehicle]']
+
+    Commas inside parentheses or brackets belong to their keyword:
+
+    >>> split_keywords("Multiple Wounds (D3, Clipped Wings), Lethal Strike")
+    ['Multiple Wounds (D3, Clipped Wings)', 'Lethal Strike']
     """
     outer = text.strip()
     if outer.startswith("[") and outer.endswith("]") and "]" not in outer[1:-1]:
         outer = outer[1:-1]
-    parts = [part.strip() for part in outer.split(",")]
-    return [part for part in parts if part] or [text]
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(outer):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth = max(depth - 1, 0)
+        elif char == "," and depth == 0:
+            parts.append(outer[start:i])
+            start = i + 1
+    parts.append(outer[start:])
+    stripped = [part.strip() for part in parts]
+    return [part for part in stripped if part] or [text]
 
 
 def split_restriction(text: str) -> tuple[str, str | None]:

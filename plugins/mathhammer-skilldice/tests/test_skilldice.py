@@ -443,3 +443,10 @@ def test_a_fights_outcome_code_stays_out_of_the_tables_and_its_chances_show() ->
     figure = result.plot()
     assert len(figure.axes) == 2 * len(result.distributions)
     assert {"rounds", "attacker_damage"} <= set(result.distributions)
+
+
+def test_keywords_are_read_as_printed_brackets_and_all(run: Run) -> None:
+    # The same seed gives the same numbers however the keyword is written.
+    plain = run({"keywords": ["Hazardous 2"]})
+    printed = run({"keywords": ["[HAZARDOUS 2]"]})
+    assert printed["attacker_damage"].pmf.tolist() == plain["attacker_damage"].pmf.tolist()

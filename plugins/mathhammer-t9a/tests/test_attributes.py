@@ -149,3 +149,11 @@ def test_a_third_party_attribute_and_hopeless_shots() -> None:
     with pytest.raises(ScenarioError, match="not verified") as error:
         mathhammer.compile_scenario(mathhammer.scenario_from_data(hopeless, registry=registry), registry=registry)
     assert error.value.field == "attack[0].Aim"
+
+
+def test_several_attributes_in_one_string_are_the_same_as_listed_apart(exact: Callable[..., Result]) -> None:
+    # A comma inside parentheses belongs to its attribute.
+    together = exact({"attributes": ["Multiple Wounds (2, Clipped Wings), Lethal Strike"]})
+    apart = exact({"attributes": ["Multiple Wounds (2, Clipped Wings)", "Lethal Strike"]})
+    for stage in ("damage", "models_destroyed"):
+        assert together[stage].pmf.tolist() == apart[stage].pmf.tolist()

@@ -47,6 +47,7 @@ from mathhammer.plugin import (
     TopThreshold,
     VersionChoice,
     check_choice,
+    split_keywords,
 )
 from mathhammer_skilldice.keyword_api import (
     AttackRules,
@@ -154,7 +155,8 @@ def _attack_roll(
 def _pool(index: int, weapon: Weapon, scenario: Scenario, keywords: KeywordTable, rules: AttackRules) -> None:
     side = "target" if rules.prefix else "attacker"
     field = f"{side}.weapons[{index}]"
-    for j, text in enumerate(weapon.keywords):
+    listed = [(j, text) for j, written in enumerate(weapon.keywords) for text in split_keywords(written)]
+    for j, text in listed:
         spec, params = _resolve(text, keywords, scenario, f"{field}.keywords[{j}]")
         if _prefixed(spec.name):
             where = "inflict" if spec.name.startswith(INFLICT_PREFIX) else "a power's power field"

@@ -43,6 +43,7 @@ from mathhammer.plugin import (
     SpecialSave,
     Target,
     Test,
+    split_keywords,
 )
 from mathhammer_t9a.check import check_scenario
 from mathhammer_t9a.keyword_api import AttackRules
@@ -86,7 +87,8 @@ Resolved = list[tuple[KeywordSpec, Mapping[str, Any], int, int]]
 def _attributes(attack: Attack, index: int, scenario: Scenario, keywords: KeywordTable) -> Resolved:
     """The attack's attributes, resolved; an unknown spelling lists the known ones."""
     found: Resolved = []
-    for j, text in enumerate(attack.attributes):
+    listed = [(j, text) for j, written in enumerate(attack.attributes) for text in split_keywords(written)]
+    for j, text in listed:
         field = f"attack[{index}].attributes[{j}]"
         spec, params = keywords.lookup(
             text,

@@ -26,6 +26,7 @@ use crate::montecarlo::POLL_INTERVAL;
 use crate::program::{Program, RunSequence};
 use budget::{decline, verdict};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 
 pub use budget::{MAX_BYTES, MAX_WORK};
@@ -94,21 +95,20 @@ pub fn evaluate_polled(
     poll(0, 0)?;
     let stop = Arc::new(AtomicBool::new(false));
     std::thread::scope(|scope| {
-        let caller = std::thread::current();
+        let (done, finished) = mpsc::channel::<()>();
         let worker = {
             let stop = Arc::clone(&stop);
             scope.spawn(move || {
                 let result = evaluate_until(program, Some(stop));
-                caller.unpark();
+                // Dropping the sender (also on a panic) wakes the caller.
+                drop(done);
                 result
             })
         };
         let mut polled = Ok(());
-        while !worker.is_finished() {
-            std::thread::park_timeout(POLL_INTERVAL);
-            if worker.is_finished() {
-                break;
-            }
+        // Wait for the worker, polling between waits; `recv_timeout` returns
+        // as soon as the worker is done, however short the evaluation.
+        while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(POLL_INTERVAL) {
             if let Err(e) = poll(0, 0) {
                 stop.store(true, Ordering::Relaxed);
                 polled = Err(e);
