@@ -105,11 +105,40 @@ impl DiceExpr {
     /// The expected value.
     #[must_use]
     pub fn mean(&self) -> f64 {
-        self.distribution()
+        let sides = f64::from(self.sides);
+        let open = f64::from(self.count) * (sides + 1.0) / 2.0 + self.constant as f64;
+        // A value below zero is read as zero (see `roll`): when the dice can
+        // fall below `-constant`, add back E[max(-value, 0)], from the chances
+        // of the dice's sums under that (`below` is how far under zero a sum
+        // of zero would leave the value).
+        let Ok(below) = usize::try_from(-self.constant) else {
+            return open;
+        };
+        if below <= self.count as usize {
+            return open;
+        }
+        // sums[s] = P(the dice so far sum to s), kept for s < below only.
+        let mut sums = vec![0.0; below];
+        sums[0] = 1.0;
+        for _ in 0..self.count {
+            let mut next = vec![0.0; below];
+            // A running sum over the last `sides` entries.
+            let mut window = 0.0;
+            for t in 1..below {
+                window += sums[t - 1];
+                if t > self.sides as usize {
+                    window -= sums[t - 1 - self.sides as usize];
+                }
+                next[t] = window / sides;
+            }
+            sums = next;
+        }
+        let under: f64 = sums
             .iter()
             .enumerate()
-            .map(|(v, p)| v as f64 * p)
-            .sum()
+            .map(|(s, q)| q * (below - s) as f64)
+            .sum();
+        open + under
     }
 }
 
@@ -480,6 +509,21 @@ mod tests {
             "1 and 2 both floor to 0"
         );
         assert!((DiceExpr::parse("D6").unwrap().mean() - 3.5).abs() < 1e-15);
+        // Values below zero count as zero: D6-3 is 0, 0, 0, 1, 2, 3.
+        assert!((DiceExpr::parse("D6-3").unwrap().mean() - 1.0).abs() < 1e-12);
+        assert!(DiceExpr::parse("2D6-20").unwrap().mean().abs() < 1e-12);
+        // Without the clamp it is the open form, for any size.
+        assert!((DiceExpr::parse("85D765").unwrap().mean() - 85.0 * 383.0).abs() < 1e-9);
+        for text in ["3D6-5", "2D3-3", "4D4-9", "D3+1", "10D6-12"] {
+            let d = DiceExpr::parse(text).unwrap();
+            let from_pmf: f64 = d
+                .distribution()
+                .iter()
+                .enumerate()
+                .map(|(v, p)| v as f64 * p)
+                .sum();
+            assert!((d.mean() - from_pmf).abs() < 1e-12, "{text}");
+        }
     }
 
     #[test]
