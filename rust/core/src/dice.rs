@@ -138,7 +138,8 @@ impl DiceExpr {
             .enumerate()
             .map(|(s, q)| q * (below - s) as f64)
             .sum();
-        open + under
+        // Rounding must not carry the mean past what the dice can show.
+        (open + under).clamp(f64::from(self.min()), f64::from(self.max()))
     }
 }
 
@@ -512,6 +513,14 @@ mod tests {
         // Values below zero count as zero: D6-3 is 0, 0, 0, 1, 2, 3.
         assert!((DiceExpr::parse("D6-3").unwrap().mean() - 1.0).abs() < 1e-12);
         assert!(DiceExpr::parse("2D6-20").unwrap().mean().abs() < 1e-12);
+        // Never past the values the dice can show, rounding included.
+        for text in ["D3-4", "D6-7", "2D6-13", "D3-3"] {
+            let d = DiceExpr::parse(text).unwrap();
+            assert!(
+                f64::from(d.min()) <= d.mean() && d.mean() <= f64::from(d.max()),
+                "{text}"
+            );
+        }
         // Without the clamp it is the open form, for any size.
         assert!((DiceExpr::parse("85D765").unwrap().mean() - 85.0 * 383.0).abs() < 1e-9);
         for text in ["3D6-5", "2D3-3", "4D4-9", "D3+1", "10D6-12"] {
