@@ -56,6 +56,15 @@ impl Tally {
         h[v] += times;
     }
 
+    /// Record `times` trials whose numbers were `row` (one per number, in
+    /// the order of [`Tally::each_number`]).
+    #[inline]
+    pub(crate) fn record_row(&mut self, row: &[u32], times: u64) {
+        for (i, &value) in row.iter().enumerate() {
+            self.record_times(i, value, times);
+        }
+    }
+
     /// Each number a finished trial records, by index, in the order of
     /// [`Program::numbers`]: the counters, then damage and models destroyed,
     /// then the attacker's, then the models destroyed in each of the

@@ -26,7 +26,7 @@ use crate::executor::{declare, drive, gather_attacks, inflict, resolve_save_face
 use crate::plan::{Excess, Group, Side};
 use crate::program::{Inflict, Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
-use crate::tables::{binomial_pmf, one_token, point, slot, sorted, Builder, BITS, SLOTS};
+use crate::tables::{binomial_pmf, one_token, point, slot, sorted, unpack, Builder, BITS, SLOTS};
 use crate::trace::NoTrace;
 use crate::trial_table::{Resolutions, TrialTable};
 use crate::workspace::{bump, Workspace};
@@ -87,10 +87,9 @@ impl Sampler {
             });
         }
         let resolved = Resolutions::new(program, &pools);
-        let whole = resolved.as_ref().and_then(|r| {
-            let tables = pools.iter().flatten().next()?;
-            TrialTable::new(program, tables, r)
-        });
+        let whole = resolved
+            .as_ref()
+            .and_then(|r| TrialTable::new(program, &pools, r));
         Some(Sampler {
             pools,
             whole,
@@ -195,18 +194,14 @@ impl PoolTables {
     /// The counts of `dice` attack dice: one per test, then the tokens
     /// reaching the save, then the harm events.
     pub(crate) fn draw(&self, dice: u32, stream: &mut Stream) -> [u32; SLOTS] {
-        let mut counts = [0; SLOTS];
         if let Some((_, _, alias)) = self.by_count.get(dice as usize) {
-            let v = alias.sample(stream);
-            for (i, c) in counts.iter_mut().enumerate() {
-                *c = slot(v, i);
-            }
-        } else {
-            self.beyond
-                .as_ref()
-                .expect("a pool with more dice than tables draws them as a multinomial")
-                .draw(dice, stream, &mut counts);
+            return unpack(alias.sample(stream));
         }
+        let mut counts = [0; SLOTS];
+        self.beyond
+            .as_ref()
+            .expect("a pool with more dice than tables draws them as a multinomial")
+            .draw(dice, stream, &mut counts);
         counts
     }
 }

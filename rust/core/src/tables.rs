@@ -48,6 +48,11 @@ pub(crate) fn slot(v: u64, i: usize) -> u32 {
     ((v >> (BITS as usize * i)) & ((1 << BITS) - 1)) as u32
 }
 
+/// Every slot of a packed outcome vector.
+pub(crate) fn unpack(v: u64) -> [u32; SLOTS] {
+    std::array::from_fn(|i| slot(v, i))
+}
+
 #[derive(Default)]
 pub(crate) struct Builder {
     work: u64,

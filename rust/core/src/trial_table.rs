@@ -36,7 +36,7 @@ use crate::plan::Side;
 use crate::program::{Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
 use crate::sampled::{failed_save, one_at_a_time, resolve, Drawn, PoolTables};
-use crate::tables::{slot, SLOTS};
+use crate::tables::{slot, unpack, SLOTS};
 use crate::trace::NoTrace;
 use crate::workspace::{bump, Workspace};
 use std::collections::BTreeMap;
@@ -60,6 +60,14 @@ impl DiceSource for NoDice {
         self.asked = true;
         1
     }
+}
+
+/// The pool's attack dice when they are a fixed number (no dice rolled for
+/// them, none counted from the attacker's models).
+fn fixed_attacks(pool: &RunPool) -> Option<u32> {
+    let mut none = NoDice::default();
+    let attacks = gather_attacks(pool, None, &mut none);
+    (!none.asked).then_some(attacks)
 }
 
 /// The Plan's one pool and its tables, when the Plan is one pool attacking
@@ -95,19 +103,15 @@ impl TrialTable {
     /// alone, or has too many outcomes.
     pub(crate) fn new(
         program: &Program,
-        tables: &PoolTables,
+        pools: &[Option<PoolTables>],
         resolved: &Resolutions,
     ) -> Option<TrialTable> {
         let Lookup::Fixed { .. } = resolved.lookup else {
             return None;
         };
-        let pool = program_pool(program);
+        let (pool, tables) = one_pool(program, pools)?;
         let (_, chance) = tables.binomial.as_ref()?;
-        let mut none = NoDice::default();
-        let attacks = gather_attacks(pool, None, &mut none);
-        if none.asked {
-            return None;
-        }
+        let attacks = resolved.attacks?;
         let (keys, probs, _) = tables.by_count.get(attacks as usize)?;
         let save_slot = pool.tests.len();
         let size: usize = keys.iter().map(|&v| slot(v, save_slot) as usize + 1).sum();
@@ -120,10 +124,7 @@ impl TrialTable {
         let mut chances = Vec::with_capacity(size);
         let mut at = 0;
         for (&v, &p) in keys.iter().zip(probs) {
-            let mut counts = [0; SLOTS];
-            for (i, c) in counts.iter_mut().enumerate() {
-                *c = slot(v, i);
-            }
+            let counts = unpack(v);
             let wounds = counts[save_slot] as usize;
             if by_wounds.len() <= wounds {
                 by_wounds.resize(wounds + 1, None);
@@ -157,17 +158,13 @@ impl TrialTable {
             }
             for (row, &times) in self.rows.chunks_exact(self.width).zip(&drawn) {
                 if times > 0 {
-                    for (i, &value) in row.iter().enumerate() {
-                        tally.record_times(i, value, times);
-                    }
+                    tally.record_row(row, times);
                 }
             }
         } else {
             for _ in 0..trials {
                 let at = self.alias.sample(stream) * self.width;
-                for (i, &value) in self.rows[at..at + self.width].iter().enumerate() {
-                    tally.record_times(i, value, 1);
-                }
+                tally.record_row(&self.rows[at..at + self.width], 1);
             }
         }
     }
@@ -186,10 +183,13 @@ fn add_counts(pool: &RunPool, attacks: u32, counts: &[u32; SLOTS], numbers: &mut
 /// events: what it adds to each number a trial records.
 #[derive(Debug, Clone)]
 pub(crate) struct Resolutions {
-    /// Rows of numbers, `width` of them a row.
+    /// Rows of numbers, `width` of them a row (one per number a trial
+    /// records).
     rows: Vec<u32>,
     width: usize,
     lookup: Lookup,
+    /// The pool's attack dice, when they are a fixed number.
+    attacks: Option<u32>,
 }
 
 /// How a trial finds its row.
@@ -225,25 +225,30 @@ impl Resolutions {
             return None;
         }
         let mut ws = Workspace::new(program);
-        let fixed = Self::fixed(program, tables, failures, harms, &mut ws);
-        if fixed.is_some() || tables.inflict.is_some() || program.outcome_counter.is_some() {
-            return fixed;
-        }
-        Self::drawn(pool, failures, &mut ws)
+        let lookup = match Self::fixed(program, tables, failures, harms, &mut ws) {
+            Some(rows) => (rows, Lookup::Fixed { harms }),
+            None if tables.inflict.is_some() || program.outcome_counter.is_some() => return None,
+            None => Self::drawn(pool, failures, &mut ws)?,
+        };
+        Some(Resolutions {
+            rows: lookup.0,
+            width: program.numbers().len(),
+            lookup: lookup.1,
+            attacks: fixed_attacks(pool),
+        })
     }
 
-    /// The resolution of each (failed saves, harm events) pair, when it
-    /// rolls no dice.
+    /// The rows of the resolution of each (failed saves, harm events) pair,
+    /// when it rolls no dice.
     fn fixed(
         program: &Program,
         tables: &PoolTables,
         failures: usize,
         harms: usize,
         ws: &mut Workspace<'_>,
-    ) -> Option<Resolutions> {
+    ) -> Option<Vec<u32>> {
         let m = program_pool(program).tests.len();
         let mut rows = Vec::new();
-        let mut width = 0;
         for failed in 0..failures {
             for harm in 0..harms {
                 let mut counts = [0; SLOTS];
@@ -253,21 +258,19 @@ impl Resolutions {
                     counts,
                     failed: Some(failed as u32),
                 };
-                let before = rows.len();
                 resolve_without_dice(program, tables, &drawn, ws, &mut rows)?;
-                width = rows.len() - before;
             }
         }
-        Some(Resolutions {
-            rows,
-            width,
-            lookup: Lookup::Fixed { harms },
-        })
+        Some(rows)
     }
 
-    /// The resolution of each number of failed saves as a distribution,
-    /// when one failed save at a time is all it does.
-    fn drawn(pool: &RunPool, failures: usize, ws: &mut Workspace<'_>) -> Option<Resolutions> {
+    /// The rows of the resolution of each number of failed saves, and their
+    /// distribution, when one failed save at a time is all it does.
+    fn drawn(
+        pool: &RunPool,
+        failures: usize,
+        ws: &mut Workspace<'_>,
+    ) -> Option<(Vec<u32>, Lookup)> {
         ws.reset();
         declare(pool, ws);
         if !one_at_a_time(pool, ws) {
@@ -275,7 +278,6 @@ impl Resolutions {
         }
         let mut states = BTreeMap::from([(snapshot(ws), 1.0)]);
         let mut rows = Vec::new();
-        let mut width = 0;
         let mut by_failed = Vec::with_capacity(failures);
         for failed in 0..failures {
             if failed > 0 {
@@ -283,26 +285,19 @@ impl Resolutions {
             }
             // In key order (a BTreeMap's), so the sums and what a seed
             // draws are the same in every process.
-            let entries: Vec<(&Vec<u32>, f64)> = states.iter().map(|(k, &p)| (k, p)).collect();
-            let mut offsets = Vec::with_capacity(entries.len());
-            for (key, _) in &entries {
+            let mut offsets = Vec::with_capacity(states.len());
+            for key in states.keys() {
                 restore(ws, key);
                 offsets.push(rows.len() as u64);
-                let before = rows.len();
                 Tally::each_number(ws, |_, value| rows.push(value));
-                width = rows.len() - before;
             }
             if rows.len() > MAX_ENTRIES * 8 {
                 return None;
             }
-            let chances: Vec<f64> = entries.iter().map(|e| e.1).collect();
+            let chances: Vec<f64> = states.values().copied().collect();
             by_failed.push(ValueAlias::new(&chances, &offsets));
         }
-        Some(Resolutions {
-            rows,
-            width,
-            lookup: Lookup::Drawn { by_failed },
-        })
+        Some((rows, Lookup::Drawn { by_failed }))
     }
 
     /// The row of a resolution that rolls no dice.
@@ -327,24 +322,24 @@ impl Resolutions {
         let pool = program_pool(program);
         let m = pool.tests.len();
         let mut numbers = vec![0u32; self.width];
-        let mut none = NoDice::default();
-        let fixed = gather_attacks(pool, None, &mut none);
-        let fixed = (!none.asked).then_some(fixed);
         for _ in 0..trials {
-            let attacks = fixed.unwrap_or_else(|| gather_attacks(pool, None, stream));
+            let attacks = self
+                .attacks
+                .unwrap_or_else(|| gather_attacks(pool, None, stream));
             let counts = tables.draw(attacks, stream);
             let failed = tables
                 .draw_failed(counts[m], stream)
                 .expect("a lookup is built for saves alike") as usize;
-            let at = match &self.lookup {
-                Lookup::Fixed { harms } => (failed * harms + counts[m + 1] as usize) * self.width,
-                Lookup::Drawn { by_failed } => by_failed[failed].sample(stream) as usize,
+            let row = match &self.lookup {
+                Lookup::Fixed { .. } => self.fixed_row(failed, counts[m + 1] as usize),
+                Lookup::Drawn { by_failed } => {
+                    let at = by_failed[failed].sample(stream) as usize;
+                    &self.rows[at..at + self.width]
+                }
             };
-            numbers.copy_from_slice(&self.rows[at..at + self.width]);
+            numbers.copy_from_slice(row);
             add_counts(pool, attacks, &counts, &mut numbers);
-            for (i, &value) in numbers.iter().enumerate() {
-                tally.record_times(i, value, 1);
-            }
+            tally.record_row(&numbers, 1);
         }
     }
 }
