@@ -64,9 +64,12 @@ impl Builder {
         self.work + (a.len() * b.len()) as u64 <= MAX_WORK
     }
 
+    /// `a` convolved with `b`, its work counted; `None` past the work
+    /// allowed (which then stays spent, so every later convolution fails too).
     pub(crate) fn convolve(&mut self, a: &Dist, b: &Dist) -> Option<Dist> {
+        let affordable = self.affords(a, b);
         self.work += (a.len() * b.len()) as u64;
-        if self.work > MAX_WORK {
+        if !affordable {
             return None;
         }
         let mut out = Dist::default();
