@@ -1,4 +1,4 @@
-"""The ``mathhammer`` command line: ``simulate``, ``plot``, ``compare``, ``explain`` and ``plugins``.
+"""The ``mathhammer`` command line: ``simulate``, ``plot``, ``compare``, ``explain``, ``serve`` and ``plugins``.
 
 ``docs/cli.md`` documents every command and option.
 
@@ -70,6 +70,16 @@ def _dice(text: str) -> list[int]:
         return [int(v) for v in text.replace(",", " ").split()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a list of die results such as 3,5,6") from None
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a port from 0 to 65535")
+    return value
 
 
 def _metric(text: str) -> str:
@@ -160,6 +170,21 @@ def _parser() -> argparse.ArgumentParser:
     dice.add_argument("--seed", type=_seed, default=None, help="seed for the dice (default: random, and printed)")
     dice.add_argument("--dice", type=_dice, help='the dice to use, in order, such as "3,5,6,2,4" (a worked example)')
     expl.add_argument("--json", action="store_true", help="print the dice, the events and the narration as JSON")
+    serve = sub.add_parser("serve", help="start the local web page (needs mathhammer[web])")
+    serve.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks for errors")
+    serve.add_argument(
+        "--host",
+        default=None,
+        help="address to listen on (default 127.0.0.1, this computer only; another address lets others in)",
+    )
+    serve.add_argument("--port", type=_port, default=8000, help="port to listen on (default 8000; 0 picks a free one)")
+    serve.add_argument("--open", action="store_true", help="open the page in a web browser")
+    serve.add_argument(
+        "--max-trials",
+        type=_positive,
+        default=10_000_000,
+        help="the most Monte Carlo trials one request may ask for (default 10,000,000)",
+    )
     plugins = sub.add_parser("plugins", help="list installed rulesets, their keywords and the plugins behind them")
     plugins.add_argument("--json", action="store_true", help="print the list as JSON")
     return parser
@@ -320,6 +345,15 @@ def _explain(run: _Run) -> int:
     return 0
 
 
+def _serve(run: _Run) -> int:
+    from mathhammer.web.serve import serve
+
+    args = run.args
+    return serve(
+        host=args.host, port=args.port, open_browser=args.open, max_trials=args.max_trials, registry=run.registry
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     run: _Run | None = None
@@ -406,6 +440,7 @@ _COMMANDS: dict[str, Callable[[_Run], int]] = {
     "plot": _plot,
     "compare": _compare,
     "explain": _explain,
+    "serve": _serve,
 }
 
 

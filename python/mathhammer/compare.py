@@ -175,31 +175,41 @@ def read_profiles(paths: Sequence[str | Path], into: Profiles | None = None) -> 
     """
     profiles = into if into is not None else Profiles()
     for path in paths:
-        source = str(path)
-        data = read_toml(path)
-        ruleset = data.get("ruleset")
-        if not isinstance(ruleset, str):
-            raise ScenarioError(
-                'is required: name the ruleset, for example ruleset = "wh40k"', source=source, field="ruleset"
-            )
-        if "attackers" in data or "targets" in data:
-            _read_library(data, ruleset, source, profiles)
-        elif "attacker" in data or "target" in data:
-            shared = {k: v for k, v in data.items() if k not in ("attacker", "target")}
-            stem = Path(path).stem
-            if "attacker" in data:
-                profiles.add("attacker", Profile(stem, ruleset, data["attacker"], shared, source, "attacker"))
-            if "target" in data:
-                target = data["target"]
-                name = target.get("name", stem) if isinstance(target, Mapping) else stem
-                profiles.add("target", Profile(str(name), ruleset, target, {}, source, "target"))
-        else:
-            raise ScenarioError(
-                "holds no [attacker] or [target] (a scenario file) and no [attackers.NAME] or [targets.NAME]"
-                " (a profile library); see examples/profiles.toml",
-                source=source,
-            )
+        add_profiles(read_toml(path), str(path), profiles, stem=Path(path).stem)
     return profiles
+
+
+def add_profiles(data: Mapping[str, Any], source: str, profiles: Profiles, *, stem: str | None = None) -> None:
+    """Add the attackers and targets of one parsed file (a scenario or a profile library) to ``profiles``.
+
+    ``stem`` names a scenario file's attacker (and its target when it has no
+    name); it defaults to ``source``.
+
+    Raises:
+        ScenarioError: naming ``source`` (and the field) for data that is neither, or a name used twice.
+    """
+    stem = source if stem is None else stem
+    ruleset = data.get("ruleset")
+    if not isinstance(ruleset, str):
+        raise ScenarioError(
+            'is required: name the ruleset, for example ruleset = "wh40k"', source=source, field="ruleset"
+        )
+    if "attackers" in data or "targets" in data:
+        _read_library(data, ruleset, source, profiles)
+    elif "attacker" in data or "target" in data:
+        shared = {k: v for k, v in data.items() if k not in ("attacker", "target")}
+        if "attacker" in data:
+            profiles.add("attacker", Profile(stem, ruleset, data["attacker"], shared, source, "attacker"))
+        if "target" in data:
+            target = data["target"]
+            name = target.get("name", stem) if isinstance(target, Mapping) else stem
+            profiles.add("target", Profile(str(name), ruleset, target, {}, source, "target"))
+    else:
+        raise ScenarioError(
+            "holds no [attacker] or [target] (a scenario file) and no [attackers.NAME] or [targets.NAME]"
+            " (a profile library); see examples/profiles.toml",
+            source=source,
+        )
 
 
 def _read_library(data: Mapping[str, Any], ruleset: str, source: str, profiles: Profiles) -> None:

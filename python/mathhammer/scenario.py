@@ -23,8 +23,15 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         ScenarioError: naming the file, for a file that cannot be read, malformed
             TOML, or arrays and tables nested more than :data:`MAX_NESTING` deep.
     """
-    source = str(path)
-    text = read_text(path)
+    return parse_toml(read_text(path), str(path))
+
+
+def parse_toml(text: str, source: str | None = None) -> dict[str, Any]:
+    """Parse scenario TOML from text, as :func:`read_toml` does a file's (the web page's imports).
+
+    Raises:
+        ScenarioError: naming ``source``, for malformed TOML or nesting deeper than :data:`MAX_NESTING`.
+    """
     try:
         data = tomllib.loads(text)
     except RecursionError:  # tomllib parses nested arrays and inline tables recursively
@@ -36,9 +43,18 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         lines = text.splitlines()
         quoted = f"\n  {lineno} | {lines[lineno - 1]}" if lineno and 0 < lineno <= len(lines) else ""
         raise ScenarioError(f"is not valid TOML: {exc}{quoted}", source=source) from None
+    check_nesting(data, source)
+    return data
+
+
+def check_nesting(data: object, source: str | None = None) -> None:
+    """Refuse data nesting arrays and tables more than :data:`MAX_NESTING` deep (a scenario sent as JSON too).
+
+    Raises:
+        ScenarioError: naming ``source``.
+    """
     if _depth(data) > MAX_NESTING:
         raise _too_deep(source)
-    return data
 
 
 MAX_NESTING = 32
@@ -61,7 +77,7 @@ def _depth(value: object) -> int:
     return deepest
 
 
-def _too_deep(source: str) -> ScenarioError:
+def _too_deep(source: str | None) -> ScenarioError:
     return ScenarioError(
         f"nests arrays or tables more than {MAX_NESTING} deep; a scenario needs only a few levels", source=source
     )
