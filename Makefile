@@ -43,6 +43,14 @@ demo: install
 	$(BIN)/mathhammer simulate examples/boltguns.toml --exact
 	@echo "==> Next: $(BIN)/mathhammer --help, or edit a copy of examples/boltguns.toml and simulate it"
 
+.PHONY: serve  ## install, then start the local web page at http://localhost:8000/ (mathhammer serve)
+serve: install
+	$(BIN)/mathhammer serve
+
+.PHONY: screenshot  ## install, then save the web page's screenshot for the README to docs/screenshot.png (needs chromium)
+screenshot: install
+	$(BIN)/python scripts/screenshot.py docs/screenshot.png
+
 .PHONY: test  ## install, then run every Rust and Python test
 test: install
 	cargo test --locked -p mathhammer-core

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from mathhammer import ScenarioError
-from mathhammer.fields import Fields
+from mathhammer.fields import Fields, describe
+from mathhammer.registry import Registry
+from mathhammer.scenario import read_toml
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def test_values_are_read_and_checked() -> None:
@@ -61,3 +69,104 @@ def test_a_missing_field_names_the_misspelt_key_that_is_there() -> None:
     with pytest.raises(ScenarioError, match="the table has 'nmae': did you mean 'name'") as error:
         fields.text("name")
     assert error.value.field == "attacker.weapons[0].name"
+
+
+# -------------------------------------------------------------------------
+# describe: the fields a ruleset reads, recorded from its own load
+# -------------------------------------------------------------------------
+
+
+def _by_key(node: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {f["key"]: f for f in node["fields"]}
+
+
+def test_describe_records_what_load_reads(registry: Registry) -> None:
+    fields = _by_key(describe(registry.ruleset("toy")))
+    assert fields["attacks"] == {"key": "attacks", "kind": "dice", "required": True}
+    assert fields["hit"] == {"key": "hit", "kind": "roll", "required": True, "min": 2, "max": 6}
+    assert fields["damage"] == {"key": "damage", "kind": "dice", "required": False, "default": "1"}
+    assert fields["save"] == {"key": "save", "kind": "roll", "required": False, "min": 2, "max": 6}
+    assert fields["models"] == {
+        "key": "models",
+        "kind": "integer",
+        "required": False,
+        "default": 5,
+        "min": 1,
+        "max": 1000,
+    }
+    assert fields["keywords"] == {"key": "keywords", "kind": "texts", "required": False, "default": []}
+    # The rules table is read by iterating its keys: any rule name, each a version.
+    assert fields["rules"] == {"key": "rules", "kind": "table", "required": False, "fields": [], "open": True}
+    assert next(iter(fields)) == "ruleset", "fields come in the order load reads them"
+
+
+class _Shooting:
+    """A ruleset whose fields depend on a choice, with a check across fields, and a list of tables."""
+
+    name = "shooting"
+    title = "Shooting"
+    version = "1"
+
+    def load(self, data: Mapping[str, Any], source: str | None) -> object:
+        f = Fields(data, "", source)
+        for w in f.tables("weapons"):
+            kind = w.text("type", "melee", choices=("melee", "ranged", "pistol"))
+            if kind == "melee":
+                w.integer("strength_bonus", 0)
+            else:
+                w.integer("range", min=1)
+            low, high = w.integer("low"), w.integer("high")
+            if high <= low:
+                w.fail("high", "must be above low")
+            w.flag("after_the_check", False)
+            w.done()
+        if f.has("either"):
+            f.data["either"]
+        f.done()
+        return object()
+
+    def compile(self, scenario: Any, keywords: Any) -> Any:
+        raise NotImplementedError
+
+
+def test_describe_marks_fields_read_for_some_choices_only() -> None:
+    weapons = _by_key(describe(_Shooting()))["weapons"]
+    assert weapons["kind"] == "tables" and weapons["required"] is True
+    fields = _by_key(weapons)
+    assert fields["strength_bonus"]["when"] == {"key": "type", "values": ["melee"]}
+    assert fields["range"]["when"] == {"key": "type", "values": ["ranged", "pistol"]}
+    assert "when" not in fields["low"]
+    assert "after_the_check" in fields, "a check across fields does not stop the recording"
+    assert _by_key(describe(_Shooting()))["either"]["kind"] == "any"
+
+
+def test_describe_a_ruleset_that_reads_no_fields() -> None:
+    class Raw(_Shooting):
+        def load(self, data: Mapping[str, Any], source: str | None) -> object:
+            return dict(data)
+
+    assert describe(Raw()) == {"key": "", "kind": "table", "required": True, "fields": []}
+
+
+def _undescribed(data: Any, node: dict[str, Any], path: str) -> list[str]:
+    """Keys of ``data`` that the description ``node`` has no field for."""
+    fields = _by_key(node)
+    missing = []
+    for key, value in data.items():
+        at = f"{path}.{key}" if path else key
+        field = fields.get(key)
+        if field is None:
+            if not node.get("open"):
+                missing.append(at)
+        elif field["kind"] == "table":
+            missing += _undescribed(value, field, at)
+        elif field["kind"] == "tables":
+            for i, item in enumerate(value):
+                missing += _undescribed(item, field, f"{at}[{i}]")
+    return missing
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.toml") if p.name != "profiles.toml"))
+def test_every_field_of_the_examples_is_described(installed: Registry, example: str) -> None:
+    data = read_toml(EXAMPLES / example)
+    assert _undescribed(data, describe(installed.ruleset(data["ruleset"])), "") == []

@@ -16,11 +16,15 @@ the same way. A plugin that lives in a folder outside plugins/ joins with one li
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import subprocess
 import sys
 import threading
+import time
+import tomllib
+import urllib.request
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -209,10 +213,10 @@ def test_pip_installs_by_name_from_the_local_index(case: Case, venv: Venv, dist:
     assert _without_timing(report) == _without_timing(_run([DEV_BIN / "mathhammer", *command]).stdout)
 
 
-def test_the_extras_draw_and_tabulate_once_a_ruleset_is_added(venv: Venv, dist: Path, index_url: str) -> None:
+def test_the_extras_draw_tabulate_and_serve_once_a_ruleset_is_added(venv: Venv, dist: Path, index_url: str) -> None:
     # A user who installed only the core is told which ruleset a scenario needs ...
-    venv.install_third_party(*sorted(third_party(Requirement("mathhammer[plot,pandas]"), dist)))
-    venv.install_ours("mathhammer[plot,pandas]", index_url, dist)
+    venv.install_third_party(*sorted(third_party(Requirement("mathhammer[plot,pandas,web]"), dist)))
+    venv.install_ours("mathhammer[plot,pandas,web]", index_url, dist)
     venv.pip("check")
     assert not re.search(r"^\s*(wh40k|t9a|skilldice)\b", venv.run("mathhammer", "plugins").stdout, re.MULTILINE)
     refused = venv.run("mathhammer", "simulate", "examples/boltguns.toml", check=False)
@@ -228,6 +232,38 @@ def test_the_extras_draw_and_tabulate_once_a_ruleset_is_added(venv: Venv, dist: 
         "import mathhammer; print(mathhammer.evaluate(mathhammer.load_scenario('examples/boltguns.toml')).to_pandas())"
     )
     assert "models_destroyed" in venv.run("python", "-c", table).stdout
+    # ... and the web page, with its templates, script and plotly.js from the installed wheels.
+    _serve_boltguns(venv)
+
+
+def _serve_boltguns(venv: Venv) -> None:
+    command = [str(venv.path / "bin" / "mathhammer"), "serve", "--port", "0"]
+    with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as server:
+        try:
+            assert server.stdout is not None
+            line = server.stdout.readline()
+            found = re.search(r"http://localhost:\d+/", line)
+            assert found, f"mathhammer serve printed {line!r}"
+            _run_boltguns_at(found.group(0))
+        finally:
+            server.terminate()
+
+
+def _run_boltguns_at(url: str) -> None:
+    for asset in ("", "static/app.js", "static/app.css", "plotly.min.js"):
+        with urllib.request.urlopen(url + asset, timeout=30) as response:
+            assert response.status == 200, asset
+    body = json.dumps({"scenario": tomllib.loads((ROOT / "examples/boltguns.toml").read_text())}).encode()
+    request = urllib.request.Request(url + "api/run", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        job = json.load(response)
+    deadline = time.monotonic() + 60
+    while job["state"] in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.05)
+        with urllib.request.urlopen(f"{url}api/jobs/{job['id']}", timeout=30) as response:
+            job = json.load(response)
+    assert job["state"] == "done", job
+    assert f"{job['answer']['models_destroyed']['mean']:.3f}" == "1.417"
 
 
 def test_the_tutorials_plugin_installs_by_name(venv: Venv, dist: Path, index_url: str, tutorial: Path) -> None:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -286,3 +289,28 @@ def test_a_bug_is_reported_without_a_traceback(client: TestClient, monkeypatch: 
     job = finish(client, start(client, "/api/run", {"scenario": boltguns()}))
     assert job["state"] == "failed"
     assert job["error"]["message"] == "internal error: RuntimeError; this is a bug in mathhammer or a plugin"
+
+
+def test_serve_elsewhere_warns_and_answers_that_host(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "mathhammer.cli", "serve", "--host", "127.0.0.2", "--port", "0"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as server:
+        try:
+            assert server.stdout is not None and server.stderr is not None
+            warning = server.stderr.readline()
+            assert "warning: listening on 127.0.0.2, not only this computer" in warning
+            url = re.search(r"http://127\.0\.0\.2:\d+/", server.stdout.readline())
+            assert url is not None
+            with urllib.request.urlopen(url.group(0) + "api/rulesets", timeout=30) as response:
+                assert response.status == 200
+        finally:
+            server.terminate()
+
+
+@pytest.mark.parametrize("port", ["-1", "65536", "http"])
+def test_serve_refuses_a_bad_port(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from mathhammer.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["serve", "--port", port])
+    assert exit_.value.code == 2
+    assert f"{port!r}" in capsys.readouterr().err

@@ -47,6 +47,7 @@ def serve(
     sock = socket.socket(socket.AF_INET6 if ":" in bind else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((bind, port))
+    sock.listen(128)  # connections made as soon as the address is printed wait for uvicorn
     shown = "localhost" if bind in LOCAL_HOSTS else bind
     url = f"http://{shown}:{sock.getsockname()[1]}/"
     print(f"mathhammer: serving the page at {url} (Ctrl-C stops it)", flush=True)

@@ -518,11 +518,11 @@ function fmt(x, digits = 3) {
   return x === null || x === undefined ? "—" : Number(x).toFixed(digits);
 }
 
-function tableOf(head, rows, caption) {
+function tableOf(head, rows, caption, numeric = true) {
   const t = el("table");
   if (caption) t.append(el("caption", { text: caption }));
   t.append(el("thead", {}, el("tr", {}, ...head.map((h) => el("th", { scope: "col", text: h })))));
-  t.append(el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c, i) => el("td", { class: i ? "num" : null, text: c }))))));
+  t.append(el("tbody", {}, ...rows.map((r) => el("tr", {}, ...r.map((c, i) => el("td", { class: i && numeric ? "num" : null, text: c }))))));
   return el("div", { class: "table-wrap" }, t);
 }
 
@@ -536,8 +536,7 @@ function renderResult(r) {
   fact("Damage (mean)", fmt(r.damage.mean) + se(r.damage), "damage");
   fact("P(unit destroyed)", fmt(r.p_unit_destroyed, 4), "p-unit-destroyed");
   for (const [label, chance] of Object.entries(r.chances || {})) fact(label, fmt(chance.p, 4) + (mc ? ` ± ${fmt(chance.se, 4)}` : ""), null);
-  const how = mc ? `Monte Carlo, ${r.trials.toLocaleString("en")} trials, seed ${r.seed}` : "exact";
-  const parts = [el("h2", { text: "Result" }), el("p", { class: "how", "data-testid": "how", text: `${how} · ${r.description}` }), headline];
+  const parts = [el("h2", { text: "Result" }), el("p", { class: "how", "data-testid": "how", text: r.description }), headline];
   const stages = r.shown.filter((name) => r[name]);
   parts.push(tableOf(["Stage", "Mean", ...(mc ? ["Std. error"] : []), "Std. dev."], stages.map((name) => [r.labels[name] || name, fmt(r[name].mean), ...(mc ? [fmt(r[name].se)] : []), fmt(r[name].sd)]), "Per stage"));
   const groups = Object.entries(r.groups || {});
@@ -545,7 +544,7 @@ function renderResult(r) {
     parts.push(tableOf(["Group", "Models", "Destroyed (mean)", "P(group destroyed)"], groups.map(([name, g]) => [name, String(g.models), fmt(g.mean), fmt(g.p_destroyed, 4)]), "Per group"));
   }
   const versions = Object.entries(r.rule_versions || {});
-  if (versions.length) parts.push(tableOf(["Rule", "Version"], versions, "Rule versions that ran"));
+  if (versions.length) parts.push(tableOf(["Rule", "Version"], versions, "Rule versions that ran", false));
   if (r.no_effect && r.no_effect.length) {
     parts.push(el("h3", { text: "Keywords with no effect here" }), el("ul", {}, ...r.no_effect.map((n) => el("li", { text: `${n.keyword || n.name || ""}: ${n.reason || ""}` }))));
   }
