@@ -232,6 +232,17 @@ def test_one_job_per_worker_and_the_rest_queue(installed: Registry) -> None:
     assert finish(client, first, timeout=10)["state"] == "cancelled"
 
 
+def test_a_long_run_does_not_hold_up_a_short_one(installed: Registry) -> None:
+    client = TestClient(create_app(registry=installed, workers=2), base_url="http://localhost")
+    body = {"scenario": read_toml(EXAMPLES / "skilldice-fight.toml"), "evaluator": "monte_carlo", "trials": 5_000_000}
+    long = start(client, "/api/run", body)
+    short = finish(client, start(client, "/api/run", {"scenario": boltguns()}), timeout=30)
+    assert short["state"] == "done"
+    assert client.get(f"/api/jobs/{long['id']}").json()["state"] == "running"
+    client.post(f"/api/jobs/{long['id']}/cancel", json={})
+    assert finish(client, long, timeout=10)["state"] == "cancelled"
+
+
 def test_unknown_job(client: TestClient) -> None:
     assert client.get("/api/jobs/nope").status_code == 404
     assert client.post("/api/jobs/nope/cancel", json={}).status_code == 404

@@ -31,6 +31,7 @@ webdriver = pytest.importorskip("selenium.webdriver")
 
 from selenium.common.exceptions import TimeoutException  # noqa: E402
 from selenium.webdriver import Chrome as WebDriver  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -191,6 +192,20 @@ def no_horizontal_scroll(driver: WebDriver) -> None:
     assert widths[0] <= widths[1], f"the page scrolls sideways: {widths[0]} px of content in {widths[1]} px"
 
 
+def every_control_is_labelled(driver: WebDriver) -> None:
+    """Every field of the page a player can see has a label they can see too."""
+    unlabelled = driver.execute_script(
+        """
+        const visible = (e) => e.offsetParent !== null && getComputedStyle(e).visibility !== 'hidden';
+        return [...document.querySelectorAll('input, select, textarea')]
+          .filter((c) => visible(c) || (c.type === 'file' && !c.closest('[hidden]')))
+          .filter((c) => ![...c.labels].some((l) => visible(l) && l.textContent.trim()))
+          .map((c) => c.outerHTML);
+        """
+    )
+    assert unlabelled == [], f"controls without a visible label: {unlabelled}"
+
+
 def fill_boltguns(driver: WebDriver) -> None:
     """The README's scenario (examples/boltguns.toml), typed in by label."""
     Select(control(driver, "Ruleset")).select_by_visible_text("Warhammer 40,000 (wh40k)")
@@ -222,9 +237,12 @@ def test_boltguns_by_label(page: WebDriver, server: str, size: tuple[int, int]) 
     page.set_window_size(*size)
     open_page(page, server)
     fill_boltguns(page)
+    every_control_is_labelled(page)
     if size == PHONE:
         no_horizontal_scroll(page)
-    button(page, "Run").click()
+        button(page, "Run").click()
+    else:
+        control(page, "Save", section(page, "Model 1")).send_keys(Keys.ENTER)  # the keyboard runs it too
     assert result_text(page, "models-destroyed") == "1.417"
     assert "exact" in page.find_element("css selector", '[data-testid="how"]').text
     charts = page.find_elements("css selector", "#result .chart .plot-container")

@@ -104,7 +104,9 @@ function scalar(spec, path, value) {
   } else {
     control = el("input", { type: "text", id, "data-path": path, "aria-describedby": `err-${id}`, autocomplete: "off" });
     if (spec.kind === "integer") control.setAttribute("inputmode", "numeric");
-    const placeholder = spec.default !== undefined ? String(spec.default) : { roll: "3+", dice: "D6" }[spec.kind];
+    // A default shows as the placeholder; an optional field without one shows that it may stay empty.
+    let placeholder = spec.default !== undefined ? String(spec.default) : spec.required ? "" : "none";
+    if (spec.required) placeholder = { roll: "3+", dice: "D6" }[spec.kind] || "";
     if (placeholder) control.setAttribute("placeholder", placeholder);
     if (value !== undefined && value !== null) control.value = String(value);
     get = () => {
@@ -546,7 +548,7 @@ function renderResult(r) {
   const versions = Object.entries(r.rule_versions || {});
   if (versions.length) parts.push(tableOf(["Rule", "Version"], versions, "Rule versions that ran", false));
   if (r.no_effect && r.no_effect.length) {
-    parts.push(el("h3", { text: "Keywords with no effect here" }), el("ul", {}, ...r.no_effect.map((n) => el("li", { text: `${n.keyword || n.name || ""}: ${n.reason || ""}` }))));
+    parts.push(el("h3", { text: "Keywords with no effect here" }), el("ul", {}, ...r.no_effect.map((n) => el("li", { text: `${n.keyword} (${n.where}): ${n.reason}` }))));
   }
   const charts = el("div");
   parts.push(el("h3", { text: "Distributions" }), charts);
