@@ -398,3 +398,23 @@ def test_explain_and_compare(page: WebDriver, server: str) -> None:
     button(page, "Run comparison").click()
     WebDriverWait(page, 120).until(lambda d: d.find_elements("css selector", "#heatmap .plot-container"))
     assert "Attacker" in page.find_element("id", "compare-table").text
+
+
+def test_keywords_and_rule_versions_round_trip(page: WebDriver, server: str) -> None:
+    # Keywords, a weapon's own rule version and the scenario's edition, imported, shown, run and exported.
+    open_page(page, server)
+    control(page, "Import TOML file").send_keys(str(ROOT / "examples" / "keywords.toml"))
+    WebDriverWait(page, 30).until(lambda d: "Imported" in d.find_element("id", "status").text)
+    plasma = section(page, "Weapon 2")
+    assert control(page, "Keyword 1", section(page, "Keywords", plasma)).get_attribute("value") == "Hazardous"
+    versions = section(page, "Rules (optional)", plasma)
+    assert control(page, "Rule", versions).get_attribute("value") == "Hazardous"
+    assert control(page, "Version", versions).get_attribute("value") == "10e-2024"
+    fill(control(page, "Trials"), "20000")
+    fill(control(page, "Seed"), "2")
+    button(page, "Run").click()
+    data = tomllib.loads((ROOT / "examples" / "keywords.toml").read_text())
+    assert result_text(page, "models-destroyed") == _as_shown(data, trials=20_000, seed=2)
+    assert "Hazardous" in page.find_element("id", "result").text, "the rule versions that ran are listed"
+    written = read_fragment((control(page, "Link to this scenario").get_attribute("value") or "").partition("#")[2])
+    assert written["scenario"] == data

@@ -8,7 +8,7 @@
 const LINK_VERSION = 1; // bump when the data in a link changes meaning; old links are then refused by name
 const POLL_MS = 150;
 
-const state = { rulesets: new Map(), metrics: [], root: null, job: null, compareJob: null, comparison: null };
+const state = { rulesets: new Map(), metrics: [], root: null, raw: {}, job: null, compareJob: null, comparison: null };
 let uid = 0;
 
 function el(tag, attrs = {}, ...children) {
@@ -339,8 +339,11 @@ function buildForm(data) {
   formState.offered = data !== undefined;
   const fields = document.getElementById("fields");
   if (!ruleset || !ruleset.schema.fields.length) {
+    // No description of the fields: the scenario imported (or linked) is kept as it is and run as such.
     state.root = null;
-    fields.replaceChildren(el("p", { text: "This ruleset does not describe its fields: import a TOML file instead." }));
+    state.raw = data || {};
+    const text = data ? "The imported scenario is used as it is." : "Import a TOML file to run one.";
+    fields.replaceChildren(el("p", { text: `This ruleset does not describe its fields, so it has no form. ${text}` }));
     return;
   }
   state.root = table(ruleset.schema, "", data, { root: true });
@@ -351,7 +354,7 @@ function buildForm(data) {
 }
 
 function collect() {
-  const data = state.root ? state.root.get() : {};
+  const data = state.root ? state.root.get() : state.raw;
   return { ruleset: document.getElementById("ruleset").value, ...data };
 }
 
