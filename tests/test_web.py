@@ -296,7 +296,7 @@ def test_a_bug_is_reported_without_a_traceback(client: TestClient, monkeypatch: 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(app_module, "evaluate", broken)
+    monkeypatch.setattr(app_module, "evaluate_exact", broken)
     job = finish(client, start(client, "/api/run", {"scenario": boltguns()}))
     assert job["state"] == "failed"
     assert job["error"]["message"] == "internal error: RuntimeError; this is a bug in mathhammer or a plugin"

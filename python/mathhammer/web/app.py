@@ -31,14 +31,14 @@ from typing import Any
 
 from mathhammer import __version__, inventory
 from mathhammer.compare import METRICS, Profiles, add_profiles, compare, metric_info
-from mathhammer.exceptions import MathhammerError, ScenarioError
+from mathhammer.exceptions import DeclinedError, MathhammerError, ScenarioError
 from mathhammer.explain import explain
 from mathhammer.extras import require
 from mathhammer.fields import describe
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import Result
 from mathhammer.scenario import check_nesting, parse_toml, scenario_from_data
-from mathhammer.simulate import DEFAULT_TRIALS, evaluate
+from mathhammer.simulate import DEFAULT_TRIALS, evaluate_exact, simulate
 from mathhammer.web.jobs import Job, Jobs, error_dict
 
 require("starlette", "web", feature="mathhammer serve")
@@ -256,14 +256,16 @@ def create_app(
         evaluator, trials, seed = server.run_options(data)
 
         def work(job: Job) -> dict[str, Any]:
-            result = evaluate(
-                scenario,
-                evaluator=evaluator,  # type: ignore[arg-type]
-                trials=trials,
-                seed=seed,
-                threads=1,
-                registry=server.registry,
-                progress=job.progress,
+            # What evaluate() does, with the progress callback given to the exact evaluator
+            # too, so that a long exact evaluation can be cancelled like a simulation.
+            if evaluator != "monte_carlo":
+                try:
+                    return result_dict(evaluate_exact(scenario, registry=server.registry, progress=job.progress))
+                except DeclinedError:
+                    if evaluator == "exact":
+                        raise
+            result = simulate(
+                scenario, trials=trials, seed=seed, threads=1, registry=server.registry, progress=job.progress
             )
             return result_dict(result)
 
