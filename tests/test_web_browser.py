@@ -24,7 +24,7 @@ import pytest
 from mathhammer.exceptions import ScenarioError
 from mathhammer.registry import default_registry
 from mathhammer.scenario import scenario_from_data
-from mathhammer.simulate import evaluate
+from mathhammer.simulate import compile_scenario, evaluate
 
 pytest.importorskip("starlette")
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -319,6 +319,21 @@ def test_bad_field_shows_its_message(page: WebDriver, server: str) -> None:
     assert cli.value.field == "attacker.weapons[0].skill"
     assert message.text == cli.value.message
     assert skill.get_attribute("aria-invalid") == "true"
+    # A keyword the ruleset does not know is refused when the run compiles: its message goes by the list.
+    fill(skill, "3+")
+    keywords = section(page, "Keywords", weapon)
+    button(page, "Add keyword", keywords).click()
+    fill(control(page, "Keyword 1", keywords), "Sustained Hots 1")
+    button(page, "Run").click()
+    data["attacker"]["weapons"][0].update(skill="3+", keywords=["Sustained Hots 1"])
+    with pytest.raises(ScenarioError) as compiled:
+        registry = default_registry()
+        compile_scenario(scenario_from_data(data, registry=registry), registry=registry)
+    listed = keywords.find_element("css selector", ":scope > .error")
+    WebDriverWait(page, 30).until(lambda d: listed.text)
+    assert listed.text == compiled.value.message
+    marked = page.execute_script("return [...document.querySelectorAll('[aria-invalid]')].map((e) => e.dataset.path)")
+    assert marked == ["attacker.weapons[0].keywords[0]"]
 
 
 def test_cancel_a_long_run(page: WebDriver, server: str) -> None:

@@ -389,9 +389,9 @@ function showError(error) {
     showFormError(error.message);
     return;
   }
-  const slot = control.matches("input, select")
-    ? document.getElementById(`err-${control.id}`) || control.parentElement.querySelector(".error")
-    : control.querySelector(":scope > .error");
+  // A field's own message slot, else that of the part it is in (a keyword of a list, a table).
+  const part = control.matches("input, select") ? control.closest("fieldset, details") : control;
+  const slot = document.getElementById(`err-${control.id}`) || (part && part.querySelector(":scope > .error"));
   const message = path === error.field ? error.detail : error.message;
   if (slot) slot.textContent = message;
   else showFormError(error.message);
