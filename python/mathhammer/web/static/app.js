@@ -116,7 +116,11 @@ function scalar(spec, path, value) {
       return raw;
     };
   }
-  wrap.append(el("label", { for: id, text: spec.required ? label : `${label}` }), control);
+  if (spec.required) {
+    wrap.classList.add("required");
+    control.setAttribute("aria-required", "true");
+  }
+  wrap.append(el("label", { for: id, text: label }), control);
   if (HINTS[spec.kind]) wrap.append(el("span", { class: "hint", text: HINTS[spec.kind] }));
   wrap.append(errorSlot(id));
   return { spec, el: wrap, get, control };
@@ -130,6 +134,8 @@ function textList(spec, path, value) {
   const err = el("p", { class: "error", role: "alert" });
   box.append(el("legend", { text: label }), rows);
   const listId = datalist(`keywords-${document.getElementById("ruleset").value}`, keywordNames());
+  const ruleset = state.rulesets.get(document.getElementById("ruleset").value);
+  const keywords = ruleset ? ruleset.keywords : [];
   const inputs = [];
   const renumber = () => {
     inputs.forEach((input, i) => {
@@ -149,7 +155,16 @@ function textList(spec, path, value) {
       row.remove();
       renumber();
     });
-    row.append(el("label", { for: id }), input, remove);
+    const about = el("small", { class: "hint" });
+    const describe = () => {
+      // The description of the keyword typed, as `mathhammer plugins` gives it.
+      const typed = input.value.trim().toLowerCase();
+      const found = keywords.filter((k) => typed.startsWith(k.name.toLowerCase())).sort((a, b) => b.name.length - a.name.length)[0];
+      about.textContent = found ? found.description : "";
+    };
+    input.addEventListener("input", describe);
+    describe();
+    row.append(el("label", { for: id }), input, remove, about);
     rows.append(row);
     inputs.push(input);
     renumber();
