@@ -325,3 +325,42 @@ def test_serve_refuses_a_bad_port(port: str, capsys: pytest.CaptureFixture[str])
         main(["serve", "--port", port])
     assert exit_.value.code == 2
     assert f"{port!r}" in capsys.readouterr().err
+
+
+def test_compare_scenario_files_as_the_cli_does(client: TestClient, installed: Registry) -> None:
+    files = [
+        {"name": "boltguns.toml", "text": (EXAMPLES / "boltguns.toml").read_text()},
+        {"name": "charge.toml", "data": read_toml(EXAMPLES / "melee-charge.toml")},
+    ]
+    job = finish(client, start(client, "/api/compare", {"files": files, "metrics": ["models_destroyed"]}), timeout=120)
+    assert job["state"] == "done", job
+    answer = job["answer"]
+    assert answer["attackers"] == ["boltguns", "charge"]
+    from mathhammer.compare import compare, read_profiles
+
+    profiles = read_profiles([EXAMPLES / "boltguns.toml", EXAMPLES / "melee-charge.toml"])
+    expected = compare(
+        list(profiles.attackers.values()), list(profiles.targets.values()), evaluator="exact", registry=installed
+    )
+    assert answer["targets"] == expected.targets
+    for row, expected_row in zip(
+        answer["matrices"]["models_destroyed"], expected.matrix("models_destroyed"), strict=True
+    ):
+        assert row == pytest.approx(list(expected_row), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"library": 5}, "library"),
+        ({"files": "boltguns.toml"}, "files"),
+        ({"files": [{"name": "", "text": ""}]}, "files[0].name"),
+        ({"files": [{"name": "a.toml"}]}, "files[0]"),
+        ({"library": " "}, "library"),
+        ({"library": "ruleset = 'wh40k'\\n[attackers.a]\\n", "metrics": ["speed"]}, None),
+    ],
+)
+def test_compare_refuses_what_it_cannot_compare(client: TestClient, body: dict[str, Any], field: str | None) -> None:
+    response = client.post("/api/compare", json=body)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["field"] == field

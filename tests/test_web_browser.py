@@ -413,6 +413,15 @@ def test_explain_and_compare(page: WebDriver, server: str) -> None:
     button(page, "Run comparison").click()
     WebDriverWait(page, 120).until(lambda d: d.find_elements("css selector", "#heatmap .plot-container"))
     assert "Attacker" in page.find_element("id", "compare-table").text
+    # Scenarios instead of a library: the other tab's, and a file.
+    control(page, "Profile library (TOML)").clear()
+    button(page, "Add the scenario of the One attack tab").click()
+    control(page, "Add scenario files").send_keys(str(ROOT / "examples" / "melee-charge.toml"))
+    WebDriverWait(page, 30).until(lambda d: "melee-charge.toml" in d.find_element("id", "compare-files").text)
+    button(page, "Run comparison").click()
+    WebDriverWait(page, 120).until(lambda d: "melee-charge" in d.find_element("id", "compare-table").text)
+    rows = page.find_elements("css selector", "#compare-table tbody tr")
+    assert [r.text.split()[0] for r in rows] == ["this", "melee-charge"]
 
 
 def test_keywords_and_rule_versions_round_trip(page: WebDriver, server: str) -> None:

@@ -209,6 +209,39 @@ class Server:
         return evaluator, trials, seed
 
 
+def _profiles(data: Mapping[str, Any]) -> Profiles:
+    """The attackers and targets of a comparison: a library's text, and scenario files as text or data.
+
+    Each file is named as the user named it; a scenario's attacker takes the
+    name without its extension, as ``mathhammer compare FILE...`` names it.
+    """
+    profiles = Profiles()
+    text = data.get("library", "")
+    if not isinstance(text, str):
+        raise ScenarioError("must be the text of a profile library or scenario file", field="library")
+    if text.strip():
+        add_profiles(parse_toml(text, "library"), "library", profiles, stem="library")
+    files = data.get("files", [])
+    if not isinstance(files, list) or not all(isinstance(f, Mapping) for f in files):
+        raise ScenarioError("must be a list of files, each with a name and its text or data", field="files")
+    for i, file in enumerate(files):
+        name = file.get("name")
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+            raise ScenarioError(f"needs a name of 1 to {MAX_NAME} characters", field=f"files[{i}].name")
+        if isinstance(file.get("text"), str):
+            parsed = parse_toml(file["text"], name)
+        elif isinstance(file.get("data"), Mapping):
+            parsed = dict(file["data"])
+        else:
+            raise ScenarioError("needs the file's text or its data", field=f"files[{i}]")
+        add_profiles(parsed, name, profiles, stem=Path(name).stem)
+    return profiles
+
+
+MAX_NAME = 200
+"""The longest name a compared file may have."""
+
+
 def _lifespan(server: Server) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -273,20 +306,23 @@ def create_app(
 
     async def run_compare(request: Request) -> Response:
         data = await _body(request)
-        text = data.get("library")
-        if not isinstance(text, str):
-            raise ScenarioError("must be the text of a profile library or scenario file", field="library")
-        profiles = Profiles()
-        add_profiles(parse_toml(text, "library"), "library", profiles, stem="attacker")
+        profiles = _profiles(data)
         metrics = data.get("metrics") or list(METRICS)
         if not isinstance(metrics, list):
             raise ScenarioError("must be a list of metrics", field="metrics")
         for metric in metrics:
             metric_info(metric)
         if not profiles.attackers or not profiles.targets:
-            raise ScenarioError("gives no attackers or no targets: write [attackers.NAME] and [targets.NAME] tables")
-        evaluator, trials, seed = server.run_options(data)
+            raise ScenarioError(
+                "there is nothing to compare: give a profile library ([attackers.NAME] and [targets.NAME] tables)"
+                " or scenario files, whose attackers and targets are then paired",
+                field="library",
+            )
         cells = len(profiles.attackers) * len(profiles.targets)
+        if data.get("trials") in (None, ""):
+            # Unless asked for more, each pairing gets its share of the cap (1,000,000 at most).
+            data = {**data, "trials": max(1, min(DEFAULT_TRIALS, server.max_trials // cells))}
+        evaluator, trials, seed = server.run_options(data)
         if cells * trials > server.max_trials:
             raise ScenarioError(
                 f"is {trials:,} for each of {cells} pairings, more than the {server.max_trials:,} trials one request"

@@ -8,7 +8,16 @@
 const LINK_VERSION = 1; // bump when the data in a link changes meaning; old links are then refused by name
 const POLL_MS = 150;
 
-const state = { rulesets: new Map(), metrics: [], root: null, raw: {}, job: null, compareJob: null, comparison: null };
+const state = {
+  rulesets: new Map(),
+  metrics: [],
+  root: null,
+  raw: {},
+  job: null,
+  compareJob: null,
+  comparison: null,
+  compareFiles: [],
+};
 let uid = 0;
 
 function el(tag, attrs = {}, ...children) {
@@ -716,6 +725,7 @@ async function runCompare(event) {
   try {
     let job = await post("/api/compare", {
       library: document.getElementById("library").value,
+      files: state.compareFiles.map(({ name, text, data }) => ({ name, text, data })),
       metrics: state.metrics,
       evaluator: "auto",
       trials: document.getElementById("compare-trials").value.trim().replace(/[_,\s]/g, "") || null,
@@ -743,6 +753,20 @@ async function runCompare(event) {
     state.compareJob = null;
     cancelButton.hidden = true;
   }
+}
+
+function showCompareFiles() {
+  const list = document.getElementById("compare-files");
+  list.replaceChildren(
+    ...state.compareFiles.map((file, i) => {
+      const remove = el("button", { type: "button", class: "small", text: `Remove ${file.name}` });
+      remove.addEventListener("click", () => {
+        state.compareFiles.splice(i, 1);
+        showCompareFiles();
+      });
+      return el("li", {}, el("span", { text: `${file.name} ` }), remove);
+    }),
+  );
 }
 
 function drawComparison() {
@@ -837,6 +861,18 @@ async function start() {
   document.getElementById("compare-form").addEventListener("submit", runCompare);
   document.getElementById("compare-cancel").addEventListener("click", async () => {
     if (state.compareJob) await post(`/api/jobs/${encodeURIComponent(state.compareJob.id)}/cancel`, {});
+  });
+  document.getElementById("scenario-files").addEventListener("change", async (event) => {
+    for (const file of event.target.files) state.compareFiles.push({ name: file.name, text: await file.text() });
+    event.target.value = "";
+    showCompareFiles();
+  });
+  document.getElementById("add-current").addEventListener("click", () => {
+    const data = collect();
+    const name = (data.target && data.target.name) || "scenario";
+    state.compareFiles.push({ name: `this scenario ${state.compareFiles.length + 1}.toml`, data });
+    showCompareFiles();
+    document.getElementById("compare-status").textContent = `Added the scenario against ${name}.`;
   });
   document.getElementById("library-file").addEventListener("change", async (event) => {
     const file = event.target.files[0];
