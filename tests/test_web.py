@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -364,3 +365,24 @@ def test_compare_refuses_what_it_cannot_compare(client: TestClient, body: dict[s
     response = client.post("/api/compare", json=body)
     assert response.status_code == 400, response.text
     assert response.json()["error"]["field"] == field
+
+
+def test_ctrl_c_stops_the_server_and_its_runs() -> None:
+    command = [sys.executable, "-m", "mathhammer.cli", "serve", "--port", "0"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as server:
+        try:
+            assert server.stdout is not None and server.stderr is not None
+            url = re.search(r"http://localhost:\d+/", server.stdout.readline())
+            assert url is not None
+            scenario = read_toml(EXAMPLES / "skilldice-fight.toml")
+            body = json.dumps({"scenario": scenario, "evaluator": "monte_carlo", "trials": 10_000_000}).encode()
+            request = urllib.request.Request(url.group(0) + "api/run", body, JSON)
+            with urllib.request.urlopen(request, timeout=30) as response:
+                assert json.load(response)["state"] in ("queued", "running")
+            server.send_signal(signal.SIGINT)
+            assert server.wait(timeout=30) == 0
+            assert server.stdout.read().strip() == "mathhammer: the page is stopped"
+            assert "Traceback" not in server.stderr.read()
+        finally:
+            if server.poll() is None:
+                server.kill()

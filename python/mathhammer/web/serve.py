@@ -54,7 +54,12 @@ def serve(
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
     config = uvicorn.Config(app, log_level="warning", access_log=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        # uvicorn shuts down cleanly on Ctrl-C (running jobs are cancelled), then raises it again.
+        pass
+    print("mathhammer: the page is stopped", flush=True)
     return 0
 
 
