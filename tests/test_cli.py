@@ -31,7 +31,7 @@ def test_simulate_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
 def test_simulate_names_the_ruleset_and_its_version(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "simulate", str(EXAMPLES / "boltguns.toml"))
     assert code == 0 and out.startswith(f"wh40k {version('mathhammer-wh40k')} · exact · ")
-    assert "rules: attack_sequence = " in out
+    assert "Rules that ran:" in out and "  attack_sequence (11e): specification (11th-edition text)" in out
 
 
 def test_simulate_is_exact_when_it_can_be(capsys: pytest.CaptureFixture[str]) -> None:

@@ -87,7 +87,7 @@ from mathhammer.plan import (
 from mathhammer.registry import KeywordRegistrar, RulesetRegistrar
 from mathhammer.result import Chance
 from mathhammer.ruleset import Compiled, Ruleset
-from mathhammer.versions import Rule, VersionChoice, check_choice
+from mathhammer.versions import Rule, VersionChoice, check_choice, describe
 
 __all__ = [
     "HOOK_API_VERSION",
@@ -141,6 +141,7 @@ __all__ = [
     "UnknownKeywordError",
     "VersionChoice",
     "check_choice",
+    "describe",
     "exact_name",
     "hookimpl",
     "normalise",

@@ -24,6 +24,9 @@ DISTRIBUTION_STAGES = ("damage", "models_destroyed")
 NO_EFFECT_TITLE = "No effect on this calculation"
 """The heading above the keywords accepted that changed nothing, in every report."""
 
+RULES_TITLE = "Rules that ran"
+"""The heading above the rule versions used and what each does, in every report."""
+
 GROUP_STAGE = "destroyed:"
 """The prefix of the stages counting models destroyed in one group of the target: ``destroyed:Captain``."""
 
@@ -235,6 +238,7 @@ class Result:
             ``destroyed:<group>`` for each group of the target (see :meth:`group`).
         target_models: Models in the target unit.
         rule_versions: Which version of each rule was used.
+        rule_descriptions: What the version of each rule that was used does, in words.
         fast_path: Whether pool outcomes were drawn from exact tables.
         seconds: Wall time of the run.
     """
@@ -246,6 +250,7 @@ class Result:
     stages: Mapping[str, Stage]
     target_models: int
     rule_versions: Mapping[str, str] = field(default_factory=dict)
+    rule_descriptions: Mapping[str, str] = field(default_factory=dict)
     fast_path: bool = False
     seconds: float = 0.0
     ruleset_version: str = ""
@@ -262,6 +267,19 @@ class Result:
     group_models: Mapping[str, int] = field(default_factory=dict)
     """Models in each group of the target, by group name, in the target's order; each group has
     the stage ``destroyed:<name>``."""
+
+    @property
+    def rule_lines(self) -> list[str]:
+        """One line per rule version that ran: its name, the version, and what it does in words.
+
+        ``Blast (spec): specification (9th-edition text): at least 3 attacks against 6-10 models; ...``;
+        a rule whose plugin gave no sentence shows only its version.
+        """
+        lines = []
+        for rule, version in self.rule_versions.items():
+            said = self.rule_descriptions.get(rule)
+            lines.append(f"{rule} ({version}): {said}" if said else f"{rule}: {version}")
+        return lines
 
     @property
     def groups(self) -> list[GroupResult]:
@@ -357,6 +375,7 @@ class Result:
             "trials": self.trials,
             "seed": self.seed,
             "rule_versions": dict(self.rule_versions),
+            "rule_descriptions": dict(self.rule_descriptions),
             "target_models": self.target_models,
             "p_unit_destroyed": self.p_unit_destroyed,
             "fast_path": self.fast_path,
@@ -435,8 +454,8 @@ class Result:
                 parts.append(_distribution_html(self.stages[name]))
         parts.append("</div>")
         if self.rule_versions:
-            versions = ", ".join(f"{k} = {v}" for k, v in self.rule_versions.items())
-            parts.append(f"<p>rules: {html.escape(versions)}</p>")
+            items = "".join(f"<li>{html.escape(line)}</li>" for line in self.rule_lines)
+            parts.append(f"<p>{RULES_TITLE}:</p><ul>{items}</ul>")
         if self.no_effect:
             items = "".join(f"<li>{html.escape(str(n))}</li>" for n in self.no_effect)
             parts.append(f"<p>{NO_EFFECT_TITLE}:</p><ul>{items}</ul>")
@@ -472,7 +491,7 @@ class Result:
                 bar = "#" * round(row.p * 40)
                 lines.append(f"{row.label:>{width_k}}{row.p:>10.4f}{row.p_at_least:>10.4f}  {bar}")
         if self.rule_versions:
-            lines += ["", "rules: " + ", ".join(f"{k} = {v}" for k, v in self.rule_versions.items())]
+            lines += ["", f"{RULES_TITLE}:", *(f"  {line}" for line in self.rule_lines)]
         if self.no_effect:
             lines += ["", f"{NO_EFFECT_TITLE}:", *(f"  {n}" for n in self.no_effect)]
         return "\n".join(lines)

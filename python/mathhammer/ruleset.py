@@ -18,6 +18,8 @@ class Compiled:
     Attributes:
         plan: The Plan to run.
         rule_versions: Rule name to the version used, recorded in the Result.
+        rule_descriptions: Rule name to what the version used does, in words
+            (:func:`mathhammer.plugin.describe`): the reports print it.
         stage_labels: Counter name to a human label for tables.
         chances: Probabilities to report beside the stages (P(attacker wins)).
         distributions: Further stages whose distribution the Result shows (rounds fought).
@@ -25,6 +27,7 @@ class Compiled:
 
     plan: Plan
     rule_versions: dict[str, str] = field(default_factory=dict)
+    rule_descriptions: dict[str, str] = field(default_factory=dict)
     stage_labels: dict[str, str] = field(default_factory=dict)
     chances: list[Chance] = field(default_factory=list)
     distributions: list[str] = field(default_factory=list)
