@@ -46,7 +46,7 @@ from mathhammer.exceptions import (
     ScenarioError,
     UnknownKeywordError,
 )
-from mathhammer.fields import Fields
+from mathhammer.fields import Fields, accept_rolls
 from mathhammer.hookspecs import HOOK_API_VERSION, hookimpl
 from mathhammer.keywords import (
     KeywordSpec,
@@ -140,6 +140,7 @@ __all__ = [
     "TopThreshold",
     "UnknownKeywordError",
     "VersionChoice",
+    "accept_rolls",
     "check_choice",
     "describe",
     "exact_name",

@@ -6,7 +6,7 @@ import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -123,9 +123,26 @@ class Stage:
         """Monte Carlo standard error of :attr:`mean` (0 when exact)."""
         return self.sd / math.sqrt(self.trials) if self.trials else 0.0
 
-    def p_at_least(self) -> npt.NDArray[np.float64]:
-        """``p_at_least()[k]`` is P(number >= k)."""
-        return _probabilities(np.cumsum(self.pmf[::-1])[::-1])
+    @overload
+    def p_at_least(self) -> npt.NDArray[np.float64]: ...
+
+    @overload
+    def p_at_least(self, k: int | np.integer[Any]) -> float: ...
+
+    def p_at_least(self, k: int | np.integer[Any] | None = None) -> npt.NDArray[np.float64] | float:
+        """P(number >= ``k``) for one ``k``; without ``k``, every one: ``p_at_least()[k]`` is P(number >= k).
+
+        ``stage.p_at_least(3)`` is the chance of 3 or more; it is 1 for any
+        ``k`` of 0 or less and 0 past the largest possible value.
+
+        Raises:
+            TypeError: for a ``k`` that is not a whole number.
+        """
+        if k is None:
+            return _probabilities(np.cumsum(self.pmf[::-1])[::-1])
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"k is {k!r}; P(number >= k) needs a whole number k")
+        return min(max(float(self.pmf[max(int(k), 0) :].sum()), 0.0), 1.0)
 
     def last_shown(self, tail: float = SHOWN_TAIL) -> int:
         """The largest ``k`` with P(number >= k) of at least ``tail``: where a table or chart may stop."""
@@ -239,6 +256,8 @@ class Result:
         target_models: Models in the target unit.
         rule_versions: Which version of each rule was used.
         rule_descriptions: What the version of each rule that was used does, in words.
+        attacker: The attacking side's name ("" when the ruleset gave none).
+        target: The target's name ("" when the ruleset gave none).
         fast_path: Whether pool outcomes were drawn from exact tables.
         seconds: Wall time of the run.
     """
@@ -251,6 +270,8 @@ class Result:
     target_models: int
     rule_versions: Mapping[str, str] = field(default_factory=dict)
     rule_descriptions: Mapping[str, str] = field(default_factory=dict)
+    attacker: str = ""
+    target: str = ""
     fast_path: bool = False
     seconds: float = 0.0
     ruleset_version: str = ""
@@ -267,6 +288,16 @@ class Result:
     group_models: Mapping[str, int] = field(default_factory=dict)
     """Models in each group of the target, by group name, in the target's order; each group has
     the stage ``destroyed:<name>``."""
+
+    @property
+    def name(self) -> str:
+        """``"<attacker> vs <target>"``, else the one name the ruleset gave, else the ruleset's: what charts call it."""
+        return " vs ".join(n for n in (self.attacker, self.target) if n) or self.ruleset
+
+    @property
+    def how(self) -> str:
+        """How it was evaluated, in a few words: ``"exact"`` or ``"Monte Carlo, 200,000 trials"``."""
+        return "exact" if self.evaluator == "exact" else f"Monte Carlo, {self.trials:,} trials"
 
     @property
     def rule_lines(self) -> list[str]:
@@ -376,6 +407,8 @@ class Result:
             "seed": self.seed,
             "rule_versions": dict(self.rule_versions),
             "rule_descriptions": dict(self.rule_descriptions),
+            "attacker": self.attacker,
+            "target": self.target,
             "target_models": self.target_models,
             "p_unit_destroyed": self.p_unit_destroyed,
             "fast_path": self.fast_path,
@@ -427,7 +460,7 @@ class Result:
         """
         from mathhammer.plotting import distribution_figure
 
-        return distribution_figure({self.ruleset: self}, self.distributions if stages is None else stages)
+        return distribution_figure({self.name: self}, self.distributions if stages is None else stages)
 
     def _repr_html_(self) -> str:
         """An HTML report for Jupyter: per-stage statistics and the distributions with bars, self-contained."""

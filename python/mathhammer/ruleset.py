@@ -18,6 +18,8 @@ class Compiled:
     Attributes:
         plan: The Plan to run.
         rule_versions: Rule name to the version used, recorded in the Result.
+        attacker: The attacking side's name, as charts and reports show it ("" when it has none).
+        target: The target's name ("" when it has none).
         rule_descriptions: Rule name to what the version used does, in words
             (:func:`mathhammer.plugin.describe`): the reports print it.
         stage_labels: Counter name to a human label for tables.
@@ -28,6 +30,8 @@ class Compiled:
     plan: Plan
     rule_versions: dict[str, str] = field(default_factory=dict)
     rule_descriptions: dict[str, str] = field(default_factory=dict)
+    attacker: str = ""
+    target: str = ""
     stage_labels: dict[str, str] = field(default_factory=dict)
     chances: list[Chance] = field(default_factory=list)
     distributions: list[str] = field(default_factory=list)

@@ -172,6 +172,8 @@ def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
     return {
         "rule_versions": compiled.rule_versions,
         "rule_descriptions": compiled.rule_descriptions,
+        "attacker": compiled.attacker,
+        "target": compiled.target,
         "chances": tuple(compiled.chances),
         "distributions": (*DISTRIBUTION_STAGES, *compiled.distributions),
         "hidden": tuple(compiled.hidden),

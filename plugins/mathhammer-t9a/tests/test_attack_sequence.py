@@ -285,3 +285,14 @@ def test_an_attribute_error_names_where_the_attribute_is_listed(load: Callable[.
 
 def test_wounds_on_automatic_in_any_case(exact: Exact) -> None:
     assert close(exact({"Str": None, "wounds_on": "Automatic"})["wounds"].mean, 5)
+
+
+def test_python_objects_take_rolls_written_as_a_file_writes_them() -> None:
+    from mathhammer_t9a.model import Attack, Target
+
+    shot = Attack("Longbows", "shooting", models=10, att="1", aim="3+", strength=3)  # type: ignore[arg-type]
+    assert shot == Attack("Longbows", "shooting", models=10, att="1", aim=3, strength=3)
+    assert Attack("Spell", "melee", models=1, att="1", off=3, wounds_on="4+").wounds_on == 4  # type: ignore[arg-type]
+    assert Attack("Spell", "melee", models=1, att="1", off=3, wounds_on="automatic").wounds_on == "automatic"
+    trolls = Target("Trolls", models=4, defensive=3, resilience=4, regeneration="5+", aegis="6+")  # type: ignore[arg-type]
+    assert (trolls.regeneration, trolls.aegis, trolls.fortitude) == (5, 6, None)

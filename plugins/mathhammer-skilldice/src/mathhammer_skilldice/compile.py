@@ -390,6 +390,8 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         plan=plan,
         rule_versions=versions,
         rule_descriptions=describe(RULES, {name: [version] for name, version in versions.items()}),
+        attacker=attacker.name,
+        target=target.name,
         stage_labels=labels,
         chances=chances,
         distributions=distributions,

@@ -256,5 +256,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         plan=plan,
         rule_versions={"revision": scenario.revision},
         rule_descriptions=describe({"revision": REVISION}, {"revision": [scenario.revision]}),
+        attacker=" + ".join(dict.fromkeys(a.name for a in scenario.attacks)),
+        target=scenario.target.name,
         stage_labels=dict(LABELS),
     )

@@ -318,6 +318,8 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         plan=plan,
         rule_versions=versions,
         rule_descriptions={**RULE_DESCRIPTIONS, **describe(versioned, used)},
+        attacker=scenario.attacker.label(),
+        target=scenario.target.name,
         stage_labels=dict(LABELS),
         no_effect=no_effect,
     )
