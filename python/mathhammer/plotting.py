@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import io
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -147,7 +148,7 @@ def distribution_figure(
     Figure = _figure_class()
     named = list(results.items())
     figure = Figure(figsize=(11, 3.6 * len(stages) + 0.4), layout="constrained")
-    figure.suptitle(_safe(title if title is not None else chart_title([r for _, r in named]), long=True))
+    _suptitle(figure, title if title is not None else chart_title([r for _, r in named]))
     axes = figure.subplots(len(stages), 2, squeeze=False)
     width = 0.8 / max(1, len(named))
     for row, stage_name in enumerate(stages):
@@ -204,6 +205,11 @@ def _safe(text: str, *, long: bool = False) -> str:
     return shown.replace("$", r"\$")
 
 
+def _suptitle(figure: Figure, text: str) -> None:
+    """Head ``figure`` with ``text``, wrapped to the figure's width (about eight characters an inch)."""
+    figure.suptitle(textwrap.fill(_safe(text, long=True), width=max(30, int(figure.get_figwidth() * 8))))
+
+
 def small_multiples_figure(
     results: Mapping[tuple[str, str], Result], stage: str = "models_destroyed", *, title: str | None = None
 ) -> Figure:
@@ -246,7 +252,7 @@ def small_multiples_figure(
     shown = list(results.values())
     label = shown[0][stage].label if shown else stage
     heading = title if title is not None else f"{label}: P(exactly k) · {chart_title(shown)}"
-    figure.suptitle(_safe(heading, long=True))
+    _suptitle(figure, heading)
     for j, target in enumerate(targets):
         column = [results[a, target] for a in attackers if (a, target) in results]
         last = _last_shown(column, stage)
@@ -309,7 +315,7 @@ def heatmap_figure(
     height = 1.2 + 0.4 * len(rows) + under
     figure = Figure(figsize=(3 + 1.3 * len(columns) + beside, height * len(panels) + 0.4), layout="constrained")
     if title:
-        figure.suptitle(_safe(title, long=True))
+        _suptitle(figure, title)
     axes = figure.subplots(len(panels), 1, squeeze=False)[:, 0]
     for ax, (name, values, fmt) in zip(axes, panels, strict=True):
         image = ax.imshow(values, cmap="viridis", aspect="auto")
