@@ -96,7 +96,8 @@ RULE_VERSIONS = {
 RULE_DESCRIPTIONS = {
     "attack_sequence": "specification (11th-edition text): hit, wound, then saves through the allocation groups "
     "in their order, then damage; excess damage of an attack is lost",
-    "hit_modifier_cap": "specification: hit and wound rolls are never modified by more than -1 or +1",
+    "hit_modifier_cap": "specification: a hit roll is never modified by more than -1 or +1 (11th edition caps wound "
+    "rolls the same way)",
     "mortal_wounds": "specification: one at a time, 1 damage each, spilling over to the next model, after the "
     "pool's normal damage; 11th edition's order (a wounded non-CHARACTER first)",
 }
