@@ -155,3 +155,21 @@ def test_more_pairings_than_small_multiples_can_show_ask_for_a_filter() -> None:
     results = {(f"a{i}", f"t{j}"): named(f"a{i}", f"t{j}", [1.0]) for i in range(11) for j in range(6)}
     with pytest.raises(MathhammerError, match=r"66 pairings are too many to chart readably.*-a NAME -t NAME"):
         small_multiples_figure(results)
+
+
+def test_a_stage_only_some_results_have_is_drawn_for_those() -> None:
+    fight = Result.from_pmfs(
+        [np.array([0.5, 0.5]), np.array([0.5, 0.5]), np.array([0.0, 0.25, 0.75])],
+        ["damage", "models_destroyed", "rounds"],
+        {"rounds": "Rounds fought"},
+        ruleset="toy",
+        evaluator="exact",
+        trials=0,
+        seed=None,
+        target_models=1,
+    )
+    figure = distribution_figure({"strike": result([0.5, 0.5]), "fight": fight}, ["damage", "rounds"])
+    rounds = figure.axes[2]
+    assert rounds.get_title() == "Rounds fought: P(exactly k)" and len(rounds.patches) == 3  # the fight's alone
+    fight_damage = figure.axes[0].patches[-1]  # the second series' last bar in the first row
+    assert rounds.patches[0].get_facecolor() == fight_damage.get_facecolor()  # one colour per series throughout

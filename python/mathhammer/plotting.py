@@ -146,13 +146,18 @@ def distribution_figure(
             "draw them as small multiples, one panel each, or pick fewer"
         )
     Figure = _figure_class()
+    from matplotlib import colormaps
+
     named = list(results.items())
     figure = Figure(figsize=(11, 3.6 * len(stages) + 0.4), layout="constrained")
     _suptitle(figure, title if title is not None else chart_title([r for _, r in named]))
     axes = figure.subplots(len(stages), 2, squeeze=False)
-    width = 0.8 / max(1, len(named))
     for row, stage_name in enumerate(stages):
-        shown = [r for _, r in named]
+        # A row shows the Results that have its stage: a fight's rounds, say,
+        # beside a scenario that has none.
+        having = [(n, name, r) for n, (name, r) in enumerate(named) if stage_name in r.stages]
+        shown = [r for _, _, r in having]
+        width = 0.8 / max(1, len(having))
         last = _last_shown(shown, stage_name)
         # Up to MAX_BARS values, one bar each from 0; past that, from the start
         # of the distribution's body, in bins of `step` values: a bar is then
@@ -164,14 +169,17 @@ def distribution_figure(
         bins = math.ceil((last - first + 1) / step)
         k = first + step * np.arange(bins)
         exactly, at_least = axes[row]
-        label = _safe(named[0][1][stage_name].label if named else stage_name)
-        for i, (name, result) in enumerate(named):
+        label = _safe(shown[0][stage_name].label if shown else stage_name)
+        for i, (n, name, result) in enumerate(having):
             stage = result[stage_name]
             pmf = _binned(stage.pmf, first, step, bins)
             tail = _padded(stage.p_at_least()[first::step], bins)
-            offset = (i - (len(named) - 1) / 2) * width * step
-            exactly.bar(k + offset, pmf, width=width * step, label=_safe(name))
-            at_least.plot(k, tail, marker="o" if bins <= 60 else "", markersize=3, label=_safe(name))
+            offset = (i - (len(having) - 1) / 2) * width * step
+            # A series keeps its colour in every row, present or not in the others;
+            # past the ten colours of the default cycle, twenty distinct ones.
+            colour = f"C{n}" if len(named) <= 10 else colormaps["tab20"](n % 20)
+            exactly.bar(k + offset, pmf, width=width * step, label=_safe(name), color=colour)
+            at_least.plot(k, tail, marker="o" if bins <= 60 else "", markersize=3, label=_safe(name), color=colour)
         binned = f", in bins of {step}" if step > 1 else ""
         exactly.set_title(f"{label}: P(exactly k){binned}")
         at_least.set_title(f"{label}: P(at least k)")
@@ -180,7 +188,7 @@ def distribution_figure(
             ax.set_xticks(k if bins <= 30 and step == 1 else np.linspace(first, last, 11).round())
             ax.grid(axis="y", alpha=0.3)
         at_least.set_ylim(0, 1.02)
-        if len(named) > 1:
+        if len(named) > 1 and having:
             if len(named) <= LEGEND_INSIDE:
                 exactly.legend(fontsize="small")
             else:  # many series: the legend beside the charts, not over them
