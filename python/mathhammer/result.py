@@ -269,9 +269,6 @@ class Result:
     stages: Mapping[str, Stage]
     target_models: int
     rule_versions: Mapping[str, str] = field(default_factory=dict)
-    rule_descriptions: Mapping[str, str] = field(default_factory=dict)
-    attacker: str = ""
-    target: str = ""
     fast_path: bool = False
     seconds: float = 0.0
     ruleset_version: str = ""
@@ -288,6 +285,9 @@ class Result:
     group_models: Mapping[str, int] = field(default_factory=dict)
     """Models in each group of the target, by group name, in the target's order; each group has
     the stage ``destroyed:<name>``."""
+    rule_descriptions: Mapping[str, str] = field(default_factory=dict)
+    attacker: str = ""
+    target: str = ""
 
     @property
     def name(self) -> str:

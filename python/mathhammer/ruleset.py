@@ -29,9 +29,6 @@ class Compiled:
 
     plan: Plan
     rule_versions: dict[str, str] = field(default_factory=dict)
-    rule_descriptions: dict[str, str] = field(default_factory=dict)
-    attacker: str = ""
-    target: str = ""
     stage_labels: dict[str, str] = field(default_factory=dict)
     chances: list[Chance] = field(default_factory=list)
     distributions: list[str] = field(default_factory=list)
@@ -40,6 +37,10 @@ class Compiled:
     """Stages whose mean means nothing (codes read through chances), left out of the tables."""
     no_effect: list[NoEffect] = field(default_factory=list)
     """Keywords the scenario lists that change nothing in this calculation, each with its reason."""
+    # Newer fields go last, so positional construction written before them keeps working.
+    rule_descriptions: dict[str, str] = field(default_factory=dict)
+    attacker: str = ""
+    target: str = ""
 
 
 @runtime_checkable
