@@ -455,6 +455,8 @@ class Result:
     def plot(self, stages: Sequence[str] | None = None) -> Figure:
         """A matplotlib Figure: for each of ``stages``, P(exactly k) and P(at least k).
 
+        Its title names the attacker, the target, the evaluator and, for Monte Carlo, the trials.
+
         Raises:
             MissingDependencyError: when matplotlib is not installed (``pip install 'mathhammer[plot]'``).
         """
