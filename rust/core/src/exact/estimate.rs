@@ -133,7 +133,7 @@ pub(super) fn tabulation_steps(pool: &RunPool) -> Option<u64> {
             .collect();
         for n in 0..attacks {
             let ranges = most.iter().fold(1u64, |acc, &mx| {
-                acc.saturating_mul(n.saturating_mul(mx) + 1)
+                acc.saturating_mul(n.saturating_mul(mx).saturating_add(1))
             });
             let held = ranges.min(multisets(n, outcomes));
             steps = steps.saturating_add(held.saturating_mul(outcomes));
@@ -287,7 +287,15 @@ pub(super) fn state_steps(program: &Program, carry_failed: bool, carry_mortal: b
                             .saturating_mul(sum)
                     })
                     .fold(0u64, u64::saturating_add);
-                (work, reach, if carry_mortal { most + 1 } else { 1 })
+                (
+                    work,
+                    reach,
+                    if carry_mortal {
+                        most.saturating_add(1)
+                    } else {
+                        1
+                    },
+                )
             }
             RunSequence::Heal { .. } | RunSequence::Mark { .. } => continue,
         };
@@ -391,14 +399,15 @@ impl PoolStates<'_> {
                 InflictKind::Mortal { amount, .. } => {
                     let d = amount.unwrap_or(pool.damage);
                     if carry_mortal {
-                        mortal = mortal.max(tokens.saturating_mul(u64::from(d.max())) + 1);
+                        mortal =
+                            mortal.max(tokens.saturating_mul(u64::from(d.max())).saturating_add(1));
                     }
                     support(d).1
                 }
                 InflictKind::Damage { damage, .. } => support(damage.unwrap_or(pool.damage)).0,
             };
             if inflict.after_all {
-                held = held.max(tokens + 1);
+                held = held.max(tokens.saturating_add(1));
             }
             let events = (1..=tokens)
                 .map(|e| e.saturating_mul(after_saves))
