@@ -82,7 +82,7 @@ def test_the_attack_roll_hits_on_the_dc_and_classes_come_from_the_two_d12(run: R
     """Attack Roll: 2d12 + Skill >= DC. Matching d12 are a Critical Hit (a hit, default reading);
     Focus higher Inflicts (on a hit), Panic higher is Hazardous whether or not it hit."""
     roll = attack_roll()
-    result = run()
+    result = run({"keywords": ["Hazardous 1"]})
     assert_mean(result["hits"], 5 * float(p(roll, hit=True)))
     assert_mean(result["critical_hits"], 5 * 12 / 144)
     assert_mean(result["inflicts"], 5 * float(p(roll, hit=True, cls="F")))
@@ -110,7 +110,11 @@ def test_re_rolls(run: Run, reroll: str, advantage_die: str) -> None:
     """Re-rolling the Attack Roll re-rolls both Skill Dice (the Advantage die kept, or, in the other
     reading, re-rolled too); re-rolling natural 1s re-rolls only a die showing 1; the second stands."""
     roll = attack_roll(advantage=1, reroll=reroll, advantage_die=advantage_die, dc=20)
-    result = run({"advantage": True, "reroll": reroll}, {"dc": 20}, rules={"advantage_die": advantage_die})
+    result = run(
+        {"advantage": True, "reroll": reroll, "keywords": ["Hazardous 1"]},
+        {"dc": 20},
+        rules={"advantage_die": advantage_die},
+    )
     assert_mean(result["hits"], 5 * float(p(roll, hit=True)))
     assert_mean(result["hazardous"], 5 * float(p(roll, cls="P")))
 
@@ -450,3 +454,23 @@ def test_keywords_are_read_as_printed_brackets_and_all(run: Run) -> None:
     plain = run({"keywords": ["Hazardous 2"]})
     printed = run({"keywords": ["[HAZARDOUS 2]"]})
     assert printed["attacker_damage"].pmf.tolist() == plain["attacker_damage"].pmf.tolist()
+
+
+def test_no_hazardous_line_for_weapons_without_hazardous(registry: mathhammer.Registry) -> None:
+    """Panic > Focus is reported as Hazardous only where a weapon has Hazardous, and as a chance
+    per attack only when every weapon of the side has it."""
+
+    def compiled(*weapons: dict[str, Any]) -> Any:
+        data = scenario_data()
+        data["attacker"]["weapons"] = [
+            {"name": f"W{i}", "models": 5 // len(weapons), "skill": 3, "damage": "D6", **w}
+            for i, w in enumerate(weapons)
+        ]
+        return mathhammer.compile_scenario(mathhammer.scenario_from_data(data, registry=registry), registry=registry)
+
+    def hazardous_lines(c: Any) -> tuple[bool, bool]:
+        return "hazardous" in c.plan.counters, any(ch.stage == "hazardous" for ch in c.chances)
+
+    assert hazardous_lines(compiled({})) == (False, False)
+    assert hazardous_lines(compiled({"keywords": ["Hazardous 1"]})) == (True, True)
+    assert hazardous_lines(compiled({"keywords": ["Hazardous 1"]}, {})) == (True, False)

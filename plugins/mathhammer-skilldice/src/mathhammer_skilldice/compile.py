@@ -51,6 +51,7 @@ from mathhammer.plugin import (
     split_keywords,
 )
 from mathhammer_skilldice.keyword_api import (
+    PANIC_HIGHER,
     AttackRules,
     BattleShockRules,
     PowerRules,
@@ -179,10 +180,22 @@ def _apply(
     keywords.apply(spec, rules, source=rules.scenario.source, field=field)
 
 
-def _count_classes(rules: AttackRules) -> None:
-    """Count Inflicts and Hazardous rolls whatever the weapon does with them."""
+def _count_inflicts(rules: AttackRules) -> None:
+    """Count Inflicts whatever the weapon does with them."""
     rules.on_inflict(Effect(on="success", action="count", counter=rules.prefix + "inflicts"))
-    rules.on_panic(Effect(on="success", action="count", counter=rules.prefix + "hazardous"))
+
+
+def _acts_on_panic(pool: AttackPool) -> bool:
+    """Does something of the weapon's act when Panic is higher than Focus (Hazardous)?"""
+    return any(e.class_ == PANIC_HIGHER and e.action != "count" for t in pool.steps for e in t.effects)
+
+
+def _count_hazardous(rules: AttackRules, pool: AttackPool) -> None:
+    """Count Hazardous rolls (Panic higher than Focus) of a weapon they do something to:
+    a weapon without Hazardous has no Hazardous stage."""
+    if _acts_on_panic(pool):
+        rules.add_counter("hazardous", LABELS["hazardous"])
+        rules.on_panic(Effect(on="success", action="count", counter=rules.prefix + "hazardous"))
 
 
 def _strikes(
@@ -199,7 +212,8 @@ def _strikes(
     """One side's attacks with one weapon: a pool, its keywords and Inflict effect applied."""
     prefix = rules.prefix
     for name in COUNTERS:
-        rules.add_counter(name, LABELS[name])
+        if name != "hazardous":
+            rules.add_counter(name, LABELS[name])
     pool = AttackPool(
         name=weapon.name,
         attacks=[
@@ -234,8 +248,9 @@ def _strikes(
     pool.steps = [roll]
     pool.top_threshold = _shock_consequence(shock, "attacker" if side == "target" else "target")
     rules.pool, rules.attack_roll, rules.weapon = pool, roll, weapon
-    _count_classes(rules)
+    _count_inflicts(rules)
     _pool(index, weapon, scenario, keywords, rules)
+    _count_hazardous(rules, pool)
     return pool
 
 
@@ -302,14 +317,21 @@ def _battle_shock(scenario: Scenario, keywords: KeywordTable) -> BattleShockRule
     return shock
 
 
-def _chances(prefix: str, label: str, defender: str) -> list[Chance]:
-    """Per attack P(hit), P(Critical Hit), P(Inflict), P(Hazardous); P(at least one Battle Shock test)."""
+def _chances(prefix: str, label: str, defender: str, pools: list[AttackPool]) -> list[Chance]:
+    """Per attack P(hit), P(Critical Hit), P(Inflict), and P(Hazardous) when every weapon of
+    the side has Hazardous (else "per attack" would count attacks that cannot be Hazardous);
+    P(at least one Battle Shock test)."""
     per = prefix + "attacks"
+    hazardous = bool(pools) and all(_acts_on_panic(p) for p in pools)
     return [
         Chance(f"{label}P(hit) per attack", prefix + "hits", per=per),
         Chance(f"{label}P(Critical Hit) per attack", prefix + "critical_hits", per=per),
         Chance(f"{label}P(Inflict) per attack", prefix + "inflicts", per=per),
-        Chance(f"{label}P(Panic > Focus: Hazardous) per attack", prefix + "hazardous", per=per),
+        *(
+            [Chance(f"{label}P(Panic > Focus: Hazardous) per attack", prefix + "hazardous", per=per)]
+            if hazardous
+            else []
+        ),
         Chance(f"P(Battle Shock test for {defender})", prefix + "battle_shock", at_least=1),
     ]
 
@@ -353,7 +375,8 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
             for i, w in enumerate(scenario.weapons)
         ),
     ]
-    chances = _chances("", f"{attacker.name}: " if fight else "", target.name)
+    weapons = [s for s in strikes if isinstance(s, AttackPool) and s.against == "target"]
+    chances = _chances("", f"{attacker.name}: " if fight else "", target.name, weapons)
     distributions = ["attacker_damage"]
     if fight is not None:
         theirs = rules_for("return_", f"{target.name}: ")
@@ -381,7 +404,12 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
             Chance(f"P(both stand after {fight.rounds} rounds)", "outcome", exactly=0),
             Chance("P(both destroyed)", "outcome", exactly=3),
             *chances,
-            *_chances("return_", f"{target.name}: ", attacker.name),
+            *_chances(
+                "return_",
+                f"{target.name}: ",
+                attacker.name,
+                [s for s in back if isinstance(s, AttackPool) and s.against == "attacker"],
+            ),
         ]
         distributions = ["rounds", "attacker_damage"]
     else:
