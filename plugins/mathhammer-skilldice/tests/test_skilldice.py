@@ -102,6 +102,16 @@ def test_advantage_and_disadvantage_together_roll_both_dice(run: Run) -> None:
     assert_mean(result["hits"], 5 * float(p(attack_roll(sixes=(1, -1)), hit=True)))
 
 
+def test_advantage_and_disadvantage_cancel_in_the_other_reading(run: Run) -> None:
+    """advantage_with_disadvantage = "cancel": with both, neither d6 is rolled; alone, each still is."""
+    rules = {"advantage_with_disadvantage": "cancel"}
+    both = run({"advantage": True, "disadvantage": True}, rules=rules)
+    assert_mean(both["hits"], 5 * float(p(attack_roll(), hit=True)))
+    alone = run({"advantage": True}, rules=rules)
+    assert_mean(alone["hits"], 5 * float(p(attack_roll(advantage=1), hit=True)))
+    assert both.rule_versions["advantage_with_disadvantage"] == "cancel"
+
+
 @pytest.mark.parametrize(
     ("reroll", "advantage_die"),
     [("attack_roll", "kept"), ("attack_roll", "rerolled"), ("ones", "kept"), ("ones", "rerolled")],
@@ -214,7 +224,12 @@ def test_the_example_runs_and_reports_every_stage(registry: mathhammer.Registry)
         "damage",
         "attacker_damage",
     }
-    assert result.rule_versions == {"critical_hits": "always", "inflict": "on_hit", "advantage_die": "kept"}
+    assert result.rule_versions == {
+        "critical_hits": "always",
+        "inflict": "on_hit",
+        "advantage_die": "kept",
+        "advantage_with_disadvantage": "both_dice",
+    }
 
 
 @pytest.mark.parametrize(
@@ -372,12 +387,13 @@ def test_a_shaken_unit_strikes_back_with_disadvantage() -> None:
     then strike back with -1d6."""
     registry = skilldice_registry()
 
-    def fight(effect: str | None) -> Result:
+    def fight(effect: str | None, advantage: bool = False, reading: str = "both_dice") -> Result:
         data = duel(rounds=1)
         data["attacker"].update(hp_per_model=100)
         data["attacker"]["weapons"][0].update(skill=20)
         data["target"].update(models=100, hp_per_model=3)
-        data["target"]["weapons"][0].update(models=100, skill=3, damage="1")
+        data["target"]["weapons"][0].update(models=100, skill=3, damage="1", advantage=advantage)
+        data["rules"] = {"advantage_with_disadvantage": reading}
         if effect:
             data["battle_shock"] = effect
         scenario = mathhammer.scenario_from_data(data, registry=registry)
@@ -385,6 +401,13 @@ def test_a_shaken_unit_strikes_back_with_disadvantage() -> None:
 
     assert_mean(fight(None)["return_hits"], 99 * float(p(attack_roll(skill=3), hit=True)))
     assert_mean(fight("Shaken")["return_hits"], 99 * float(p(attack_roll(skill=3, advantage=-1), hit=True)))
+    # A weapon with Advantage, shaken: both dice, or (cancelling) neither.
+    both = attack_roll(skill=3, sixes=(1, -1))
+    assert_mean(fight("Shaken", advantage=True)["return_hits"], 99 * float(p(both, hit=True)))
+    plain = attack_roll(skill=3)
+    assert_mean(fight("Shaken", advantage=True, reading="cancel")["return_hits"], 99 * float(p(plain, hit=True)))
+    unshaken = attack_roll(skill=3, advantage=1)
+    assert_mean(fight(None, advantage=True, reading="cancel")["return_hits"], 99 * float(p(unshaken, hit=True)))
 
 
 def test_a_powers_damage_meets_the_thresholds_and_causes_battle_shock(run: Run) -> None:

@@ -118,6 +118,37 @@ def _prefixed(name: str) -> bool:
     return name.startswith((INFLICT_PREFIX, POWER_PREFIX, SHOCK_PREFIX))
 
 
+def _advantage_dice(
+    weapon: Weapon, versions: Mapping[str, str], granted: str | None, shaken: str | None
+) -> list[RollDie]:
+    """The Advantage d6 (added) and the Disadvantage d6 (subtracted) of an Attack Roll.
+
+    Either is a state (it does not stack with itself); each comes from the weapon or from
+    a mark set this round (``granted`` by a power, ``shaken`` by Battle Shock). A roll
+    with both rolls both, or, under ``advantage_with_disadvantage = "cancel"``, neither:
+    each die is then rolled only while the other's condition does not hold.
+    """
+    # Only a re-rolled Attack Roll may re-roll the d6 (natural 1s name the Skill Dice alone).
+    rerolled = versions["advantage_die"] == "rerolled" and weapon.reroll == "attack_roll"
+    cancel = versions["advantage_with_disadvantage"] == "cancel"
+    dice = []
+    # (always, mark, subtract) for Advantage, then Disadvantage.
+    sides = [(weapon.advantage, granted, False), (weapon.disadvantage, shaken, True)]
+    for (always, mark, subtract), (other_always, other_mark, _) in zip(sides, sides[::-1], strict=True):
+        if not (always or mark is not None) or (cancel and other_always):
+            continue
+        dice.append(
+            RollDie(
+                ADVANTAGE,
+                subtract=subtract,
+                rerolled=rerolled,
+                when=None if always else mark,
+                unless=other_mark if cancel else None,
+            )
+        )
+    return dice
+
+
 def _attack_roll(
     weapon: Weapon,
     target: Unit,
@@ -128,15 +159,7 @@ def _attack_roll(
 ) -> Test:
     """The Attack Roll. ``granted`` names the mark of a power granting Advantage this round,
     ``shaken`` that of a Battle Shock giving Disadvantage."""
-    dice = [RollDie(SKILL_DIE), RollDie(SKILL_DIE)]
-    # Only a re-rolled Attack Roll may re-roll the d6 (natural 1s name the Skill Dice alone).
-    rerolled = versions["advantage_die"] == "rerolled" and weapon.reroll == "attack_roll"
-    # Advantage adds a d6 and Disadvantage subtracts one; either is a state (it does not
-    # stack with itself), and a unit with both rolls both.
-    if weapon.advantage or granted is not None:
-        dice.append(RollDie(ADVANTAGE, rerolled=rerolled, when=None if weapon.advantage else granted))
-    if weapon.disadvantage or shaken is not None:
-        dice.append(RollDie(ADVANTAGE, subtract=True, rerolled=rerolled, when=None if weapon.disadvantage else shaken))
+    dice = [RollDie(SKILL_DIE), RollDie(SKILL_DIE), *_advantage_dice(weapon, versions, granted, shaken)]
     return Test(
         name="attack roll",
         target=target.dc,
