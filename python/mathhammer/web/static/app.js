@@ -572,8 +572,10 @@ function renderResult(r) {
   if (groups.length > 1) {
     parts.push(tableOf(["Group", "Models", "Destroyed (mean)", "P(group destroyed)"], groups.map(([name, g]) => [name, String(g.models), fmt(g.mean), fmt(g.p_destroyed, 4)]), "Per group"));
   }
-  const versions = Object.entries(r.rule_versions || {});
-  if (versions.length) parts.push(tableOf(["Rule", "Version"], versions, "Rule versions that ran", false));
+  // Each rule version that ran, with what it does in words (as the report says it).
+  const said = r.rule_descriptions || {};
+  const versions = Object.entries(r.rule_versions || {}).map(([rule, version]) => [rule, version, said[rule] || ""]);
+  if (versions.length) parts.push(tableOf(["Rule", "Version", "What it does"], versions, "Rule versions that ran", false));
   if (r.no_effect && r.no_effect.length) {
     parts.push(el("h3", { text: "Keywords with no effect here" }), el("ul", {}, ...r.no_effect.map((n) => el("li", { text: `${n.keyword} (${n.where}): ${n.reason}` }))));
   }
