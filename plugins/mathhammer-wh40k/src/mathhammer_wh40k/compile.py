@@ -63,7 +63,7 @@ from mathhammer.plugin import (
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.keyword_api import WeaponRules
 from mathhammer_wh40k.keywords.psychic import RULE as PSYCHIC
-from mathhammer_wh40k.model import ModelProfile, Scenario, Weapon
+from mathhammer_wh40k.model import ModelProfile, Modifiers, Scenario, Weapon
 from mathhammer_wh40k.rules import (
     HIT_MODIFIER_CAP,
     WOUND_MODIFIER_CAP,
@@ -435,6 +435,30 @@ def _name_group_sources(plan: Plan, scenario: Scenario) -> None:
                 plan.sources[f"{side}.groups[{gi}].wounds"] = f"{where}[{j}].wounds"
 
 
+def modified_strength(w: Weapon, scenario: Scenario) -> int:
+    """The attack's S after its modifiers: multiplied, then added to, never below 1."""
+    mods, common = w.modifiers, scenario.modifiers
+    return max(1, w.strength * mods.strength_multiplier * common.strength_multiplier + mods.strength + common.strength)
+
+
+def modified_ap(w: Weapon, scenario: Scenario) -> int:
+    """The attack's AP after its modifiers (negative improves it), never above 0."""
+    return min(0, w.ap + w.modifiers.ap + scenario.modifiers.ap)
+
+
+def _wound_target(w: Weapon, strength: int, scenario: Scenario) -> int:
+    """The wound roll needed: a fixed roll against its keyword (the better of the weapon's and the
+    scenario's that apply), else S against T."""
+    target_keywords = {k.casefold() for k in scenario.target.keywords}
+    fixed = [
+        m.wounds_on
+        for m in (w.modifiers, scenario.modifiers)
+        if m.wounds_on is not None
+        and (m.wounds_on_keyword is None or m.wounds_on_keyword.casefold() in target_keywords)
+    ]
+    return min(fixed) if fixed else wound_target(strength, scenario.target.toughness)
+
+
 def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, Test]:
     w = weapons[0]
     mods = w.modifiers
@@ -455,10 +479,20 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
             reroll=_broadest(mods.reroll_hits, common.reroll_hits),
             counter="hits",
         )
+    for where, m in (("attacker.weapons[].modifiers", mods), ("modifiers", common)):
+        for name in ("damage", "damage_multiplier", "reroll_damage", "reroll_saves"):
+            if getattr(m, name) != getattr(Modifiers(), name):
+                raise ScenarioError("is not supported yet", source=scenario.source, field=f"{where}.{name}")
+    strength = modified_strength(w, scenario)
+    wound_modifiers = [mods.wound, common.wound]
+    if (mods.minus_one_to_wound_if_s_above_t or common.minus_one_to_wound_if_s_above_t) and (
+        strength > scenario.target.toughness
+    ):
+        wound_modifiers.append(-1)
     wound = Test(
         name="wound",
-        target=wound_target(w.strength, scenario.target.toughness),
-        modifiers=[mods.wound, common.wound],
+        target=_wound_target(w, strength, scenario),
+        modifiers=wound_modifiers,
         modifier_min=-WOUND_MODIFIER_CAP,
         modifier_max=WOUND_MODIFIER_CAP,
         natural_fail=1,
@@ -475,11 +509,21 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
         ]
     pool = AttackPool(
         name=" + ".join(dict.fromkeys(x.name for x in weapons)),
-        attacks=[Attacks(models=x.count, dice=_dice(x.attacks)) for x in weapons],
+        attacks=[_attacks(x, scenario) for x in weapons],
         attacks_counter="attacks",
         steps=[hit, wound],
-        save=Save(ap=w.ap, modifiers=[mods.save, common.save], natural_fail=1, counter="failed_saves"),
+        save=Save(
+            ap=modified_ap(w, scenario), modifiers=[mods.save, common.save], natural_fail=1, counter="failed_saves"
+        ),
         damage=_dice(w.damage),
         mortal_counter="mortal_wounds",
     )
     return pool, hit, wound
+
+
+def _attacks(w: Weapon, scenario: Scenario) -> Attacks:
+    """One weapon's attack dice: each model's A plus the Attacks modifiers, never below 1."""
+    bonus = w.modifiers.attacks + scenario.modifiers.attacks
+    dice = _dice(w.attacks)
+    low = parse_dice(dice).min + bonus
+    return Attacks(models=w.count, dice=dice, bonus=bonus, minimum=1 if low < 1 else None)

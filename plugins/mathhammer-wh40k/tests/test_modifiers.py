@@ -1,0 +1,193 @@
+"""Modifiers to characteristics and rolls, per weapon and per scenario, against hand-computed fractions.
+
+Every case runs through the exact evaluator (to 1e-12) and both Monte Carlo
+paths: the fast path (trial tables, where the Plan is eligible) and the
+die-by-die executor, each within five standard errors at a fixed seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mathhammer
+from mathhammer import Registry
+from mathhammer.simulate import prepare, simulate_prepared
+from mathhammer.testing import assert_mean
+from mathhammer_wh40k import Attacker, ModelProfile, Scenario, Target, Weapon
+from mathhammer_wh40k.model import Modifiers
+
+N = 4  # attacks: few enough that every exact evaluation is quick
+F = Fraction
+
+
+def scenario(
+    *,
+    common: Modifiers | None = None,
+    target_keywords: tuple[str, ...] = (),
+    toughness: int = 4,
+    save: int | None = None,
+    wounds: int = 1,
+    models: int = 20,
+    **weapon: Any,
+) -> Scenario:
+    w: dict[str, Any] = dict(name="Gun", attacks="1", skill=None, auto_hit=True, strength=4, damage="1", count=N)
+    w.update(weapon)
+    return Scenario(
+        attacker=Attacker(weapons=(Weapon(**w),)),
+        target=Target(
+            "T",
+            toughness=toughness,
+            keywords=target_keywords,
+            models=(ModelProfile("M", wounds=wounds, count=models, save=save),),
+        ),
+        modifiers=common or Modifiers(),
+    )
+
+
+def both(registry: Registry, s: Scenario, expected: Mapping[str, Fraction]) -> None:
+    """Each stage's mean, exactly and by both Monte Carlo paths, against the fraction given."""
+    exact = mathhammer.evaluate_exact(s, registry=registry)
+    prepared = prepare(s, registry=registry)
+    runs = [simulate_prepared(prepared, 40_000, 7, 1, None, die_by_die=d) for d in (False, True)]
+    for stage, value in expected.items():
+        assert exact[stage].mean == pytest.approx(float(value), abs=1e-12), stage
+        for r in runs:
+            assert_mean(r[stage], float(value))
+
+
+def test_ap_modifiers_improve_or_worsen_ap_never_above_0(registry_all: Registry) -> None:
+    wound = F(1, 2)  # S4 against T4
+    # AP -1 improved by 1 is AP -2: Sv 3+ saves on 5+, fails 4 in 6.
+    both(registry_all, scenario(save=3, ap=-1, common=Modifiers(ap=-1)), {"failed_saves": N * wound * F(4, 6)})
+    # The weapon's own modifier and the scenario's add up: -1 + 2 worsens AP -1 by one, to AP 0.
+    s = scenario(save=3, ap=-1, common=Modifiers(ap=2), modifiers=Modifiers(ap=-1))
+    both(registry_all, s, {"failed_saves": N * wound * F(2, 6)})
+    # Worsened past 0, AP stays 0: Sv 3+ fails on 1-2 only.
+    both(registry_all, scenario(save=3, ap=-1, common=Modifiers(ap=3)), {"failed_saves": N * wound * F(2, 6)})
+
+
+@pytest.mark.parametrize(
+    ("strength", "mods", "toughness", "p_wound"),
+    [
+        (4, Modifiers(strength_multiplier=2), 4, F(5, 6)),  # S8 against T4: 2+
+        (4, Modifiers(strength=1), 4, F(4, 6)),  # S5 against T4: 3+
+        # Multiply, then add: S3 x2 +1 is S7 = T7, 4+ (adding first would give S8 > T7, 3+).
+        (3, Modifiers(strength_multiplier=2, strength=1), 7, F(3, 6)),
+        (4, Modifiers(strength=-5), 4, F(1, 6)),  # never below S1: S1 against T4, 6+
+    ],
+)
+def test_strength_is_multiplied_then_added_to_never_below_1(
+    registry_all: Registry, strength: int, mods: Modifiers, toughness: int, p_wound: Fraction
+) -> None:
+    both(registry_all, scenario(strength=strength, toughness=toughness, common=mods), {"wounds": N * p_wound})
+    # The same modifiers on the weapon itself.
+    both(registry_all, scenario(strength=strength, toughness=toughness, modifiers=mods), {"wounds": N * p_wound})
+
+
+def test_attacks_modifiers_add_to_each_models_a_never_below_1(registry_all: Registry) -> None:
+    both(registry_all, scenario(attacks="2", common=Modifiers(attacks=1)), {"attacks": N * 3})
+    # D3-1 per model, at least 1: rolls 1, 2, 3 make 1, 1, 2 attacks.
+    both(registry_all, scenario(attacks="D3", common=Modifiers(attacks=-1)), {"attacks": N * F(1 + 1 + 2, 3)})
+    # The weapon's +1 and the scenario's -1 cancel.
+    s = scenario(attacks="2", common=Modifiers(attacks=-1), modifiers=Modifiers(attacks=1))
+    both(registry_all, s, {"attacks": N * 2})
+
+
+def test_critical_thresholds_per_weapon(registry_all: Registry) -> None:
+    # Critical hits on 5+ with Sustained Hits 1, BS 4+: 4 hits, 5-6 a hit and an extra hit.
+    s = scenario(auto_hit=False, skill=4, keywords=("Sustained Hits 1",), modifiers=Modifiers(critical_hit=5))
+    both(registry_all, s, {"hits": N * (F(1, 6) + F(2, 6) * 2)})
+    # Critical wounds on 5+ always wound: S1 against T4 needs 6+, yet 5s wound too.
+    s = scenario(strength=1, modifiers=Modifiers(critical_wound=5))
+    both(registry_all, s, {"wounds": N * F(2, 6)})
+    # The better of the weapon's and the scenario's threshold applies.
+    s = scenario(strength=1, common=Modifiers(critical_wound=4), modifiers=Modifiers(critical_wound=5))
+    both(registry_all, s, {"wounds": N * F(3, 6)})
+
+
+def test_wounds_on_a_fixed_roll_against_a_keyword(registry_all: Registry) -> None:
+    mods = Modifiers(wounds_on=2, wounds_on_keyword="Vehicle")
+    both(registry_all, scenario(target_keywords=("VEHICLE",), modifiers=mods), {"wounds": N * F(5, 6)})
+    # Against a target without the keyword: S4 against T4 as usual.
+    both(registry_all, scenario(target_keywords=("INFANTRY",), modifiers=mods), {"wounds": N * F(3, 6)})
+    # Without a keyword it applies against any target; a -1 to wound still applies to the roll (2+ becomes 3+).
+    s = scenario(common=Modifiers(wound=-1), modifiers=Modifiers(wounds_on=2))
+    both(registry_all, s, {"wounds": N * F(4, 6)})
+
+
+def test_minus_one_to_wound_if_strength_above_toughness(registry_all: Registry) -> None:
+    penalty = Modifiers(minus_one_to_wound_if_s_above_t=True)
+    both(registry_all, scenario(strength=8, common=penalty), {"wounds": N * F(4, 6)})  # 2+ becomes 3+
+    both(registry_all, scenario(strength=4, common=penalty), {"wounds": N * F(3, 6)})  # S = T: no penalty
+    # The modified S counts: S4 +1 is S5 > T4, 3+ becomes 4+.
+    s = scenario(strength=4, common=penalty, modifiers=Modifiers(strength=1))
+    both(registry_all, s, {"wounds": N * F(3, 6)})
+
+
+@pytest.mark.parametrize(
+    ("where", "mods", "message"),
+    [
+        ("modifiers.strength_multiplier", Modifiers(strength_multiplier=3), "is 3; the rules only double Strength"),
+        ("modifiers.strength_multiplier", Modifiers(strength_multiplier=-2), "is -2; the rules only double Strength"),
+        ("modifiers.damage_multiplier", Modifiers(damage_multiplier=0), "is 0; the rules only double Damage"),
+        ("modifiers.ap", Modifiers(ap=9), "is 9; an AP modifier"),
+        ("modifiers.wounds_on_keyword", Modifiers(wounds_on_keyword="VEHICLE"), "is set without wounds_on"),
+        ("modifiers.reroll_damage", Modifiers(reroll_damage="sixes"), "is 'sixes'; expected one of none, ones"),  # type: ignore[arg-type]
+        ("modifiers.reroll_saves", Modifiers(reroll_saves="all"), "is 'all'; expected one of none, ones, failures"),  # type: ignore[arg-type]
+    ],
+)
+def test_bad_modifiers_are_refused_naming_the_field(
+    registry_all: Registry, where: str, mods: Modifiers, message: str
+) -> None:
+    with pytest.raises(mathhammer.ScenarioError, match=rf"{where}: {message}"):
+        mathhammer.simulate(scenario(common=mods), trials=10, seed=1, registry=registry_all)
+    with pytest.raises(mathhammer.ScenarioError, match=rf"attacker.weapons\[0\].{where}: {message}"):
+        mathhammer.simulate(scenario(modifiers=mods), trials=10, seed=1, registry=registry_all)
+
+
+def test_doubling_twice_is_refused(registry_all: Registry) -> None:
+    s = scenario(common=Modifiers(damage_multiplier=2), modifiers=Modifiers(damage_multiplier=2))
+    with pytest.raises(mathhammer.ScenarioError, match=r"weapons\[0\].modifiers.damage_multiplier: is 2 and so is"):
+        mathhammer.simulate(s, trials=10, seed=1, registry=registry_all)
+
+
+def test_files_spell_modifiers_as_players_write_them(tmp_path: Path, registry_all: Registry) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(
+        """
+ruleset = "wh40k"
+[modifiers]
+ap = -1
+strength_multiplier = 3
+[[attacker.weapons]]
+name = "Gun"
+attacks = 1
+skill = "3+"
+strength = 4
+damage = 1
+[target]
+toughness = 4
+[[target.models]]
+name = "M"
+wounds = 1
+"""
+    )
+    with pytest.raises(mathhammer.ScenarioError, match=r"modifiers.strength_multiplier: is 3"):
+        mathhammer.load_scenario(path, registry=registry_all)
+    path.write_text(path.read_text().replace("strength_multiplier = 3", 'reroll_damage = "twos"'))
+    with pytest.raises(mathhammer.ScenarioError, match=r"modifiers.reroll_damage"):
+        mathhammer.load_scenario(path, registry=registry_all)
+
+
+def test_modifiers_keep_identical_weapons_apart(registry_all: Registry) -> None:
+    """Two weapons differing only in their modifiers are not pooled."""
+    base = scenario()
+    w = base.attacker.weapons[0]
+    s = replace(base, attacker=Attacker(weapons=(w, replace(w, name="Other", modifiers=Modifiers(strength=4)))))
+    both(registry_all, s, {"wounds": N * F(3, 6) + N * F(5, 6)})
