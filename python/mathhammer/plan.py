@@ -286,6 +286,11 @@ class AttackPool:
     carries to the group's next model (``"group"``, a health pool) or on
     through the allocation order (``"unit"``). With ``cap_at_wounds`` one
     attack's damage never exceeds the models' wounds characteristic.
+    The damage roll is re-rolled as ``damage_reroll`` says (``"ones"``: each
+    die showing 1; ``"below_average"``: the whole roll when its dice sum to
+    less than their average), then multiplied by ``damage_multiplier``,
+    increased by ``damage_bonus`` (never below 0) and raised to
+    ``damage_minimum``, before the group's own damage modifiers.
     """
 
     name: str
@@ -306,6 +311,10 @@ class AttackPool:
     """What such an attack does besides (a Battle Shock test's effect)."""
     against: Literal["target", "attacker"] = "target"
     """Whose models the pool attacks: the attacker's in a fight's return blows."""
+    damage_reroll: Literal["none", "ones", "below_average"] = "none"
+    damage_multiplier: int = 1
+    damage_bonus: int = 0
+    damage_minimum: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -319,6 +328,10 @@ class AttackPool:
                 "dice": self.damage,
                 "excess": self.excess,
                 "cap_at_wounds": self.cap_at_wounds,
+                **({"reroll": self.damage_reroll} if self.damage_reroll != "none" else {}),
+                **({"multiplier": self.damage_multiplier} if self.damage_multiplier != 1 else {}),
+                **({"bonus": self.damage_bonus} if self.damage_bonus else {}),
+                **({"minimum": self.damage_minimum} if self.damage_minimum else {}),
                 **({"top_threshold_counter": self.top_threshold_counter} if self.top_threshold_counter else {}),
                 **({"top_threshold": self.top_threshold.to_dict()} if self.top_threshold else {}),
             },

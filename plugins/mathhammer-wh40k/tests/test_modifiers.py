@@ -17,8 +17,7 @@ import pytest
 
 import mathhammer
 from mathhammer import Registry
-from mathhammer.simulate import prepare, simulate_prepared
-from mathhammer.testing import assert_mean
+from mathhammer.testing import assert_mean, simulate_die_by_die
 from mathhammer_wh40k import Attacker, ModelProfile, Scenario, Target, Weapon
 from mathhammer_wh40k.model import Modifiers
 
@@ -53,8 +52,10 @@ def scenario(
 def both(registry: Registry, s: Scenario, expected: Mapping[str, Fraction]) -> None:
     """Each stage's mean, exactly and by both Monte Carlo paths, against the fraction given."""
     exact = mathhammer.evaluate_exact(s, registry=registry)
-    prepared = prepare(s, registry=registry)
-    runs = [simulate_prepared(prepared, 40_000, 7, 1, None, die_by_die=d) for d in (False, True)]
+    runs = [
+        mathhammer.simulate(s, trials=40_000, seed=7, threads=1, registry=registry),
+        simulate_die_by_die(s, 40_000, 7, registry=registry),
+    ]
     for stage, value in expected.items():
         assert exact[stage].mean == pytest.approx(float(value), abs=1e-12), stage
         for r in runs:
@@ -128,6 +129,77 @@ def test_minus_one_to_wound_if_strength_above_toughness(registry_all: Registry) 
     # The modified S counts: S4 +1 is S5 > T4, 3+ becomes 4+.
     s = scenario(strength=4, common=penalty, modifiers=Modifiers(strength=1))
     both(registry_all, s, {"wounds": N * F(3, 6)})
+
+
+WOUND = F(5, 6)  # S8 against T4
+
+
+def big_model(**kw: Any) -> Scenario:
+    """Attacks that hit automatically, wound on 2+ and meet no save, against one model too big to die."""
+    return scenario(strength=8, wounds=100, models=1, **kw)
+
+
+@pytest.mark.parametrize(
+    ("damage", "weapon", "common", "mean_d"),
+    [
+        ("D6", Modifiers(damage_multiplier=2), None, F(7)),
+        ("2", Modifiers(damage_multiplier=2, damage=-1), None, F(3)),  # fixed damage: the fast path takes it
+        # The weapon's +1 and the scenario's -2: D6-1, never below 1: 1, 1, 2, 3, 4, 5.
+        ("D6", Modifiers(damage=1), Modifiers(damage=-2), F(1 + 1 + 2 + 3 + 4 + 5, 6)),
+        # Multiply, then subtract, then raise to 1: D3 x2 -3 gives 1, 1, 3 (subtracting first would give 1, 1, 1).
+        ("D3", Modifiers(damage_multiplier=2), Modifiers(damage=-3), F(1 + 1 + 3, 3)),
+    ],
+)
+def test_damage_is_multiplied_then_added_to_never_below_1(
+    registry_all: Registry, damage: str, weapon: Modifiers, common: Modifiers | None, mean_d: Fraction
+) -> None:
+    s = big_model(damage=damage, modifiers=weapon, common=common)
+    both(registry_all, s, {"damage": N * WOUND * mean_d})
+
+
+def test_melta_adds_after_doubling(registry_all: Registry) -> None:
+    from mathhammer_wh40k import Context
+
+    s = replace(
+        big_model(damage="D6", keywords=("Melta 2",), modifiers=Modifiers(damage_multiplier=2)),
+        context=Context(half_range=True),
+    )
+    both(registry_all, s, {"damage": N * WOUND * (2 * F(7, 2) + 2)})  # 9, not (D6+2) x2 = 11
+
+
+@pytest.mark.parametrize(
+    ("damage", "reroll", "mean_d"),
+    [
+        # A 1 rolled again: P(1) = 1/36, P(k) = 1/6 + 1/36 = 7/36 for k = 2..6.
+        ("D6", "ones", F(1, 36) + F(7, 36) * (2 + 3 + 4 + 5 + 6)),
+        ("2D6", "ones", 2 * (F(1, 36) + F(7, 36) * (2 + 3 + 4 + 5 + 6))),  # each die on its own
+        # 1-3 (below 3.5) rolled again: P(1..3) = 1/2 * 1/6 = 1/12, P(4..6) = 1/6 + 1/12 = 1/4.
+        ("D6", "below_average", F(1, 12) * (1 + 2 + 3) + F(1, 4) * (4 + 5 + 6)),
+        # D3: a 1 (below 2) rolled again.
+        ("D3", "below_average", F(1, 9) * 1 + F(4, 9) * (2 + 3)),
+        ("3", "below_average", F(3)),  # nothing to re-roll
+    ],
+)
+def test_damage_rerolls(registry_all: Registry, damage: str, reroll: str, mean_d: Fraction) -> None:
+    both(
+        registry_all,
+        big_model(damage=damage, modifiers=Modifiers(reroll_damage=reroll)),
+        {"damage": N * WOUND * mean_d},
+    )  # type: ignore[arg-type]
+    both(registry_all, big_model(damage=damage, common=Modifiers(reroll_damage=reroll)), {"damage": N * WOUND * mean_d})  # type: ignore[arg-type]
+
+
+def test_damage_rerolls_come_before_the_multiplier(registry_all: Registry) -> None:
+    mods = Modifiers(reroll_damage="below_average", damage_multiplier=2, damage=1)
+    both(registry_all, big_model(damage="D6", modifiers=mods), {"damage": N * WOUND * (2 * F(17, 4) + 1)})
+
+
+def test_two_different_damage_rerolls_are_refused(registry_all: Registry) -> None:
+    s = big_model(
+        damage="D6", modifiers=Modifiers(reroll_damage="ones"), common=Modifiers(reroll_damage="below_average")
+    )
+    with pytest.raises(mathhammer.ScenarioError, match=r"modifiers.reroll_damage: is 'below_average' and a weapon"):
+        mathhammer.simulate(s, trials=10, seed=1, registry=registry_all)
 
 
 @pytest.mark.parametrize(

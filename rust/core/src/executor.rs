@@ -10,7 +10,7 @@
 //! wounds with their amounts and Feel No Pain dice.
 
 use crate::batch::{self, Batch};
-use crate::dice::DiceExpr;
+use crate::dice::{DiceExpr, ModifiedDice};
 use crate::plan::{Check, Excess, Outcome, Side};
 use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence, TokenRoute};
 use crate::rng::DiceSource;
@@ -540,7 +540,7 @@ pub(crate) fn unsaved<D: DiceSource, O: Observer>(
 /// already.
 #[derive(Debug, Clone, Copy)]
 enum Dealt {
-    Roll(DiceExpr),
+    Roll(ModifiedDice),
     Fixed(u32),
 }
 
@@ -661,7 +661,7 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
             // A hazard of the attack: the attacking unit's own models (only
             // counted when the Plan does not list them).
             let _ = (reduced, focus);
-            let n = amount.unwrap_or(pool.damage).roll(dice);
+            let n = amount.map_or(pool.damage, ModifiedDice::from).roll(dice);
             bump(&mut ws.counters, pool.mortal_counter, n);
             obs.event(Event::Mortal {
                 against: Side::Attacker,
@@ -679,7 +679,7 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
             focus,
             against: Side::Target,
         } => {
-            let mut n = amount.unwrap_or(pool.damage).roll(dice);
+            let mut n = amount.map_or(pool.damage, ModifiedDice::from).roll(dice);
             let first = ws.focus.filter(|&f| focus && ws.state.alive[f] > 0);
             if reduced {
                 if let Some(g) = ws.state.pick_for_mortal(first) {
@@ -721,7 +721,7 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
                 }
                 bump(&mut ws.counters, own.counter, 1);
             }
-            let damage = damage.unwrap_or(pool.damage);
+            let damage = damage.map_or(pool.damage, ModifiedDice::from);
             let dealt = if maximize || bonus != 0 {
                 let rolled = if maximize {
                     damage.max()

@@ -4,7 +4,7 @@
 //! reads this one program.
 
 use crate::batch::BatchHooks;
-use crate::dice::DiceExpr;
+use crate::dice::{DiceExpr, ModifiedDice};
 use crate::error::CoreError;
 use crate::plan::{
     AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll, Rolls, Save,
@@ -102,7 +102,7 @@ pub(crate) struct RunPool {
     pub(crate) save: RunSave,
     /// Saves tokens take instead of the pool's (`Effect::OwnSave`), by index.
     pub(crate) own_saves: Vec<RunSave>,
-    pub(crate) damage: DiceExpr,
+    pub(crate) damage: ModifiedDice,
     pub(crate) excess: Excess,
     pub(crate) cap_at_wounds: bool,
     pub(crate) top_threshold_counter: Option<usize>,
@@ -268,7 +268,7 @@ impl Program {
             own_saves,
             focus: p.focus.clone(),
             batch_hook: p.batch_hook,
-            damage: p.damage.dice,
+            damage: p.damage.roll(),
             excess: p.damage.excess,
             cap_at_wounds: p.damage.cap_at_wounds,
             top_threshold_counter: plan.counter_index(

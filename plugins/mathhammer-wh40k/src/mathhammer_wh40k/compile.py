@@ -63,7 +63,7 @@ from mathhammer.plugin import (
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.keyword_api import WeaponRules
 from mathhammer_wh40k.keywords.psychic import RULE as PSYCHIC
-from mathhammer_wh40k.model import ModelProfile, Modifiers, Scenario, Weapon
+from mathhammer_wh40k.model import DamageReroll, ModelProfile, Modifiers, Scenario, Weapon
 from mathhammer_wh40k.rules import (
     HIT_MODIFIER_CAP,
     WOUND_MODIFIER_CAP,
@@ -480,7 +480,7 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
             counter="hits",
         )
     for where, m in (("attacker.weapons[].modifiers", mods), ("modifiers", common)):
-        for name in ("damage", "damage_multiplier", "reroll_damage", "reroll_saves"):
+        for name in ("reroll_saves",):
             if getattr(m, name) != getattr(Modifiers(), name):
                 raise ScenarioError("is not supported yet", source=scenario.source, field=f"{where}.{name}")
     strength = modified_strength(w, scenario)
@@ -517,6 +517,10 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
         ),
         damage=_dice(w.damage),
         mortal_counter="mortal_wounds",
+        damage_reroll=_damage_reroll(mods.reroll_damage, common.reroll_damage, scenario.source),
+        damage_multiplier=mods.damage_multiplier * common.damage_multiplier,
+        damage_bonus=mods.damage + common.damage,
+        damage_minimum=1,  # D never drops below 1 (11th edition)
     )
     return pool, hit, wound
 
@@ -527,3 +531,15 @@ def _attacks(w: Weapon, scenario: Scenario) -> Attacks:
     dice = _dice(w.attacks)
     low = parse_dice(dice).min + bonus
     return Attacks(models=w.count, dice=dice, bonus=bonus, minimum=1 if low < 1 else None)
+
+
+def _damage_reroll(weapon: DamageReroll, common: DamageReroll, source: str | None) -> DamageReroll:
+    """The damage re-roll of the weapon or the scenario; two different ones are refused, since
+    neither includes the other (``ones`` re-rolls single dice, ``below_average`` the whole roll)."""
+    if weapon != "none" and common != "none" and weapon != common:
+        raise ScenarioError(
+            f"is {common!r} and a weapon's is {weapon!r}; a damage roll is re-rolled once, so give only one",
+            source=source,
+            field="modifiers.reroll_damage",
+        )
+    return weapon if weapon != "none" else common

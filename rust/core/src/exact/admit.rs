@@ -5,6 +5,7 @@
 use super::budget::{decline, MAX_WORK};
 use super::state::{ALIVE_BITS, FRONT_BITS, HELD_BITS, MAX_CARRIED};
 use super::MAX_GROUPS;
+use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::plan::{Excess, Side};
 use crate::program::{Inflict, InflictKind, Program, RunAction, RunSequence, RunTest};
@@ -74,7 +75,9 @@ pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {
                             RunAction::Inflict(Inflict {
                                 kind: InflictKind::Mortal { amount, .. },
                                 ..
-                            }) => Some(u64::from(amount.unwrap_or(p.damage).max())),
+                            }) => {
+                                Some(u64::from(amount.map_or(p.damage, ModifiedDice::from).max()))
+                            }
                             _ => None,
                         })
                         .max()

@@ -11,15 +11,16 @@
 
 use super::budget::MAX_WORK;
 use super::TABLE_BUDGET;
-use crate::dice::DiceExpr;
+use crate::dice::ModifiedDice;
 use crate::program::{Inflict, InflictKind, Program, RunAction, RunPool, RunSequence, RunTest};
 use crate::tables::{one_token, slot, Builder, MAX_WORK as TABLE_WORK};
 use std::collections::BTreeSet;
 
-/// Steps to build the pmf of `d` (the convolutions `DiceExpr::distribution` does).
-pub(super) fn dice_steps(d: DiceExpr) -> u64 {
-    let sides = u64::from(d.sides);
-    (0..u64::from(d.count))
+/// Steps to build the pmf of `d` (the convolutions `ModifiedDice::distribution` does).
+pub(super) fn dice_steps(d: impl Into<ModifiedDice>) -> u64 {
+    let d: ModifiedDice = d.into();
+    let sides = u64::from(d.dice.sides);
+    (0..u64::from(d.dice.count))
         .map(|k| (k * sides.saturating_sub(1) + 1).saturating_mul(sides))
         .fold(0u64, u64::saturating_add)
 }
@@ -51,12 +52,12 @@ fn pool_steps(pool: &RunPool, counter: u64) -> (u64, u64) {
     let mut mortal_values = 0u64;
     for a in pool.tests.iter().flat_map(RunTest::actions) {
         let dice = match a {
-            RunAction::Extra(d) => Some(*d),
+            RunAction::Extra(d) => Some(ModifiedDice::from(*d)),
             RunAction::Inflict(Inflict {
                 kind: InflictKind::Mortal { amount, .. },
                 ..
             }) => {
-                let d = amount.unwrap_or(pool.damage);
+                let d = amount.map_or(pool.damage, ModifiedDice::from);
                 let values = u64::from(d.max()) + 1;
                 steps = steps.saturating_add(compound_steps(tokens, values, counter));
                 mortal_values = mortal_values.max(tokens.saturating_mul(values));
@@ -65,7 +66,7 @@ fn pool_steps(pool: &RunPool, counter: u64) -> (u64, u64) {
             RunAction::Inflict(Inflict {
                 kind: InflictKind::Damage { damage, .. },
                 ..
-            }) => *damage,
+            }) => damage.map(ModifiedDice::from),
             RunAction::Skip(_) | RunAction::Count(_) => None,
         };
         if let Some(d) = dice {

@@ -9,6 +9,7 @@ use super::state::{
     Dist, Unit,
 };
 use super::{Exact, MAX_STATES};
+use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::plan::{Excess, Plan, Side};
 use crate::program::{Inflict, InflictKind, RunPool, RunSequence};
@@ -325,7 +326,7 @@ impl Evaluator<'_> {
                         ..
                     } => self.mortal_event(
                         &d,
-                        &dice_pmf(amount.unwrap_or(pool.damage)),
+                        &dice_pmf(amount.map_or(pool.damage, ModifiedDice::from)),
                         Landing {
                             spill,
                             focus: focus.filter(|_| to_focus),

@@ -9,6 +9,7 @@ use super::state::{
     add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, Dist, Fast,
 };
 use super::{MAX_STATES, TABLE_BUDGET};
+use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::program::{Inflict, InflictKind, RunPool};
 use crate::tables::{self, binomial_pmf, one_token, slot, Builder};
@@ -123,7 +124,10 @@ impl Evaluator<'_> {
             ..
         }) = inflict.filter(|_| !carry_mortal)
         {
-            let total = compound(&events, &dice_pmf(amount.unwrap_or(pool.damage)));
+            let total = compound(
+                &events,
+                &dice_pmf(amount.map_or(pool.damage, ModifiedDice::from)),
+            );
             self.count(pool.mortal_counter, &total);
         }
         let failed_harm = self.count_failed_saves(pool, inflict, &save_harm);
@@ -363,7 +367,7 @@ impl Evaluator<'_> {
                         reduced,
                         ..
                     }) => {
-                        let amount = dice_pmf(amount.unwrap_or(pool.damage));
+                        let amount = dice_pmf(amount.map_or(pool.damage, ModifiedDice::from));
                         self.mortal_event(
                             &mixed,
                             &amount,

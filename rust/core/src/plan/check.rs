@@ -7,6 +7,7 @@ use super::{
     MAX_ATTACKS, MAX_MODELS, MAX_MODIFIER, MAX_ROLL_COMBINATIONS, MAX_ROUNDS, MAX_TOKENS_PER_TRIAL,
     MAX_VALUE, PLAN_VERSION,
 };
+use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 
 impl Check {
@@ -622,9 +623,9 @@ impl Plan {
                 }
                 EffectBound::Skip(steps)
             }
-            Effect::Mortal { amount, .. } => {
-                EffectBound::Mortal(u64::from(amount.unwrap_or(p.damage.dice).max()))
-            }
+            Effect::Mortal { amount, .. } => EffectBound::Mortal(u64::from(
+                amount.map_or(p.damage.roll(), ModifiedDice::from).max(),
+            )),
             Effect::Unsaved { bonus, .. } => {
                 check_modifier(&format!("{base}.steps[{ti}].effects[{ei}].bonus"), *bonus)?;
                 EffectBound::None
@@ -664,6 +665,20 @@ impl Plan {
             p.damage.top_threshold_counter.as_ref(),
         )?;
         bounds.add(top, most);
+        let d = &p.damage;
+        if !(1..=MAX_MODIFIER.unsigned_abs()).contains(&d.multiplier) {
+            return Err(CoreError::plan(
+                format!("{base}.damage.multiplier"),
+                format!("is {}; it must be from 1 to {MAX_MODIFIER}", d.multiplier),
+            ));
+        }
+        check_modifier(&format!("{base}.damage.bonus"), d.bonus)?;
+        if u64::from(d.minimum) > MAX_VALUE {
+            return Err(CoreError::plan(
+                format!("{base}.damage.minimum"),
+                format!("is {}; at most {MAX_VALUE} is allowed", d.minimum),
+            ));
+        }
         if let Some(t) = &p.damage.top_threshold {
             if let Some(m) = &t.mark {
                 self.mark_index(&format!("{base}.damage.top_threshold.mark"), m)?;

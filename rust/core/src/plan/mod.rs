@@ -9,7 +9,7 @@
 
 mod check;
 
-use crate::dice::DiceExpr;
+use crate::dice::{DiceExpr, DiceReroll, ModifiedDice};
 use crate::error::CoreError;
 use serde::Deserialize;
 
@@ -577,6 +577,18 @@ fn one() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct Damage {
     pub dice: DiceExpr,
+    /// Results of `dice` rolled again, once, before the modifiers below.
+    #[serde(default)]
+    pub reroll: DiceReroll,
+    /// The roll is multiplied by this, then `bonus` is added (never below 0),
+    /// then it is raised to `minimum`; the group's own damage modifiers
+    /// apply after these.
+    #[serde(default = "one")]
+    pub multiplier: u32,
+    #[serde(default)]
+    pub bonus: i32,
+    #[serde(default)]
+    pub minimum: u32,
     /// What happens to damage beyond what the model it is allocated to has left.
     #[serde(default)]
     pub excess: Excess,
@@ -593,6 +605,20 @@ pub struct Damage {
     /// (after a check fails, when it has one).
     #[serde(default)]
     pub top_threshold: Option<TopThreshold>,
+}
+
+impl Damage {
+    /// The damage roll with its re-roll and modifiers.
+    #[must_use]
+    pub fn roll(&self) -> ModifiedDice {
+        ModifiedDice {
+            dice: self.dice,
+            reroll: self.reroll,
+            multiplier: self.multiplier,
+            bonus: i64::from(self.bonus),
+            minimum: self.minimum,
+        }
+    }
 }
 
 /// The consequences of an attack meeting a group's highest damage threshold.
