@@ -229,9 +229,11 @@ class Save:
     current group's invulnerable save unmodified, or reaches its armour save
     after adding ``ap``, ``modifiers`` and the group's entry of
     ``group_modifiers`` (one per group, or none), the total capped at
-    ``modifier_max``. A roll that fails is followed by the group's entry of
+    ``modifier_max``. A roll that fails is rolled again once when ``reroll``
+    says so (``"failures"``: any failed roll; ``"ones"``: a roll of 1), against
+    the same group, and if it still fails is followed by the group's entry of
     ``special`` (one per group, or none), if it has one. ``counter`` counts
-    the attacks that fail both.
+    the attacks that fail them all.
     """
 
     ap: int = 0
@@ -244,9 +246,12 @@ class Save:
     special: list[SpecialSave | None] = field(default_factory=list)
     rolled: bool = True
     """False for attacks no save applies to: nothing is rolled, every token is unsaved."""
+    reroll: Literal["none", "ones", "failures"] = "none"
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if v is not None and k != "special"}
+        if self.reroll == "none":
+            del d["reroll"]
         if self.special:
             d["special"] = [None if s is None else asdict(s) for s in self.special]
         return d

@@ -7,6 +7,8 @@ die-by-die executor, each within five standard errors at a fixed seed.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
@@ -200,6 +202,72 @@ def test_two_different_damage_rerolls_are_refused(registry_all: Registry) -> Non
     )
     with pytest.raises(mathhammer.ScenarioError, match=r"modifiers.reroll_damage: is 'below_average' and a weapon"):
         mathhammer.simulate(s, trials=10, seed=1, registry=registry_all)
+
+
+@pytest.mark.parametrize(
+    ("reroll", "ap", "p_fail"),
+    [
+        ("failures", 0, F(1, 2) * F(1, 2)),  # Sv 4+ fails 1-3, and again
+        ("ones", 0, F(2, 6) + F(1, 6) * F(1, 2)),  # 2-3 fail; a 1 is rolled again
+        ("ones", -1, F(3, 6) + F(1, 6) * F(4, 6)),  # AP -1: 5+ needed
+    ],
+)
+def test_the_defender_rerolls_saves(registry_all: Registry, reroll: str, ap: int, p_fail: Fraction) -> None:
+    s = big_model(save=4, ap=ap, common=Modifiers(reroll_saves=reroll))  # type: ignore[arg-type]
+    both(registry_all, s, {"failed_saves": N * WOUND * p_fail})
+
+
+def test_save_rerolls_use_the_invulnerable_save_too(registry_all: Registry) -> None:
+    s = replace(
+        big_model(ap=-3, modifiers=Modifiers(reroll_saves="failures")),
+        target=Target("T", toughness=4, models=(ModelProfile("M", wounds=100, save=3, invulnerable=4),)),
+    )
+    both(registry_all, s, {"failed_saves": N * WOUND * F(1, 4)})  # 4+ either roll
+
+
+def by_enumeration_two_groups(reroll: str) -> Fraction:
+    """Mean models destroyed: two wounds at most (S8 against T4, 2+), their saves rolled together and
+    resolved lowest first against a Sv 3+ model, then a Sv 5+ one (both W1), every die enumerated."""
+    sixth = F(1, 6)
+
+    def saves(face: int, sv: int) -> bool:
+        return face > 1 and face >= sv
+
+    def destroyed(faces: list[int], alive: list[int]) -> Fraction:
+        if not faces:
+            return F(2 - sum(alive))
+        g = next((i for i in (0, 1) if alive[i]), None)
+        if g is None:
+            return F(2)
+        sv = (3, 5)[g]
+        face, rest = faces[0], faces[1:]
+        dead = [0 if i == g else alive[i] for i in (0, 1)]
+        if saves(face, sv):
+            return destroyed(rest, alive)
+        if reroll == "failures" or (reroll == "ones" and face == 1):
+            return sum((sixth * destroyed(rest, alive if saves(r, sv) else dead) for r in range(1, 7)), start=F(0))
+        return destroyed(rest, dead)
+
+    total = F(0)
+    for wounds in range(3):
+        p_wounds = F(math.comb(2, wounds)) * F(5, 6) ** wounds * F(1, 6) ** (2 - wounds)
+        for faces in itertools.product(range(1, 7), repeat=wounds):
+            total += p_wounds * sixth**wounds * destroyed(sorted(faces), [1, 1])
+    return total
+
+
+@pytest.mark.parametrize("reroll", ["none", "ones", "failures"])
+def test_save_rerolls_resolved_lowest_first_through_groups_that_save_differently(
+    registry_all: Registry, reroll: str
+) -> None:
+    s = Scenario(
+        attacker=Attacker(weapons=(Weapon("Gun", "1", None, 8, "1", count=2, auto_hit=True),)),
+        target=Target(
+            "T", toughness=4, models=(ModelProfile("A", wounds=1, save=3), ModelProfile("B", wounds=1, save=5))
+        ),
+        modifiers=Modifiers(reroll_saves=reroll),  # type: ignore[arg-type]
+    )
+    both(registry_all, s, {"models_destroyed": by_enumeration_two_groups(reroll)})
 
 
 @pytest.mark.parametrize(

@@ -491,7 +491,16 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
                 saved,
                 wounds_left: current.map(|g| ws.state.front[g]),
             });
-            if !saved && !pool.save.special_saves(g, dice, obs) {
+            let wounds_left = current.map(|g| ws.state.front[g]);
+            if !saved
+                && !pool.save.roll_again(
+                    (g, ws.state.group(g)),
+                    face,
+                    (current, wounds_left),
+                    dice,
+                    obs,
+                )
+            {
                 unsaved(pool, ws, current, dice, obs);
             }
         }
@@ -715,7 +724,16 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
                         saved,
                         wounds_left: current.map(|g| ws.state.front[g]),
                     });
-                    if saved || own.special_saves(g, dice, obs) {
+                    let wounds_left = current.map(|g| ws.state.front[g]);
+                    if saved
+                        || own.roll_again(
+                            (g, ws.state.group(g)),
+                            roll,
+                            (current, wounds_left),
+                            dice,
+                            obs,
+                        )
+                    {
                         return;
                     }
                 }

@@ -91,6 +91,8 @@ pub(crate) struct RunSave {
     /// Per group: the save rolled after a failed one.
     pub(crate) special: Vec<Option<SpecialSave>>,
     pub(crate) counter: Option<usize>,
+    /// Failed rolls rolled again, once, before the special save.
+    pub(crate) reroll: Reroll,
 }
 
 #[derive(Debug, Clone)]
@@ -577,6 +579,7 @@ impl RunSave {
                 .map(|g| save.special.get(g).copied().flatten())
                 .collect(),
             counter: plan.counter_index(&format!("{field}.counter"), save.counter.as_ref())?,
+            reroll: save.reroll,
         })
     }
 
@@ -593,13 +596,64 @@ impl RunSave {
             .all(|g| faces(g) == faces(0) && self.special_faces(g) == self.special_faces(0))
     }
 
-    /// The chance one save roll (and the special save after it) fails for a
-    /// model of group `g`.
+    /// The chance one save roll (its re-roll, and the special save after
+    /// it) fails for a model of group `g`.
     pub(crate) fn fail_chance(&self, g: usize, groups: &[Group]) -> f64 {
-        let fails = (1..=self.die)
+        (1..=self.die)
             .filter(|&f| !self.saves(g, &groups[g], f))
-            .count();
-        fails as f64 / f64::from(self.die) * (1.0 - self.special_pass(g))
+            .map(|f| 1.0 - self.second_chance(g, &groups[g], f))
+            .sum::<f64>()
+            / f64::from(self.die)
+    }
+
+    /// Is a failed roll of `face` rolled again?
+    #[inline]
+    pub(crate) fn rerolls(&self, face: u32) -> bool {
+        self.rolled
+            && match self.reroll {
+                Reroll::Failures => true,
+                Reroll::Ones => face == 1,
+                Reroll::None | Reroll::NonCritical => false,
+            }
+    }
+
+    /// The chance a roll of `face` that failed for group `g` is saved after
+    /// all: by its re-roll, else by the special save.
+    pub(crate) fn second_chance(&self, g: usize, group: &Group, face: u32) -> f64 {
+        let again = if self.rerolls(face) {
+            let saving = (1..=self.die).filter(|&f| self.saves(g, group, f)).count();
+            saving as f64 / f64::from(self.die)
+        } else {
+            0.0
+        };
+        again + (1.0 - again) * self.special_pass(g)
+    }
+
+    /// A roll of `face` failed for group `g`: roll it again if the save says
+    /// so, then the special save. Is the attack saved after all? `shown` is
+    /// the current group and its front model's wounds, as the trace shows them.
+    pub(crate) fn roll_again<D: DiceSource, O: Observer>(
+        &self,
+        (g, group): (usize, &Group),
+        face: u32,
+        (current, wounds_left): (Option<usize>, Option<u32>),
+        dice: &mut D,
+        obs: &mut O,
+    ) -> bool {
+        if self.rerolls(face) {
+            let roll = dice.roll(self.die);
+            let saved = self.saves(g, group, roll);
+            obs.event(Event::Save {
+                roll,
+                group: current,
+                saved,
+                wounds_left,
+            });
+            if saved {
+                return true;
+            }
+        }
+        self.special_saves(g, dice, obs)
     }
 
     /// Group `g`'s special save as (faces that save, re-rolled successes).

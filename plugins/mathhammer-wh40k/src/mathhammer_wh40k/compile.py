@@ -63,7 +63,7 @@ from mathhammer.plugin import (
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.keyword_api import WeaponRules
 from mathhammer_wh40k.keywords.psychic import RULE as PSYCHIC
-from mathhammer_wh40k.model import DamageReroll, ModelProfile, Modifiers, Scenario, Weapon
+from mathhammer_wh40k.model import DamageReroll, ModelProfile, Scenario, Weapon
 from mathhammer_wh40k.rules import (
     HIT_MODIFIER_CAP,
     WOUND_MODIFIER_CAP,
@@ -479,10 +479,6 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
             reroll=_broadest(mods.reroll_hits, common.reroll_hits),
             counter="hits",
         )
-    for where, m in (("attacker.weapons[].modifiers", mods), ("modifiers", common)):
-        for name in ("reroll_saves",):
-            if getattr(m, name) != getattr(Modifiers(), name):
-                raise ScenarioError("is not supported yet", source=scenario.source, field=f"{where}.{name}")
     strength = modified_strength(w, scenario)
     wound_modifiers = [mods.wound, common.wound]
     if (mods.minus_one_to_wound_if_s_above_t or common.minus_one_to_wound_if_s_above_t) and (
@@ -507,13 +503,18 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
             Effect(on=outcome, action="mortal", amount=_dice(w.mortal_wounds), spill=True, ends_attack=False)
             for outcome in ("success", "critical")
         ]
+    saves = (mods.reroll_saves, common.reroll_saves)  # the broader applies: failures include ones
     pool = AttackPool(
         name=" + ".join(dict.fromkeys(x.name for x in weapons)),
         attacks=[_attacks(x, scenario) for x in weapons],
         attacks_counter="attacks",
         steps=[hit, wound],
         save=Save(
-            ap=modified_ap(w, scenario), modifiers=[mods.save, common.save], natural_fail=1, counter="failed_saves"
+            ap=modified_ap(w, scenario),
+            modifiers=[mods.save, common.save],
+            natural_fail=1,
+            counter="failed_saves",
+            reroll="failures" if "failures" in saves else "ones" if "ones" in saves else "none",
         ),
         damage=_dice(w.damage),
         mortal_counter="mortal_wounds",

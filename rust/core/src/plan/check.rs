@@ -3,7 +3,7 @@
 //! so that no accepted Plan can hang a run or exhaust memory.
 
 use super::{
-    AttackPool, Check, Effect, Plan, RollDie, Rounds, Save, Sequence, Side, Target, Test,
+    AttackPool, Check, Effect, Plan, Reroll, RollDie, Rounds, Save, Sequence, Side, Target, Test,
     MAX_ATTACKS, MAX_MODELS, MAX_MODIFIER, MAX_ROLL_COMBINATIONS, MAX_ROUNDS, MAX_TOKENS_PER_TRIAL,
     MAX_VALUE, PLAN_VERSION,
 };
@@ -378,6 +378,12 @@ impl Plan {
         let counter = self.counter_index(&format!("{field}.counter"), save.counter.as_ref())?;
         check_die(&format!("{field}.die"), save.die)?;
         check_modifier(&format!("{field}.ap"), save.ap)?;
+        if save.reroll == Reroll::NonCritical {
+            return Err(CoreError::plan(
+                format!("{field}.reroll"),
+                "is non_critical; a save has no criticals: use none, ones or failures",
+            ));
+        }
         for (name, len) in [
             ("group_modifiers", save.group_modifiers.len()),
             ("special", save.special.len()),

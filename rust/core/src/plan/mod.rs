@@ -554,6 +554,10 @@ pub struct Save {
     /// token that reaches the save is unsaved (counted as a failure).
     #[serde(default = "yes")]
     pub rolled: bool,
+    /// The defender rolls a failed save again (`failures`), or one showing 1
+    /// (`ones`), once, against the same group, before any special save.
+    #[serde(default)]
+    pub reroll: Reroll,
 }
 
 /// A save rolled only when the first save failed (The Ninth Age's Aegis,
