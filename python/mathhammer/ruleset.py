@@ -33,6 +33,8 @@ class Compiled:
     """Stages whose mean means nothing (codes read through chances), left out of the tables."""
     no_effect: list[NoEffect] = field(default_factory=list)
     """Keywords the scenario lists that change nothing in this calculation, each with its reason."""
+    modifiers: dict[str, list[str]] = field(default_factory=dict)
+    """The modifiers in force for each attack pool (by the pool's name), each in words, for narration."""
 
 
 @runtime_checkable

@@ -270,6 +270,26 @@ def test_save_rerolls_resolved_lowest_first_through_groups_that_save_differently
     both(registry_all, s, {"models_destroyed": by_enumeration_two_groups(reroll)})
 
 
+def fnp_target(**model: Any) -> Target:
+    return Target("T", toughness=4, models=(ModelProfile("M", wounds=100, **model),))
+
+
+@pytest.mark.parametrize(
+    ("model", "per_attack"),
+    [
+        # Each attack: 1 normal damage, then 1 mortal wound, each ignored on the Feel No Pain roll that applies.
+        (dict(feel_no_pain=5), F(4, 6) + F(4, 6)),  # against all damage
+        (dict(feel_no_pain_mortal=4), 1 + F(3, 6)),  # against mortal wounds only
+        (dict(feel_no_pain=5, feel_no_pain_mortal=4), F(4, 6) + F(3, 6)),  # the better one for mortal wounds
+    ],
+)
+def test_feel_no_pain_against_all_damage_or_mortal_wounds_only(
+    registry_all: Registry, model: dict[str, int], per_attack: Fraction
+) -> None:
+    s = replace(big_model(mortal_wounds="1"), target=fnp_target(**model))
+    both(registry_all, s, {"damage": N * WOUND * per_attack})
+
+
 @pytest.mark.parametrize(
     ("where", "mods", "message"),
     [

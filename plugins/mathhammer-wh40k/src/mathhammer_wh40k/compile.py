@@ -262,9 +262,11 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
 
     after_attacks: list[MortalWounds] = []
     no_effect: list[NoEffect] = []
+    described: dict[str, list[str]] = {}
     for members in pools.values():
         weapons = [scenario.attacker.weapons[i] for i in members]
         pool, hit, wound = _pool(weapons, scenario)
+        described.setdefault(pool.name, []).extend(describe_modifiers(weapons[0], scenario))
         finalizers: list[Any] = []
         flags: set[str] = set()
         # Pooled weapons list the same keywords: report the pool's once, under its name.
@@ -306,7 +308,13 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         plan.sequences.append(pool)
     plan.sequences += after_attacks
     versions.update({rule: ", ".join(v) for rule, v in used.items()})
-    return Compiled(plan=plan, rule_versions=versions, stage_labels=dict(LABELS), no_effect=no_effect)
+    return Compiled(
+        plan=plan,
+        rule_versions=versions,
+        stage_labels=dict(LABELS),
+        no_effect=no_effect,
+        modifiers={name: texts for name, texts in described.items() if texts},
+    )
 
 
 def _situation(
@@ -544,3 +552,55 @@ def _damage_reroll(weapon: DamageReroll, common: DamageReroll, source: str | Non
             field="modifiers.reroll_damage",
         )
     return weapon if weapon != "none" else common
+
+
+def describe_modifiers(w: Weapon, scenario: Scenario) -> list[str]:
+    """The characteristic and roll modifiers in force for a weapon's attacks, in words (for narration)."""
+    mods, common = w.modifiers, scenario.modifiers
+    said: list[str] = []
+
+    def changed(name: str, was: object, now: object, how: list[str]) -> None:
+        said.append(f"{name} {was} → {name} {now} ({' '.join(h for h in how if h)})")
+
+    def bonus(n: int) -> str:
+        return f"{n:+d}" if n else ""
+
+    multiplier = mods.strength_multiplier * common.strength_multiplier
+    strength = modified_strength(w, scenario)
+    if multiplier != 1 or mods.strength or common.strength:
+        how = ["x2" if multiplier == 2 else "", bonus(mods.strength + common.strength)]
+        changed("S", w.strength, strength, [" ".join(h for h in how if h) + "; at least 1"])
+    if mods.ap or common.ap:
+        changed("AP", w.ap, modified_ap(w, scenario), [bonus(mods.ap + common.ap) + "; never above AP 0"])
+    if mods.attacks or common.attacks:
+        said.append(f"A {w.attacks} {mods.attacks + common.attacks:+d} per model (at least 1)")
+    multiplier = mods.damage_multiplier * common.damage_multiplier
+    if multiplier != 1 or mods.damage or common.damage:
+        how = ["x2" if multiplier == 2 else "", bonus(mods.damage + common.damage)]
+        said.append(f"D {w.damage} {' '.join(h for h in how if h)} (multiply, then add; at least 1)")
+    damage_reroll = _damage_reroll(mods.reroll_damage, common.reroll_damage, scenario.source)
+    if damage_reroll == "ones":
+        said.append("damage dice showing 1 are re-rolled")
+    elif damage_reroll == "below_average":
+        said.append("a damage roll below its average is re-rolled")
+    saves = {mods.reroll_saves, common.reroll_saves}
+    if "failures" in saves:
+        said.append("the target re-rolls failed saves")
+    elif "ones" in saves:
+        said.append("the target re-rolls saves of 1")
+    toughness = scenario.target.toughness
+    if mods.minus_one_to_wound_if_s_above_t or common.minus_one_to_wound_if_s_above_t:
+        if strength > toughness:
+            said.append(f"-1 to wound: S {strength} is greater than T {toughness} (the target's ability)")
+        else:
+            said.append(f"no -1 to wound: S {strength} is not greater than T {toughness}")
+    fixed = _wound_target(w, strength, scenario)
+    if fixed != wound_target(strength, toughness):
+        said.append(f"wounds on {fixed}+ instead of the S-against-T roll")
+    for what, threshold in (
+        ("hits", min(mods.critical_hit, common.critical_hit)),
+        ("wounds", min(mods.critical_wound, common.critical_wound)),
+    ):
+        if threshold < 6:
+            said.append(f"critical {what} on an unmodified {threshold}+")
+    return said
