@@ -316,6 +316,9 @@ class AttackPool:
     """What such an attack does besides (a Battle Shock test's effect)."""
     against: Literal["target", "attacker"] = "target"
     """Whose models the pool attacks: the attacker's in a fight's return blows."""
+    feel_no_pain: list[int | None] = field(default_factory=list)
+    """Per group of the side attacked (or none): a Feel No Pain against this pool's harm only (its damage and
+    the mortal wounds it inflicts, as "against Psychic Attacks"); the better of it and the group's own applies."""
     damage_reroll: Literal["none", "ones", "below_average"] = "none"
     damage_multiplier: int = 1
     damage_bonus: int = 0
@@ -344,6 +347,7 @@ class AttackPool:
             **({"focus": list(self.focus)} if self.focus else {}),
             **({"batch_hook": self.batch_hook} if self.batch_hook is not None else {}),
             **({"against": self.against} if self.against != "target" else {}),
+            **({"feel_no_pain": list(self.feel_no_pain)} if self.feel_no_pain else {}),
         }
 
 

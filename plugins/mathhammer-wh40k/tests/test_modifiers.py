@@ -19,6 +19,7 @@ import pytest
 
 import mathhammer
 from mathhammer import Registry
+from mathhammer.plugin import VersionChoice
 from mathhammer.testing import assert_mean, simulate_die_by_die
 from mathhammer_wh40k import Attacker, ModelProfile, Scenario, Target, Weapon
 from mathhammer_wh40k.model import Modifiers
@@ -288,6 +289,30 @@ def test_feel_no_pain_against_all_damage_or_mortal_wounds_only(
 ) -> None:
     s = replace(big_model(mortal_wounds="1"), target=fnp_target(**model))
     both(registry_all, s, {"damage": N * WOUND * per_attack})
+
+
+@pytest.mark.parametrize("edition", ["10e", "11e"])
+@pytest.mark.parametrize(
+    ("keywords", "model", "per_attack"),
+    [
+        # A Psychic weapon: Feel No Pain 4+ against Psychic Attacks ignores its damage and its mortal wounds.
+        (("Psychic",), dict(feel_no_pain_psychic=4), F(3, 6) + F(3, 6)),
+        (("Psychic",), dict(feel_no_pain_psychic=4, feel_no_pain=5), F(3, 6) + F(3, 6)),  # the better applies
+        (("Psychic",), dict(feel_no_pain_psychic=6, feel_no_pain_mortal=4), F(5, 6) + F(3, 6)),
+        ((), dict(feel_no_pain_psychic=4), F(2)),  # any other weapon: no Feel No Pain
+    ],
+)
+def test_feel_no_pain_against_psychic_attacks(
+    registry_all: Registry, edition: str, keywords: tuple[str, ...], model: dict[str, int], per_attack: Fraction
+) -> None:
+    s = replace(
+        big_model(mortal_wounds="1", keywords=keywords),
+        target=fnp_target(**model),
+        rules=VersionChoice(edition=edition),
+    )
+    both(registry_all, s, {"damage": N * WOUND * per_attack})
+    # Psychic has an effect here in either edition: it is not reported as having none.
+    assert not mathhammer.simulate(s, trials=10, seed=1, registry=registry_all).no_effect
 
 
 @pytest.mark.parametrize(

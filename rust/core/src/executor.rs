@@ -195,7 +195,15 @@ pub(crate) fn mortal_source<D: DiceSource, O: Observer>(
             spill,
         });
         if let Some(state) = ws.side_mut(against) {
-            inflict_mortal(state, n, spill, None, feel_no_pain, dice, obs);
+            inflict_mortal(
+                state,
+                n,
+                spill,
+                None,
+                feel_no_pain.then_some(&[]),
+                dice,
+                obs,
+            );
         }
     }
 }
@@ -446,13 +454,26 @@ fn pending_harm<D: DiceSource, O: Observer>(
     if ws.extra_mortal > 0 {
         let n = ws.extra_mortal;
         bump(&mut ws.counters, pool.mortal_counter, n);
-        obs.event(Event::Mortal {
-            against: Side::Target,
-            amount: n,
-            spill: true,
-        });
-        inflict_mortal(&mut ws.state, n, true, None, true, dice, obs);
+        spill_mortal(pool, ws, Side::Target, n, dice, obs);
     }
+}
+
+/// `n` of the pool's mortal wounds on the models attacked, spilling over.
+fn spill_mortal<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    against: Side,
+    n: u32,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    obs.event(Event::Mortal {
+        against,
+        amount: n,
+        spill: true,
+    });
+    let fnp = Some(pool.feel_no_pain.as_slice());
+    inflict_mortal(&mut ws.state, n, true, None, fnp, dice, obs);
 }
 
 /// Declare the pool's allocation order; a focus group alive goes first and
@@ -588,12 +609,7 @@ fn top_threshold<D: DiceSource, O: Observer>(
             return;
         }
         let n = amount.roll(dice);
-        obs.event(Event::Mortal {
-            against: ws.state.side,
-            amount: n,
-            spill: true,
-        });
-        inflict_mortal(&mut ws.state, n, true, None, true, dice, obs);
+        spill_mortal(pool, ws, ws.state.side, n, dice, obs);
     }
 }
 
@@ -626,13 +642,14 @@ fn apply_damage<D: DiceSource, O: Observer>(
         bump(&mut ws.counters, pool.top_threshold_counter, 1);
     }
     if pool.excess == Excess::Lost {
-        ws.state.wound_model(g, lost, group.feel_no_pain, dice, obs);
+        ws.state
+            .wound_model(g, lost, pool.fnp(g, group.feel_no_pain), dice, obs);
         return top;
     }
     // Carried on, a point at a time where Feel No Pain rolls for each.
     let mut left = lost;
     while left > 0 {
-        let fnp = ws.state.group(g).feel_no_pain;
+        let fnp = pool.fnp(g, ws.state.group(g).feel_no_pain);
         let take = if fnp.is_some() {
             1
         } else {
@@ -678,7 +695,7 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
                 spill,
             });
             if let Some(state) = ws.attacker.as_mut() {
-                inflict_mortal(state, n, spill, None, true, dice, obs);
+                inflict_mortal(state, n, spill, None, Some(&[]), dice, obs);
             }
         }
         InflictKind::Mortal {
@@ -701,7 +718,15 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
                 amount: n,
                 spill,
             });
-            inflict_mortal(&mut ws.state, n, spill, first, true, dice, obs);
+            inflict_mortal(
+                &mut ws.state,
+                n,
+                spill,
+                first,
+                Some(&pool.feel_no_pain),
+                dice,
+                obs,
+            );
         }
         InflictKind::Damage {
             save,
@@ -757,13 +782,15 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
 
 /// Mortal wounds: one at a time, 1 damage each, no save. With `spill` each
 /// picks its model anew; without, they all go to the model the first one
-/// picks and the rest is lost once it is destroyed.
+/// picks and the rest is lost once it is destroyed. `feel_no_pain`: none
+/// applies (`None`), or each group's own against mortal wounds, bettered by
+/// its entry of the slice (a pool's Feel No Pain against its own harm).
 pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
     state: &mut TargetState<'_>,
     n: u32,
     spill: bool,
     first: Option<usize>,
-    feel_no_pain: bool,
+    feel_no_pain: Option<&[Option<u32>]>,
     dice: &mut D,
     obs: &mut O,
 ) {
@@ -774,11 +801,22 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
             let Some(g) = pick(state) else {
                 return;
             };
-            let fnp = state.group(g).mortal_fnp().filter(|_| feel_no_pain);
+            let fnp = mortal_fnp(state.group(g), g, feel_no_pain);
             state.wound_model(g, 1, fnp, dice, obs);
         }
     } else if let Some(g) = pick(state) {
-        let fnp = state.group(g).mortal_fnp().filter(|_| feel_no_pain);
+        let fnp = mortal_fnp(state.group(g), g, feel_no_pain);
         state.wound_model(g, n, fnp, dice, obs);
     }
+}
+
+/// The Feel No Pain group `g` rolls against a mortal wound (see [`inflict_mortal`]).
+pub(crate) fn mortal_fnp(
+    group: &crate::plan::Group,
+    g: usize,
+    feel_no_pain: Option<&[Option<u32>]>,
+) -> Option<u32> {
+    feel_no_pain.and_then(|extra| {
+        crate::plan::better_fnp(group.mortal_fnp(), extra.get(g).copied().flatten())
+    })
 }

@@ -7,8 +7,8 @@ use crate::batch::BatchHooks;
 use crate::dice::{DiceExpr, ModifiedDice};
 use crate::error::CoreError;
 use crate::plan::{
-    AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll, Rolls, Save,
-    Sequence, Side, SpecialSave, Test,
+    better_fnp, AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll,
+    Rolls, Save, Sequence, Side, SpecialSave, Test,
 };
 use crate::rng::DiceSource;
 use crate::roll::{Classed, Roll};
@@ -114,6 +114,8 @@ pub(crate) struct RunPool {
     pub(crate) mortal_counter: Option<usize>,
     pub(crate) focus: Vec<usize>,
     pub(crate) batch_hook: Option<usize>,
+    /// Per group: Feel No Pain against this pool's harm only.
+    pub(crate) feel_no_pain: Vec<Option<u32>>,
 }
 
 #[derive(Debug, Clone)]
@@ -270,6 +272,7 @@ impl Program {
             own_saves,
             focus: p.focus.clone(),
             batch_hook: p.batch_hook,
+            feel_no_pain: p.feel_no_pain.clone(),
             damage: p.damage.roll(),
             excess: p.damage.excess,
             cap_at_wounds: p.damage.cap_at_wounds,
@@ -717,6 +720,12 @@ impl RunSave {
 }
 
 impl RunPool {
+    /// The Feel No Pain group `g` has against this pool's harm, given its own `own`.
+    #[inline]
+    pub(crate) fn fnp(&self, g: usize, own: Option<u32>) -> Option<u32> {
+        better_fnp(own, self.feel_no_pain.get(g).copied().flatten())
+    }
+
     /// One attack's damage `rolled` as a model of `group` takes it: the
     /// group's modifiers, then the pool's cap; and the wounds that costs
     /// (the number of the group's thresholds it meets, if it has any).

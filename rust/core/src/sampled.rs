@@ -307,8 +307,13 @@ pub(crate) fn resolve<D: DiceSource>(
             }
         } else {
             bump(&mut ws.counters, pool.save.counter, failed);
-            ws.state
-                .apply_fixed(&ws.order, failed, pool.damage.min(), dice);
+            ws.state.apply_fixed(
+                &ws.order,
+                failed,
+                pool.damage.min(),
+                &pool.feel_no_pain,
+                dice,
+            );
         }
     } else {
         ws.save_faces.clear();

@@ -126,6 +126,7 @@ class _Checker:
         self.roll(f"{base}.invulnerable", m.invulnerable, optional=True, what="InSv")
         self.roll(f"{base}.feel_no_pain", m.feel_no_pain, optional=True, what="Feel No Pain")
         self.roll(f"{base}.feel_no_pain_mortal", m.feel_no_pain_mortal, optional=True, what="Feel No Pain")
+        self.roll(f"{base}.feel_no_pain_psychic", m.feel_no_pain_psychic, optional=True, what="Feel No Pain")
         self.kind(f"{base}.character", m.character, bool, "true or false")
         self.integer(f"{base}.damage_reduction", m.damage_reduction, 0, 1000, "a damage reduction")
         self.kind(f"{base}.halve_damage", m.halve_damage, bool, "true or false")

@@ -210,16 +210,20 @@ def _group(g: AllocationGroup) -> Group:
     )
 
 
-def _side(models: tuple[ModelProfile, ...], order: tuple[str, ...], source: str | None) -> Target:
+def _side(
+    models: tuple[ModelProfile, ...], order: tuple[str, ...], source: str | None
+) -> tuple[Target, list[ModelProfile]]:
+    """A side's groups and allocation order, and the model profile of each group."""
     from mathhammer_wh40k.model import Target as Unit
 
     unit = Unit("", toughness=1, models=models, allocation_order=order)
     groups = create_groups(unit, source)
-    return Target(
+    side = Target(
         groups=[_group(g) for g in groups],
         order=allocation_order(unit, groups, source),
         wounded_groups_first=True,
     )
+    return side, [g.profile for g in groups]
 
 
 def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
@@ -239,8 +243,8 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                 )
             versioned[name].check(chosen, source=source, field=f"attacker.weapons[{i}].rules.{name}")
     resolved, idle = _resolve_keywords(scenario, keywords)
-    target = _side(scenario.target.models, scenario.target.allocation_order, source)
-    attacker = _side(scenario.attacker.models, (), source) if scenario.attacker.models else None
+    target, group_profile = _side(scenario.target.models, scenario.target.allocation_order, source)
+    attacker = _side(scenario.attacker.models, (), source)[0] if scenario.attacker.models else None
     plan = Plan(counters=list(COUNTERS), target=target, attacker=attacker)
     _name_group_sources(plan, scenario)
     for i, ability in enumerate(scenario.attacker.mortal_wounds):
@@ -303,6 +307,14 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                 field=f"attacker.weapons[{members[0]}].skill",
             )
         in_cover = _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
+        if "psychic" in flags:
+            # A Psychic Attack: Feel No Pain against those ignores its damage and its mortal wounds.
+            psychic_fnp = [group_profile[i].feel_no_pain_psychic for i in range(len(target.groups))]
+            if any(v is not None for v in psychic_fnp):
+                pool.feel_no_pain = psychic_fnp
+                described.setdefault(pool.name, []).append(
+                    "a Psychic Attack: the target's Feel No Pain against Psychic Attacks applies"
+                )
         no_effect += _idle_in_situation(resolved[members[0]], hit, in_cover, pool.name, no_effect)
         _name_pool_sources(plan, members)
         plan.sequences.append(pool)

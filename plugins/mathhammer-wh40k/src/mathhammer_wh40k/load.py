@@ -117,6 +117,7 @@ def _model(f: Fields) -> ModelProfile:
         invulnerable=optional_roll("invulnerable"),
         feel_no_pain=optional_roll("feel_no_pain"),
         feel_no_pain_mortal=optional_roll("feel_no_pain_mortal"),
+        feel_no_pain_psychic=optional_roll("feel_no_pain_psychic"),
         character=f.flag("character", False),
         damage_reduction=f.integer("damage_reduction", 0),
         halve_damage=f.flag("halve_damage", False),

@@ -96,6 +96,8 @@ class ModelProfile:
     invulnerable: int | None = None
     feel_no_pain: int | None = None
     feel_no_pain_mortal: int | None = None
+    feel_no_pain_psychic: int | None = None
+    """Feel No Pain against Psychic Attacks only: the damage and mortal wounds of weapons with Psychic."""
     character: bool = False
     damage_reduction: int = 0
     """Subtract this from the Damage of each attack allocated to the model (never below 1)."""

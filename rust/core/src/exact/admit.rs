@@ -235,9 +235,9 @@ fn check_pools(program: &Program) -> Result<(bool, Vec<Option<usize>>), CoreErro
                 )));
             }
             if pool.excess == Excess::Unit
-                && groups
-                    .iter()
-                    .any(|g| g.feel_no_pain != groups[0].feel_no_pain)
+                && groups.iter().enumerate().any(|(i, g)| {
+                    pool.fnp(i, g.feel_no_pain) != pool.fnp(0, groups[0].feel_no_pain)
+                })
             {
                 return Err(decline(format!(
                     "pool {:?} carries excess damage across groups with different Feel No Pain",

@@ -374,7 +374,7 @@ impl Evaluator<'_> {
                             Landing {
                                 spill,
                                 focus: focus.filter(|_| to_focus),
-                                fnp: true,
+                                fnp: Some(&pool.feel_no_pain),
                             },
                             reduced,
                             outcomes.carry_mortal,

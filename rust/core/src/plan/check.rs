@@ -434,6 +434,19 @@ impl Plan {
         let groups = self.defending(base, p)?.groups.len();
         self.validate_alive_of(base, p)?;
         let saves = self.check_save(&format!("{base}.save"), &p.save, groups)?;
+        let fnp = p.feel_no_pain.len();
+        if fnp != 0 && fnp != groups {
+            return Err(CoreError::plan(
+                format!("{base}.feel_no_pain"),
+                format!("has {fnp} entries; give one per group ({groups}) or none"),
+            ));
+        }
+        if let Some(i) = p.feel_no_pain.iter().position(|&v| v == Some(0)) {
+            return Err(CoreError::plan(
+                format!("{base}.feel_no_pain[{i}]"),
+                "must be at least 1",
+            ));
+        }
         for (i, &g) in p.focus.iter().enumerate() {
             if g >= groups {
                 return Err(CoreError::plan(

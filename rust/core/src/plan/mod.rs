@@ -110,14 +110,20 @@ pub struct Group {
     pub thresholds: Vec<u32>,
 }
 
+/// The better (lower) of two Feel No Pain rolls, either possibly absent.
+#[must_use]
+pub fn better_fnp(a: Option<u32>, b: Option<u32>) -> Option<u32> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 impl Group {
     /// Feel No Pain against mortal wounds: the better of the two the group has.
     #[must_use]
     pub fn mortal_fnp(&self) -> Option<u32> {
-        match (self.feel_no_pain, self.feel_no_pain_mortal) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        better_fnp(self.feel_no_pain, self.feel_no_pain_mortal)
     }
 
     /// Damage `d` as these models take it: divided (rounded up), then
@@ -233,6 +239,12 @@ pub struct AttackPool {
     /// for `alive_of`, to the side attacking.
     #[serde(default)]
     pub against: Side,
+    /// Per group of the side attacked (by index; empty means none): a Feel No
+    /// Pain those models have against this pool's harm only, its damage and
+    /// the mortal wounds it inflicts (rules such as "against Psychic
+    /// Attacks"). The better of it and the group's own applies.
+    #[serde(default)]
+    pub feel_no_pain: Vec<Option<u32>>,
 }
 
 /// How many attack dice a pool has: each of `models` rolls `dice`, adds

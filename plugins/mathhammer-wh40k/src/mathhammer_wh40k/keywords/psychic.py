@@ -1,10 +1,12 @@
 """Psychic: in 11th edition the attack may ignore any modifiers to BS/WS and to
 the hit roll; the attacker ignores the harmful ones and keeps the helpful ones
 (a decided default), cover's worsened BS included. In 10th edition it only marks
-the attack as a Psychic Attack, which matters to Feel No Pain against psychic
-attacks; no such defence is modelled, so there it has no effect and the Result
-says so. The ruleset applies it, after every other hit modifier; this rule
-picks the version."""
+the attack as a Psychic Attack, which matters only to Feel No Pain against
+Psychic Attacks (a target model's ``feel_no_pain_psychic``); against a target
+without one it has no effect and the Result says so. In both editions the
+ruleset lets ``feel_no_pain_psychic`` ignore the weapon's damage and mortal
+wounds, and applies the 11th-edition effect after every other hit modifier;
+this rule picks the version."""
 
 from __future__ import annotations
 
@@ -29,8 +31,12 @@ RULE = Rule(
 
 def apply(rules: WeaponRules) -> str | None:
     rules.flags.add("psychic")
-    if rules.version == "10e":
-        return "10th edition's Psychic only marks a Psychic Attack, and no defence against those is modelled"
+    against_psychic = any(m.feel_no_pain_psychic is not None for m in rules.scenario.target.models)
+    if rules.version == "10e" and not against_psychic:
+        return (
+            "10th edition's Psychic only marks a Psychic Attack, and the target has no Feel No Pain against "
+            "Psychic Attacks"
+        )
     return None
 
 
