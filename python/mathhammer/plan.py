@@ -161,6 +161,9 @@ class Test:
     its criticals (``natural_fail`` and ``critical`` do not apply). A
     ``failures`` or ``non_critical`` re-roll re-rolls every die marked
     ``rerolled``; ``ones`` re-rolls those showing 1, never on a critical.
+    With ``reroll_one``, once per pool (per round in a fight), the first die
+    that fails and was not re-rolled already is rolled again (a re-roll of one
+    die granted to the unit; tests of one die only).
     """
 
     __test__ = False  # a Plan primitive, not a pytest test class
@@ -180,9 +183,12 @@ class Test:
     effects: list[Effect] = field(default_factory=list)
     dice: list[RollDie] = field(default_factory=list)
     compare: Compare | None = None
+    reroll_one: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if v is not None and k not in ("effects", "dice", "compare")}
+        if not self.reroll_one:
+            del d["reroll_one"]
         d["effects"] = [e.to_dict() for e in self.effects]
         if self.dice:
             d["dice"] = [{k: v for k, v in asdict(die).items() if v is not None} for die in self.dice]
@@ -323,6 +329,8 @@ class AttackPool:
     damage_multiplier: int = 1
     damage_bonus: int = 0
     damage_minimum: int = 0
+    damage_reroll_one: bool = False
+    """Once per pool, the first damage roll below its dice's average is rolled again (not with ``damage_reroll``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -340,6 +348,7 @@ class AttackPool:
                 **({"multiplier": self.damage_multiplier} if self.damage_multiplier != 1 else {}),
                 **({"bonus": self.damage_bonus} if self.damage_bonus else {}),
                 **({"minimum": self.damage_minimum} if self.damage_minimum else {}),
+                **({"reroll_one": True} if self.damage_reroll_one else {}),
                 **({"top_threshold_counter": self.top_threshold_counter} if self.top_threshold_counter else {}),
                 **({"top_threshold": self.top_threshold.to_dict()} if self.top_threshold else {}),
             },

@@ -315,6 +315,61 @@ def test_feel_no_pain_against_psychic_attacks(
     assert not mathhammer.simulate(s, trials=10, seed=1, registry=registry_all).no_effect
 
 
+def by_monte_carlo(registry: Registry, s: Scenario, expected: Mapping[str, Fraction]) -> None:
+    """Each stage's mean by both Monte Carlo paths; the exact evaluator declines, saying why, and
+    ``auto`` falls back to Monte Carlo."""
+    with pytest.raises(mathhammer.DeclinedError, match="re-rolls one die for the whole unit"):
+        mathhammer.evaluate_exact(s, registry=registry)
+    auto = mathhammer.evaluate(s, trials=40_000, seed=7, threads=1, registry=registry)
+    assert auto.evaluator == "monte_carlo"
+    for r in (auto, simulate_die_by_die(s, 40_000, 7, registry=registry)):
+        for stage, value in expected.items():
+            assert_mean(r[stage], float(value))
+
+
+def one_reroll(n: int, fails: Fraction, gain: Fraction) -> Fraction:
+    """What one re-roll of the first failing die of ``n`` adds: the chance one fails, times what it gains."""
+    return (1 - (1 - fails) ** n) * gain
+
+
+def test_one_hit_reroll_on_the_first_failed_hit(registry_all: Registry) -> None:
+    s = scenario(auto_hit=False, skill=4, modifiers=Modifiers(reroll_one_hit=True))
+    by_monte_carlo(registry_all, s, {"hits": N * F(1, 2) + one_reroll(N, F(1, 2), F(1, 2))})
+    # The re-rolled die can be critical: with Sustained Hits 1 each die is worth 1/2 + 1/6 hits.
+    s = scenario(auto_hit=False, skill=4, keywords=("Sustained Hits 1",), modifiers=Modifiers(reroll_one_hit=True))
+    worth = F(1, 2) + F(1, 6)
+    by_monte_carlo(registry_all, s, {"hits": N * worth + one_reroll(N, F(1, 2), worth)})
+
+
+def test_one_wound_reroll_skips_dice_rerolled_already(registry_all: Registry) -> None:
+    s = scenario(modifiers=Modifiers(reroll_one_wound=True))
+    by_monte_carlo(registry_all, s, {"wounds": N * F(1, 2) + one_reroll(N, F(1, 2), F(1, 2))})
+    # With wound rolls of 1 re-rolled: a die wounds with 1/2 + 1/6 * 1/2 = 7/12; only a 2 or 3 is left for
+    # the one re-roll (a 1 was rolled again already).
+    s = scenario(modifiers=Modifiers(reroll_one_wound=True, reroll_wounds="ones"))
+    by_monte_carlo(registry_all, s, {"wounds": N * F(7, 12) + one_reroll(N, F(2, 6), F(1, 2))})
+
+
+def test_one_damage_reroll_on_the_first_roll_below_average(registry_all: Registry) -> None:
+    # Each attack is unsaved with chance 5/6 and rolls D6; the first roll of 1-3 (mean 2) is rolled
+    # again (mean 7/2): it happens unless every attack is either not unsaved or rolls 4+, (1/6 + 5/6 * 1/2)^N.
+    s = big_model(damage="D6", modifiers=Modifiers(reroll_one_damage=True))
+    gain = (1 - F(7, 12) ** N) * (F(7, 2) - 2)
+    by_monte_carlo(registry_all, s, {"damage": N * WOUND * F(7, 2) + gain})
+
+
+def test_one_die_rerolls_belong_to_one_weapon(registry_all: Registry) -> None:
+    with pytest.raises(mathhammer.ScenarioError, match=r"modifiers.reroll_one_hit: re-rolls one die of one weapon"):
+        mathhammer.simulate(scenario(common=Modifiers(reroll_one_hit=True)), trials=10, seed=1, registry=registry_all)
+    w = scenario(modifiers=Modifiers(reroll_one_wound=True)).attacker.weapons[0]
+    s = replace(scenario(), attacker=Attacker(weapons=(w, replace(w, name="Other"))))
+    with pytest.raises(mathhammer.ScenarioError, match=r"weapons\[1\].modifiers.reroll_one_wound: is true, and so"):
+        mathhammer.simulate(s, trials=10, seed=1, registry=registry_all)
+    bad = Modifiers(reroll_one_damage=True, reroll_damage="ones")
+    with pytest.raises(mathhammer.ScenarioError, match=r"reroll_one_damage: is true and reroll_damage is 'ones'"):
+        mathhammer.simulate(scenario(modifiers=bad), trials=10, seed=1, registry=registry_all)
+
+
 @pytest.mark.parametrize(
     ("where", "mods", "message"),
     [

@@ -240,6 +240,22 @@ impl ModifiedDice {
         self.modify((sum + self.dice.constant).max(0) as u32)
     }
 
+    /// Roll it once, and roll a result below the average again (a re-roll
+    /// of its own); also says whether that re-roll was used. Under its own
+    /// re-roll policy every result was rolled again already where it could
+    /// be, so the extra one is never used then.
+    pub fn roll_once_more<D: DiceSource>(&self, dice: &mut D) -> (u32, bool) {
+        if self.reroll != DiceReroll::None {
+            return (self.roll(dice), false);
+        }
+        let mut sum = self.roll_sum(dice);
+        let again = self.below_average(sum);
+        if again {
+            sum = self.roll_sum(dice);
+        }
+        (self.modify((sum + self.dice.constant).max(0) as u32), again)
+    }
+
     /// The exact distribution: `pmf[v]` is the probability of value `v`.
     #[must_use]
     pub fn distribution(&self) -> Vec<f64> {

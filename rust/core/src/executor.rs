@@ -282,12 +282,14 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
     ws.entering[0] = attacks;
     ws.pending.clear();
     ws.extra_mortal = 0;
+    ws.one_damage_left = pool.damage_reroll_one;
     ws.passed.clear();
     ws.passed.resize(n_tests, 0);
     ws.criticals.clear();
     ws.criticals.resize(n_tests, 0);
     for (k, t) in pool.tests.iter().enumerate() {
         let n = ws.entering[k];
+        let mut one_left = t.reroll_one;
         if t.automatic && t.on_success.is_empty() {
             bump(&mut ws.counters, t.counter, n);
             ws.passed[k] += n;
@@ -305,7 +307,12 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
                 let first = dice.roll(t.die);
                 let mut roll = first;
                 let mut outcome = t.by_face[roll as usize];
-                let again = t.rerolls(roll, outcome);
+                let mut again = t.rerolls(roll, outcome);
+                if !again && one_left && outcome == Outcome::Fail {
+                    // The unit's one re-roll, on the first die that fails.
+                    one_left = false;
+                    again = true;
+                }
                 if again {
                     roll = dice.roll(t.die);
                     outcome = t.by_face[roll as usize];
@@ -563,7 +570,15 @@ pub(crate) fn unsaved<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     bump(&mut ws.counters, pool.save.counter, 1);
-    damage_model(pool, ws, current, Dealt::Roll(pool.damage), dice, obs);
+    let dealt = if ws.one_damage_left && current.is_some() {
+        // The unit's one damage re-roll, on the first roll below average.
+        let (value, used) = pool.damage.roll_once_more(dice);
+        ws.one_damage_left = !used;
+        Dealt::Fixed(value)
+    } else {
+        Dealt::Roll(pool.damage)
+    };
+    damage_model(pool, ws, current, dealt, dice, obs);
 }
 
 /// The damage one attack deals: dice rolled as it lands, or a value known

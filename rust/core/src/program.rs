@@ -24,6 +24,8 @@ pub(crate) struct RunTest {
     /// `by_face[f]` is the outcome of an unmodified `f` (index 0 unused).
     pub(crate) by_face: Vec<Outcome>,
     pub(crate) reroll: Reroll,
+    /// The first failed die not re-rolled already is rolled again, once per pool.
+    pub(crate) reroll_one: bool,
     pub(crate) counter: Option<usize>,
     /// Each outcome's actions, with the class of the roll they also need.
     pub(crate) on_fail: Vec<(Option<Class>, RunAction)>,
@@ -116,6 +118,8 @@ pub(crate) struct RunPool {
     pub(crate) batch_hook: Option<usize>,
     /// Per group: Feel No Pain against this pool's harm only.
     pub(crate) feel_no_pain: Vec<Option<u32>>,
+    /// The first damage roll below average is rolled again, once per pool.
+    pub(crate) damage_reroll_one: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -273,6 +277,7 @@ impl Program {
             focus: p.focus.clone(),
             batch_hook: p.batch_hook,
             feel_no_pain: p.feel_no_pain.clone(),
+            damage_reroll_one: p.damage.reroll_one,
             damage: p.damage.roll(),
             excess: p.damage.excess,
             cap_at_wounds: p.damage.cap_at_wounds,
@@ -402,6 +407,7 @@ impl Program {
                     .collect()
             },
             reroll: t.reroll,
+            reroll_one: t.reroll_one,
             counter: plan.counter_index(&format!("{field}.counter"), t.counter.as_ref())?,
             on_fail,
             on_success,

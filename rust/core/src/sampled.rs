@@ -117,6 +117,10 @@ impl PoolTables {
         budget: &mut usize,
         b: &mut Builder,
     ) -> Option<PoolTables> {
+        if pool.damage_reroll_one || pool.tests.iter().any(|t| t.reroll_one) {
+            // One die for the whole pool ties its attacks together: die by die.
+            return None;
+        }
         let m = pool.tests.len();
         let save_slot = m;
         let (first, inflict) = one_token(pool, 1, *budget, b)?;

@@ -35,6 +35,8 @@ MAX_CHARACTERISTIC = 30
 REROLLS = ("none", "ones", "failures", "non_critical")
 DAMAGE_REROLLS = ("none", "ones", "below_average")
 SAVE_REROLLS = ("none", "ones", "failures")
+ONE_DIE_REROLLS = ("reroll_one_hit", "reroll_one_wound", "reroll_one_damage")
+"""Re-rolls of a single die, which the unit attaches to one weapon."""
 MAX_BONUS = 100
 """The largest bonus or penalty to A or D a modifier may give."""
 
@@ -104,6 +106,13 @@ class _Checker:
                 self.fail(f"{base}.{name}", f"is {getattr(m, name)!r}; expected one of {', '.join(choices)}")
         self.kind(f"{base}.minus_one_to_wound_if_s_above_t", m.minus_one_to_wound_if_s_above_t, bool, "true or false")
         self.roll(f"{base}.wounds_on", m.wounds_on, optional=True, what="a fixed wound roll")
+        for name in ONE_DIE_REROLLS:
+            self.kind(f"{base}.{name}", getattr(m, name), bool, "true or false")
+        if m.reroll_one_damage and m.reroll_damage != "none":
+            self.fail(
+                f"{base}.reroll_one_damage",
+                f"is true and reroll_damage is {m.reroll_damage!r}: a damage roll is re-rolled only once; give one",
+            )
         if m.wounds_on_keyword is not None:
             self.kind(f"{base}.wounds_on_keyword", m.wounds_on_keyword, str, "a target keyword")
             if m.wounds_on is None:
@@ -204,6 +213,19 @@ def check_scenario(s: Scenario, source: str | None = None) -> None:
     if wounds > MAX_VALUE:
         c.fail("target.models", f"hold {wounds} wounds in all; at most {MAX_VALUE} are allowed")
     c.modifiers("modifiers", s.modifiers)
+    for name in ONE_DIE_REROLLS:
+        if getattr(s.modifiers, name):
+            c.fail(
+                f"modifiers.{name}",
+                "re-rolls one die of one weapon's attacks: set it in that weapon's [attacker.weapons.modifiers]",
+            )
+        taking = [i for i, w in enumerate(weapons) if getattr(w.modifiers, name)]
+        if len(taking) > 1:
+            c.fail(
+                f"attacker.weapons[{taking[1]}].modifiers.{name}",
+                f"is true, and so it is for attacker.weapons[{taking[0]}]: the unit re-rolls one such die; "
+                "give it to one weapon",
+            )
     for i, w in enumerate(weapons):
         for name, what in (("strength_multiplier", "Strength"), ("damage_multiplier", "Damage")):
             if getattr(w.modifiers, name) == 2 and getattr(s.modifiers, name) == 2:

@@ -497,6 +497,7 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
             natural_fail=1,
             critical=min(mods.critical_hit, common.critical_hit),
             reroll=_broadest(mods.reroll_hits, common.reroll_hits),
+            reroll_one=mods.reroll_one_hit,
             counter="hits",
         )
     strength = modified_strength(w, scenario)
@@ -514,6 +515,7 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
         natural_fail=1,
         critical=min(mods.critical_wound, common.critical_wound),
         reroll=_broadest(mods.reroll_wounds, common.reroll_wounds),
+        reroll_one=mods.reroll_one_wound,
         counter="wounds",
     )
     if w.mortal_wounds is not None:
@@ -524,6 +526,7 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
             for outcome in ("success", "critical")
         ]
     saves = (mods.reroll_saves, common.reroll_saves)  # the broader applies: failures include ones
+    damage_reroll = _damage_reroll(mods.reroll_damage, common.reroll_damage, scenario.source)
     pool = AttackPool(
         name=" + ".join(dict.fromkeys(x.name for x in weapons)),
         attacks=[_attacks(x, scenario) for x in weapons],
@@ -538,10 +541,11 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
         ),
         damage=_dice(w.damage),
         mortal_counter="mortal_wounds",
-        damage_reroll=_damage_reroll(mods.reroll_damage, common.reroll_damage, scenario.source),
+        damage_reroll=damage_reroll,
         damage_multiplier=mods.damage_multiplier * common.damage_multiplier,
         damage_bonus=mods.damage + common.damage,
         damage_minimum=1,  # D never drops below 1 (11th edition)
+        damage_reroll_one=mods.reroll_one_damage and damage_reroll == "none",
     )
     return pool, hit, wound
 
@@ -600,6 +604,14 @@ def describe_modifiers(w: Weapon, scenario: Scenario) -> list[str]:
         said.append("the target re-rolls failed saves")
     elif "ones" in saves:
         said.append("the target re-rolls saves of 1")
+    for roll, name in (("hit", "reroll_one_hit"), ("wound", "reroll_one_wound")):
+        if getattr(mods, name):
+            said.append(f"the unit re-rolls one {roll} roll: the first of this weapon's that fails")
+    if mods.reroll_one_damage:
+        if damage_reroll == "none":
+            said.append("the unit re-rolls one damage roll: the first of this weapon's below its average")
+        else:
+            said.append("the unit's one damage re-roll adds nothing: every damage roll is re-rolled already")
     toughness = scenario.target.toughness
     if mods.minus_one_to_wound_if_s_above_t or common.minus_one_to_wound_if_s_above_t:
         if strength > toughness:

@@ -48,6 +48,9 @@ def _modifiers(f: Fields | None) -> Modifiers:
         minus_one_to_wound_if_s_above_t=f.flag("minus_one_to_wound_if_s_above_t", False),
         wounds_on=f.roll("wounds_on", None, best=2, worst=6),
         wounds_on_keyword=f.text("wounds_on_keyword", None),
+        reroll_one_hit=f.flag("reroll_one_hit", False),
+        reroll_one_wound=f.flag("reroll_one_wound", False),
+        reroll_one_damage=f.flag("reroll_one_damage", False),
     )
     f.done()
     return m

@@ -55,6 +55,12 @@ class Modifiers:
     """The wound roll needs this (as 2 for "2+") instead of the S-against-T result, against ``wounds_on_keyword``."""
     wounds_on_keyword: str | None = None
     """The target keyword ``wounds_on`` applies against; unset, it applies against any target."""
+    reroll_one_hit: bool = False
+    """Weapons only: the unit's one re-roll of a single hit roll, on this weapon's first failed hit roll."""
+    reroll_one_wound: bool = False
+    """Weapons only: the unit's one re-roll of a single wound roll, on this weapon's first failed wound roll."""
+    reroll_one_damage: bool = False
+    """Weapons only: the unit's one re-roll of a single damage roll, on this weapon's first roll below average."""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,14 @@ pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {
     check_shape(program)?;
     for seq in &program.sequences {
         if let RunSequence::Pool(pool) = seq {
+            if pool.damage_reroll_one || pool.tests.iter().any(|t| t.reroll_one) {
+                // One die for the whole pool ties its attacks together; the
+                // evaluator tabulates attacks that are independent.
+                return Err(decline(format!(
+                    "pool {:?} re-rolls one die for the whole unit, which ties its attacks together",
+                    pool.name
+                )));
+            }
             if let Some(work) = super::estimate::tabulation_steps(pool) {
                 if work > TABLE_WORK {
                     return Err(decline(format!(

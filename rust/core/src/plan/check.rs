@@ -7,7 +7,7 @@ use super::{
     MAX_ATTACKS, MAX_MODELS, MAX_MODIFIER, MAX_ROLL_COMBINATIONS, MAX_ROUNDS, MAX_TOKENS_PER_TRIAL,
     MAX_VALUE, PLAN_VERSION,
 };
-use crate::dice::ModifiedDice;
+use crate::dice::{DiceReroll, ModifiedDice};
 use crate::error::CoreError;
 
 impl Check {
@@ -322,6 +322,12 @@ impl Plan {
             return Err(CoreError::plan(
                 f("dice"),
                 "an automatic test rolls no dice",
+            ));
+        }
+        if t.reroll_one {
+            return Err(CoreError::plan(
+                f("reroll_one"),
+                "re-rolls one die; a roll of several dice takes none",
             ));
         }
         if t.natural_fail != 0 || t.critical.is_some() {
@@ -692,6 +698,12 @@ impl Plan {
             ));
         }
         check_modifier(&format!("{base}.damage.bonus"), d.bonus)?;
+        if d.reroll_one && d.reroll != DiceReroll::None {
+            return Err(CoreError::plan(
+                format!("{base}.damage.reroll_one"),
+                "re-rolls a damage roll once, and reroll does already; give one of them",
+            ));
+        }
         if u64::from(d.minimum) > MAX_VALUE {
             return Err(CoreError::plan(
                 format!("{base}.damage.minimum"),

@@ -326,6 +326,11 @@ pub struct Test {
     pub critical_requires_success: bool,
     #[serde(default)]
     pub reroll: Reroll,
+    /// Once per pool (per round in a fight), the first die of this test that
+    /// fails and was not re-rolled already is rolled again (a re-roll of one
+    /// die granted to the unit). Only for a test of one `die`.
+    #[serde(default)]
+    pub reroll_one: bool,
     /// Roll these dice together instead of one `die`: the test succeeds when
     /// their sum (a die with `subtract` counts negative) plus the capped
     /// modifiers reaches `target`. `natural_fail` and `critical` do not apply;
@@ -605,6 +610,11 @@ pub struct Damage {
     pub bonus: i32,
     #[serde(default)]
     pub minimum: u32,
+    /// Once per pool (per round in a fight), the first damage roll of an
+    /// unsaved attack whose dice sum below their average is rolled again
+    /// (one die granted to the unit); not with `reroll`.
+    #[serde(default)]
+    pub reroll_one: bool,
     /// What happens to damage beyond what the model it is allocated to has left.
     #[serde(default)]
     pub excess: Excess,
