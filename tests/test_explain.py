@@ -290,11 +290,12 @@ MODIFIERS = Path(__file__).resolve().parents[1] / "examples" / "modifiers.toml"
 def test_the_narration_names_each_modifier_as_its_pool_starts() -> None:
     lines = [line.strip() for line in explain(mathhammer.load_scenario(MODIFIERS), seed=1).lines]
     hammer, sword = lines.index("1. Thunder hammer (attacks)"), lines.index("2. Master-crafted power weapon (attacks)")
-    assert lines[hammer + 1 : hammer + 7] == [
+    assert lines[hammer + 1 : hammer + 8] == [
         "Modifier: AP -2 → AP -3 (-1; never above AP 0).",
         "Modifier: A 3 +1 per model (at least 1).",
         "Modifier: D 2 +1 (multiply, then add; at least 1).",
         "Modifier: the target re-rolls saves of 1.",
+        "Modifier: the unit re-rolls one hit roll: the first of this weapon's that fails.",
         "Modifier: no -1 to wound: S 8 is not greater than T 9.",
         "Modifier: critical hits on an unmodified 5+.",
     ]
