@@ -62,6 +62,7 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
                     name: seq.name().to_string(),
                 });
             }
+            let before = ws.harm();
             match seq {
                 RunSequence::Pool(pool) => {
                     // A pool attacking the attacker sees the sides swapped, so
@@ -79,6 +80,7 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
                 RunSequence::Heal { .. } => heal(seq, ws, dice, obs),
                 RunSequence::Mark { .. } => mark(seq, ws, dice, obs),
             }
+            ws.attribute(program.attributed[index], before);
         }
     }
     resolve_deferred(program, ws, dice, obs);
@@ -217,7 +219,10 @@ pub(crate) fn resolve_deferred<D: DiceSource, O: Observer>(
             // The pool's focus group, if still alive, stays first.
             ws.focus = focus.filter(|&f| ws.state.alive[f] > 0);
             order_with_focus(ws);
+            let before = ws.harm();
             inflict(pool, ws, what, dice, obs);
+            // Held harm is its pool's, whenever it lands.
+            ws.attribute(program.attributed[index], before);
         }
     }
 }
@@ -749,6 +754,7 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
+    state.mortal += n;
     // A focus group alive takes them first; then the usual order.
     let pick = |state: &TargetState<'_>| state.pick_for_mortal(first);
     if spill {

@@ -817,7 +817,9 @@ fn hazard_rolls_hurt_the_attackers_own_models_or_are_only_counted() {
             "damage",
             "models_destroyed",
             "destroyed:Troopers",
-            "destroyed:Hero"
+            "destroyed:Hero",
+            "damage:Gun",
+            "mortal_wounds:Gun"
         ]
     );
     // With them, the 3 mortal wounds stop at the one model they start on.
@@ -830,7 +832,9 @@ fn hazard_rolls_hurt_the_attackers_own_models_or_are_only_counted() {
             "attacker_damage",
             "attacker_models_destroyed",
             "destroyed:Troopers",
-            "destroyed:Hero"
+            "destroyed:Hero",
+            "damage:Gun",
+            "mortal_wounds:Gun"
         ]
     );
     let (out, events, _) = replay(&p, vec![1, 1, 1, 4]).unwrap();
@@ -1066,6 +1070,9 @@ fn a_seeded_replay_is_the_trial_the_run_draws() {
         let mut told: Vec<usize> = outcome.counters.iter().map(|&c| c as usize).collect();
         told.extend([outcome.damage as usize, outcome.destroyed as usize]);
         told.extend(outcome.group_destroyed.iter().map(|&d| d as usize));
+        for &(damage, mortal) in &outcome.by_sequence {
+            told.extend([damage as usize, mortal as usize]);
+        }
         assert_eq!(told, trial_of_run(&p, seed, k), "seed {seed}, trial {k}");
         // The dice drawn, replayed, tell the same trial.
         let (again, again_events, used) = replay(&p, dice.clone()).unwrap();

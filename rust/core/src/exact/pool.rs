@@ -117,14 +117,20 @@ impl Evaluator<'_> {
             events[e as usize] += p;
         }
         // Mortal wounds counted: each event's amount (unless they depend on
-        // the state, and are carried in it).
+        // the state, and are carried in it); none, for a pool inflicting none.
+        self.mortal_pmf = Some(vec![1.0]);
         if let Some(Inflict {
             kind: InflictKind::Mortal { amount, .. },
             ..
-        }) = inflict.filter(|_| !carry_mortal)
+        }) = inflict
         {
-            let total = compound(&events, &dice_pmf(amount.unwrap_or(pool.damage)));
-            self.count(pool.mortal_counter, &total);
+            if carry_mortal {
+                self.mortal_pmf = None;
+            } else {
+                let total = compound(&events, &dice_pmf(amount.unwrap_or(pool.damage)));
+                self.count(pool.mortal_counter, &total);
+                self.mortal_pmf = Some(total);
+            }
         }
         let failed_harm = self.count_failed_saves(pool, inflict, &save_harm);
         Ok(PoolOutcomes {

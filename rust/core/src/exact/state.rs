@@ -198,6 +198,28 @@ const FOCUS_AT: u32 = 96;
 const FAILED_AT: u32 = 98;
 const COUNT_BITS: u32 = 15;
 const MORTAL_AT: u32 = 113;
+/// The fields free to note how much harm was held by the end of a pool
+/// (held harm is credited to the pools that held it, in the order they
+/// held it): those of failed saves and mortal wounds, when not carried.
+pub(super) fn marker_fields(carry_failed: bool, carry_mortal: bool) -> Vec<u32> {
+    let mut at = Vec::new();
+    if !carry_failed {
+        at.push(FAILED_AT);
+    }
+    if !carry_mortal {
+        at.push(MORTAL_AT);
+    }
+    at
+}
+
+pub(super) fn marker(s: u128, at: u32) -> u32 {
+    field(s, at, HELD_BITS)
+}
+
+pub(super) fn with_marker(s: u128, at: u32, n: u32) -> u128 {
+    put(s, at, HELD_BITS, n)
+}
+
 /// The most failed saves or mortal wounds a state can carry.
 pub(super) const MAX_CARRIED: u32 = (1 << COUNT_BITS) - 1;
 
