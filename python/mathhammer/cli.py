@@ -148,8 +148,8 @@ def _parser() -> argparse.ArgumentParser:
         "--metric",
         action="append",
         type=_metric,
-        help=f"what to show: {', '.join(METRICS)}, or destroyed:GROUP for P(that group destroyed)"
-        " (repeat; default the first three)",
+        help=f"what to show: {', '.join(METRICS)}, destroyed:GROUP for P(that group destroyed), damage:WEAPON for"
+        " the mean wounds lost to one weapon, or mortal_wounds:WEAPON (repeat; default the first three)",
     )
     comp.add_argument("--plot", metavar="IMAGE", help="also draw the matrices as heatmaps: .png, .svg or .html")
     comp.add_argument("--json", action="store_true", help="print every cell's Result as JSON")

@@ -8,6 +8,8 @@ report for code that wants a string with no dependency on rich.
 
 from __future__ import annotations
 
+import math
+
 from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -59,7 +61,10 @@ def stages_table(result: Result) -> Table:
         row: list[RenderableType] = [plain(stage.label), f"{stage.mean:.3f}"]
         if not exact:
             row.append(f"{stage.se:.4f}")
-        row += [f"{stage.sd:.3f}", f"{stage.percentile(5)}-{stage.percentile(95)}"]
+        if stage.distribution_known:
+            row += [f"{stage.sd:.3f}", f"{stage.percentile(5)}-{stage.percentile(95)}"]
+        else:
+            row += ["-", "-"]
         table.add_row(*row)
     return table
 
@@ -117,7 +122,7 @@ def comparison_table(comparison: Comparison, metric: Metric) -> Table:
         cells = []
         for j, target in enumerate(comparison.targets):
             result = comparison.results[attacker, target]
-            cell = fmt.format(values[i, j])
+            cell = "-" if math.isnan(values[i, j]) else fmt.format(values[i, j])
             if result.evaluator == "monte_carlo" and metric in result.stages:
                 cell += f" ±{result[metric].se:.2f}"
             cells.append(cell)
