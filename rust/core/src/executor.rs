@@ -413,7 +413,7 @@ pub(crate) fn run_pool_saves<D: DiceSource, O: Observer>(
     pending_harm(pool, ws, dice, obs);
 }
 
-/// Saves: rolled together, resolved lowest first.
+/// Saves: rolled together, resolved lowest first (or one at a time).
 fn roll_saves<D: DiceSource, O: Observer>(
     pool: &RunPool,
     ws: &mut Workspace<'_>,
@@ -421,6 +421,16 @@ fn roll_saves<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
+    if pool.save.in_turn {
+        declare(pool, ws);
+        if obs.enabled() && wounds > 0 {
+            obs.event(Event::Order {
+                groups: ws.order.clone(),
+            });
+        }
+        saves_in_turn(pool, ws, wounds, dice, obs);
+        return;
+    }
     ws.save_faces.clear();
     ws.save_faces.resize(pool.save.die as usize + 1, 0);
     for _ in 0..wounds {
@@ -499,6 +509,37 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
             if !saved && !pool.save.special_saves(g, dice, obs) {
                 unsaved(pool, ws, current, dice, obs);
             }
+        }
+    }
+}
+
+/// Save `wounds` tokens one at a time through the allocation order in
+/// `ws.order`: each rolled against the group current then (its special save
+/// after a failed roll), and its damage dealt before the next is rolled.
+/// Once the unit is destroyed the rolls are still checked (against the last
+/// group) so the failed-save count keeps counting, but they inflict nothing.
+pub(crate) fn saves_in_turn<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    wounds: u32,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    let mut last_group = ws.state.current(&ws.order).unwrap_or(ws.order[0]);
+    for _ in 0..wounds {
+        let current = ws.state.current(&ws.order);
+        let g = current.unwrap_or(last_group);
+        last_group = g;
+        let roll = dice.roll(pool.save.die);
+        let saved = pool.save.saves(g, ws.state.group(g), roll);
+        obs.event(Event::Save {
+            roll,
+            group: current,
+            saved,
+            wounds_left: current.map(|g| ws.state.front[g]),
+        });
+        if !saved && !pool.save.special_saves(g, dice, obs) {
+            unsaved(pool, ws, current, dice, obs);
         }
     }
 }

@@ -84,6 +84,8 @@ pub(crate) struct RunTopThreshold {
 pub(crate) struct RunSave {
     /// False when no save applies: nothing is rolled and every token fails.
     pub(crate) rolled: bool,
+    /// Saved one at a time against the group current then, not lowest first.
+    pub(crate) in_turn: bool,
     pub(crate) die: u32,
     pub(crate) natural_fail: u32,
     /// Per group: AP plus save modifiers plus the group's own, capped.
@@ -631,6 +633,7 @@ impl RunSave {
     ) -> Result<RunSave, CoreError> {
         Ok(RunSave {
             rolled: save.rolled,
+            in_turn: save.in_turn,
             die: save.die,
             natural_fail: save.natural_fail,
             modifier: (0..groups)

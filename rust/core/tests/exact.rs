@@ -892,3 +892,34 @@ fn check_weapons(plan: &Value, weapons: [&str; 2], expected: &[[Vec<f64>; 2]; 2]
         }
     }
 }
+
+/// Two attacks reaching the save of a 4+ model (A) allocated before a 2+
+/// model (B), one wound each. Rolled together and resolved lowest first, A
+/// meets the lower roll and B dies only if both show 1: P(A dies) = 3/4,
+/// P(B dies) = 1/36. Saved in turn, the second roll meets B only once A is
+/// dead: P(B dies) = 1/2 * 1/6 = 1/12.
+#[test]
+fn saves_one_at_a_time_meet_the_group_current_then() {
+    let mut plan = json!({"version": 1, "counters": ["failed_saves"],
+        "target": {"groups": [{"name": "A", "models": 1, "wounds": 1, "save": 4},
+            {"name": "B", "models": 1, "wounds": 1, "save": 2}], "order": [0, 1], "wounded_groups_first": true},
+        "sequences": [{"kind": "attack", "name": "Gun", "attacks": [{"models": 2, "dice": "1"}],
+            "steps": [{"name": "hit", "automatic": true}],
+            "save": {"counter": "failed_saves"}, "damage": {"dice": "1"}}]});
+    for (in_turn, b_dies) in [(false, 1.0 / 36.0), (true, 1.0 / 12.0)] {
+        plan["sequences"][0]["save"]["in_turn"] = json!(in_turn);
+        let exact = evaluate(&program(&plan)).unwrap();
+        let a = &exact.pmfs[number(&plan, "destroyed:A")];
+        let b = &exact.pmfs[number(&plan, "destroyed:B")];
+        assert!((a[1] - 0.75).abs() < 1e-12, "in turn: {in_turn}: {a:?}");
+        assert!((b[1] - b_dies).abs() < 1e-12, "in turn: {in_turn}: {b:?}");
+        agree_on(&plan, Path::DieByDie);
+        agree_on(&plan, Path::Auto);
+    }
+    // D3 damage into a 2-wound A: the exact evaluator and Monte Carlo, die
+    // by die and on the fast path, agree.
+    plan["target"]["groups"][0]["wounds"] = json!(2);
+    plan["sequences"][0]["damage"]["dice"] = json!("D3");
+    agree_on(&plan, Path::DieByDie);
+    agree_on(&plan, Path::Auto);
+}

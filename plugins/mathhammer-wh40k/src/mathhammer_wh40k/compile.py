@@ -11,7 +11,10 @@ The mapping, rule by rule (section names from the specification):
 - Wound roll: the S-vs-T table, unmodified 1 fails, unmodified 6 is a critical
   wound, modifiers capped to +/-1.
 - Saves: rolled together, lowest first, through the allocation groups in the
-  declared order; AP modifies Sv, InSv is unmodified, a 1 always fails.
+  declared order; AP modifies Sv, InSv is unmodified, a 1 always fails. With
+  ``Allocation = "10e"`` (or ``edition = "10e"``) each attack is allocated and
+  saved in turn instead: a wounded model first, then ``allocation_order``,
+  each model with its own Sv/InSv.
 - Damage: the D characteristic, rolled per unsaved attack; excess is lost;
   a model's damage reduction and halving apply (halve, subtract, never below 1).
 - Mortal wounds "in addition to the normal damage" (weapon field
@@ -115,7 +118,19 @@ STEALTH = Rule(
     default="11e",
     editions={"10e": "10e", "11e": "11e"},
 )
-RULESET_RULES = {rule.name: rule for rule in (COVER, STEALTH, PSYCHIC)}
+ALLOCATION = Rule(
+    "Allocation",
+    versions={
+        "11e": "the wounds of a pool are saved together, lowest roll first, through the allocation groups in the "
+        "declared order (specification, 11th edition)",
+        "10e": "attacks are allocated one at a time, each to a model already wounded if there is one, else in "
+        "allocation_order, and saved with that model's own Sv/InSv before the next (10th edition; the order "
+        "within the unit is the project's reading, the 10th-edition text found gives none)",
+    },
+    default="11e",
+    editions={"10e": "10e", "11e": "11e"},
+)
+RULESET_RULES = {rule.name: rule for rule in (COVER, STEALTH, PSYCHIC, ALLOCATION)}
 """The ruleset's own rules with versions (keywords bring theirs)."""
 
 REROLL_BREADTH: tuple[Reroll, ...] = ("none", "ones", "failures", "non_critical")
@@ -301,6 +316,9 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                 field=f"attacker.weapons[{members[0]}].skill",
             )
         in_cover = _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
+        # 10th edition allocates and saves one attack at a time (a wounded model
+        # first, as the core always does), not the whole pool lowest first.
+        pool.save.in_turn = version_of(ALLOCATION, weapon=members[0]) == "10e"
         no_effect += _idle_in_situation(resolved[members[0]], hit, in_cover, pool.name, no_effect)
         _name_pool_sources(plan, members)
         plan.sequences.append(pool)

@@ -1,5 +1,5 @@
-//! Saves rolled together and resolved lowest first, exactly, through groups
-//! that save differently.
+//! Saves through groups that save differently, exactly: rolled together and
+//! resolved lowest first, or one at a time.
 
 use super::budget::{decline, hold, verdict, STATE_BYTES};
 use super::evaluator::Evaluator;
@@ -114,6 +114,37 @@ impl Evaluator<'_> {
         let mut out: HashMap<(u128, u32), f64, Fast> = HashMap::default();
         for ((s, _, e), q) in cur {
             *out.entry((s, e)).or_insert(0.0) += q;
+        }
+        Ok(out)
+    }
+
+    /// One token saved against the current group: each face of the die in
+    /// turn, equally likely.
+    pub(super) fn saved_once(
+        &self,
+        dist: &Dist,
+        order: &[usize],
+        last: usize,
+        pool: &RunPool,
+        damage: &[f64],
+        work: &mut u64,
+    ) -> Result<Dist, CoreError> {
+        let sides = pool.save.die;
+        // Each state branches over every face and then over the damage roll
+        // (and Feel No Pain) in `unsaved`.
+        *work += (dist.len() * damage.len().max(1) * 6 * sides as usize) as u64;
+        if *work > MAX_SAVE_WORK {
+            return Err(decline(format!(
+                "pool {:?}: too many outcomes for saves one at a time through groups that save differently",
+                pool.name
+            )));
+        }
+        let mut out = Dist::default();
+        let p_face = 1.0 / f64::from(sides);
+        for face in 1..=sides {
+            for (s, q) in self.one_save(dist, face, order, last, pool, damage) {
+                add(&mut out, s, q * p_face);
+            }
         }
         Ok(out)
     }
