@@ -20,8 +20,8 @@ import pytest
 
 import mathhammer
 from mathhammer import Registry
-from mathhammer.testing import simulate_die_by_die
 from mathhammer.plugin import VersionChoice
+from mathhammer.testing import simulate_die_by_die
 from mathhammer_wh40k import Attacker, ModelProfile, Scenario, Target, Weapon
 
 ATTACKS = 3
