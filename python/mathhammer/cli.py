@@ -134,6 +134,11 @@ def _parser() -> argparse.ArgumentParser:
     plot.add_argument("-o", "--output", required=True, help="image to write: .png, .svg or .html")
     plot.add_argument("-a", "--attacker", action="append", help="from libraries: an attacker, by name (repeat)")
     plot.add_argument("-t", "--target", action="append", help="from libraries: a target, by name (repeat)")
+    plot.add_argument(
+        "--weapons",
+        action="store_true",
+        help="chart each weapon's mean damage and mortal wounds instead (one scenario or pairing)",
+    )
     comp = sub.add_parser(
         "compare",
         parents=[evaluation],
@@ -277,9 +282,18 @@ def _plot(run: _Run) -> int:
         }
         title = " vs ".join(results)
     extra = "".join(f"<h2>{html.escape(name)}</h2>{result._repr_html_()}" for name, result in results.items())
-    # Every stage a ruleset shows as a distribution (a fight's rounds and both sides' losses too).
-    stages = list(dict.fromkeys(name for result in results.values() for name in result.distributions))
-    figure = plotting.distribution_figure(results, stages)
+    if args.weapons:
+        if len(results) != 1:
+            raise ScenarioError(
+                f"charts the weapons of one scenario or pairing, and {len(results)} were given; name one file, or"
+                " one attacker (-a) and one target (-t)",
+                field="--weapons",
+            )
+        figure = plotting.weapons_figure(next(iter(results.values())))
+    else:
+        # Every stage a ruleset shows as a distribution (a fight's rounds and both sides' losses too).
+        stages = list(dict.fromkeys(name for result in results.values() for name in result.distributions))
+        figure = plotting.distribution_figure(results, stages)
     written = plotting.save(figure, args.output, title=title, extra_html=extra)
     print(printable(f"wrote {written}"))
     return 0

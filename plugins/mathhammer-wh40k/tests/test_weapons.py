@@ -196,3 +196,53 @@ def test_compare_and_the_command_line_report_each_weapon(capsys: pytest.CaptureF
     cells = {c["attacker"]: c["result"] for c in json.loads(capsys.readouterr().out)["cells"]}
     assert cells["devastators"]["weapons"]["Lascannon"]["damage"]["mean"] == pytest.approx(expected, abs=1e-12)
     assert set(cells["tactical"]["weapons"]) == {"Bolter"}
+
+
+SCENARIO = """
+ruleset = "wh40k"
+[[attacker.weapons]]
+name = "Lascannon"
+count = 2
+attacks = "1"
+skill = "3+"
+strength = 12
+ap = -3
+damage = "D3"
+[[attacker.weapons]]
+name = "Bolter"
+count = 3
+attacks = "1"
+skill = "3+"
+strength = 4
+damage = "1"
+mortal_wounds = "1"
+[target]
+name = "Squad"
+toughness = 4
+[[target.models]]
+name = "Trooper"
+count = 3
+wounds = 3
+save = "3+"
+"""
+
+
+def test_the_command_line_prints_and_charts_each_weapon(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    scenario_file = tmp_path / "devastators.toml"
+    scenario_file.write_text(SCENARIO)
+    expected = by_enumeration()
+    assert run_cli(["simulate", str(scenario_file)]) == 0
+    out = capsys.readouterr().out
+    assert f"{mean(expected['Bolter']['damage']):.3f}" in out.split("Damage: Bolter")[1].split("\n")[0]
+    assert run_cli(["simulate", str(scenario_file), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["weapons"]["Bolter"]["mortal_wounds"]["mean"] == pytest.approx(1.0, abs=1e-12)
+    image = tmp_path / "weapons.svg"
+    assert run_cli(["plot", str(scenario_file), "--weapons", "-o", str(image)]) == 0
+    capsys.readouterr()
+    assert "Lascannon" in image.read_text()
+    other = tmp_path / "other.toml"
+    other.write_text(SCENARIO)
+    assert run_cli(["plot", str(scenario_file), str(other), "--weapons", "-o", str(image)]) == 2
+    assert "charts the weapons of one scenario or pairing, and 2 were given" in capsys.readouterr().err
