@@ -162,7 +162,8 @@ def simulate(
     """Run ``trials`` trials; one histogram per name in ``plan.numbers``."""
 
 def replay(plan: CompiledPlan, dice: list[object]) -> dict[str, object]:
-    """Resolve one trial with the given dice; returns counters, damage, models destroyed, events."""
+    """Resolve one trial with the given dice; returns counters, damage, models destroyed, ``by_sequence`` (per
+    sequence aimed at the target, its ``damage`` and ``mortal_wounds``), events."""
 
 def replay_seeded(plan: CompiledPlan, seed: int, trial: int = 0) -> dict[str, object]:
     """Replay trial ``trial`` of a die-by-die run with ``seed`` (``simulate(..., die_by_die=True)``).
