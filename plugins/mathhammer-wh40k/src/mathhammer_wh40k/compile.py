@@ -319,6 +319,11 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         # 10th edition allocates and saves one attack at a time (a wounded model
         # first, as the core always does), not the whole pool lowest first.
         pool.save.in_turn = version_of(ALLOCATION, weapon=members[0]) == "10e"
+        if pool.save.in_turn:
+            # The same models, in the same order: 10th edition allocates a mortal wound like an attack.
+            versions["mortal_wounds"] = (
+                "spill over (specification); allocated like an attack, a wounded model first, then allocation_order"
+            )
         no_effect += _idle_in_situation(resolved[members[0]], hit, in_cover, pool.name, no_effect)
         _name_pool_sources(plan, members)
         plan.sequences.append(pool)
