@@ -923,3 +923,29 @@ fn saves_one_at_a_time_meet_the_group_current_then() {
     agree_on(&plan, Path::DieByDie);
     agree_on(&plan, Path::Auto);
 }
+
+/// Harm held by two pools is credited to each by noting, in a field the
+/// state does not otherwise carry, how much the first held. With failed
+/// saves and mortal wounds both carried there is no such field: the
+/// evaluator declines, naming why, rather than credit it wrongly.
+#[test]
+fn held_harm_of_two_pools_with_no_field_to_tell_them_apart_is_declined() {
+    let mut plan = s1();
+    plan["target"] = json!({"groups": [
+        {"name": "Guard", "models": 4, "wounds": 3, "save": 3, "damage_reduction": 1},
+        {"name": "Hero", "models": 1, "wounds": 5, "save": 2, "tier": 1}],
+        "order": [0, 1], "wounded_groups_first": true});
+    plan["sequences"][0]["steps"][1]["effects"] = json!([{"on": "critical", "action": "mortal", "spill": true,
+        "ends_attack": true, "reduced": true, "after_all": true}]);
+    let mut second = plan["sequences"][0].clone();
+    second["name"] = json!("Second");
+    plan["sequences"].as_array_mut().unwrap().push(second);
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(
+        e.contains("2 pools hold harm until every attack is resolved, more than the 1 whose harm can be told apart"),
+        "{e}"
+    );
+    // Saving alike, failed saves are not carried: the two are told apart.
+    plan["target"]["groups"][1]["save"] = json!(3);
+    agree_on(&plan, Path::DieByDie);
+}
