@@ -925,16 +925,17 @@ fn saves_one_at_a_time_meet_the_group_current_then() {
 }
 
 /// Harm held by two pools is credited to each by noting, in a field the
-/// state does not otherwise carry, how much the first held. With failed
-/// saves and mortal wounds both carried there is no such field: the
-/// evaluator declines, naming why, rather than credit it wrongly.
+/// state does not otherwise carry, how much the first held. With three
+/// groups and failed saves and mortal wounds both carried there is no such
+/// field: the evaluator declines, naming why, rather than credit it wrongly.
 #[test]
 fn held_harm_of_two_pools_with_no_field_to_tell_them_apart_is_declined() {
     let mut plan = s1();
     plan["target"] = json!({"groups": [
         {"name": "Guard", "models": 4, "wounds": 3, "save": 3, "damage_reduction": 1},
+        {"name": "Sergeant", "models": 1, "wounds": 3, "save": 4},
         {"name": "Hero", "models": 1, "wounds": 5, "save": 2, "tier": 1}],
-        "order": [0, 1], "wounded_groups_first": true});
+        "order": [0, 1, 2], "wounded_groups_first": true});
     plan["sequences"][0]["steps"][1]["effects"] = json!([{"on": "critical", "action": "mortal", "spill": true,
         "ends_attack": true, "reduced": true, "after_all": true}]);
     let mut second = plan["sequences"][0].clone();
@@ -945,7 +946,16 @@ fn held_harm_of_two_pools_with_no_field_to_tell_them_apart_is_declined() {
         e.contains("2 pools hold harm until every attack is resolved, more than the 1 whose harm can be told apart"),
         "{e}"
     );
-    // Saving alike, failed saves are not carried: the two are told apart.
-    plan["target"]["groups"][1]["save"] = json!(3);
+    // Saving alike, failed saves are not carried: the two are told apart;
+    // so they are with a group fewer, in its place.
+    let mut alike = plan.clone();
+    alike["target"]["groups"][1]["save"] = json!(3);
+    alike["target"]["groups"][2]["save"] = json!(3);
+    agree_on(&alike, Path::DieByDie);
+    plan["target"]["groups"].as_array_mut().unwrap().remove(1);
+    plan["target"]["order"] = json!([0, 1]);
+    for pool in plan["sequences"].as_array_mut().unwrap() {
+        pool["attacks"] = json!([{"models": 3, "dice": "2"}]);
+    }
     agree_on(&plan, Path::DieByDie);
 }

@@ -181,7 +181,11 @@ fn holders(program: &Program, admission: admit::Admission) -> Result<Vec<Holder>
     let pools: Vec<usize> = (0..program.sequences.len())
         .filter(|&i| program.held_by(i))
         .collect();
-    let fields = marker_fields(admission.carry_failed, admission.carry_mortal.is_some());
+    let fields = marker_fields(
+        program.plan.target.groups.len(),
+        admission.carry_failed,
+        admission.carry_mortal.is_some(),
+    );
     if pools.len() > fields.len() + 1 {
         return Err(decline(format!(
             "{} pools hold harm until every attack is resolved, more than the {} whose harm can be told apart",

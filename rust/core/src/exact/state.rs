@@ -1,6 +1,7 @@
 //! The target's state as the exact evaluator carries it: packed into one
 //! `u128` per state, with its probability in a hash map.
 
+use super::MAX_GROUPS;
 use crate::allocation::{self, Allocation, Models};
 use crate::plan::{Excess, Group, Target};
 use crate::tables::binomial_pmf;
@@ -200,9 +201,14 @@ const COUNT_BITS: u32 = 15;
 const MORTAL_AT: u32 = 113;
 /// The fields free to note how much harm was held by the end of a pool
 /// (held harm is credited to the pools that held it, in the order they
-/// held it): those of failed saves and mortal wounds, when not carried.
-pub(super) fn marker_fields(carry_failed: bool, carry_mortal: bool) -> Vec<u32> {
+/// held it): two in the place of each group the target does not have, and
+/// those of failed saves and mortal wounds, when not carried.
+pub(super) fn marker_fields(groups: usize, carry_failed: bool, carry_mortal: bool) -> Vec<u32> {
     let mut at = Vec::new();
+    for g in groups..MAX_GROUPS {
+        let base = GROUP_BITS * g as u32;
+        at.extend([base, base + HELD_BITS]);
+    }
     if !carry_failed {
         at.push(FAILED_AT);
     }
