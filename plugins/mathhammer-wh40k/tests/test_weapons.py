@@ -149,9 +149,7 @@ def test_the_weapons_chart(registry_all: Registry) -> None:
         result.plot(["damage:Bolter"])
 
 
-LIBRARY = """
-ruleset = "wh40k"
-[[attackers.devastators.weapons]]
+LASCANNON = """
 name = "Lascannon"
 count = 2
 attacks = "1"
@@ -159,29 +157,38 @@ skill = "3+"
 strength = 12
 ap = -3
 damage = "D3"
-[[attackers.devastators.weapons]]
+"""
+BOLTER = """
 name = "Bolter"
 count = 3
 attacks = "1"
 skill = "3+"
 strength = 4
 damage = "1"
-mortal_wounds = "1"
-[[attackers.tactical.weapons]]
-name = "Bolter"
-count = 3
-attacks = "1"
-skill = "3+"
-strength = 4
-damage = "1"
-[targets.squad]
+"""
+SQUAD = """
 toughness = 4
-[[targets.squad.models]]
+[[{at}models]]
 name = "Trooper"
 count = 3
 wounds = 3
 save = "3+"
 """
+LIBRARY = (
+    'ruleset = "wh40k"\n'
+    f"[[attackers.devastators.weapons]]{LASCANNON}"
+    f'[[attackers.devastators.weapons]]{BOLTER}mortal_wounds = "1"\n'
+    f"[[attackers.tactical.weapons]]{BOLTER}"
+    f"[targets.squad]{SQUAD.format(at='targets.squad.')}"
+)
+"""The scenario's two weapons as one attacker of a profile library, and its Bolters as another."""
+SCENARIO = (
+    'ruleset = "wh40k"\n'
+    f"[[attacker.weapons]]{LASCANNON}"
+    f'[[attacker.weapons]]{BOLTER}mortal_wounds = "1"\n'
+    f'[target]\nname = "Squad"{SQUAD.format(at="target.")}'
+)
+"""The scenario as a file."""
 
 
 def test_compare_and_the_command_line_report_each_weapon(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -196,35 +203,6 @@ def test_compare_and_the_command_line_report_each_weapon(capsys: pytest.CaptureF
     cells = {c["attacker"]: c["result"] for c in json.loads(capsys.readouterr().out)["cells"]}
     assert cells["devastators"]["weapons"]["Lascannon"]["damage"]["mean"] == pytest.approx(expected, abs=1e-12)
     assert set(cells["tactical"]["weapons"]) == {"Bolter"}
-
-
-SCENARIO = """
-ruleset = "wh40k"
-[[attacker.weapons]]
-name = "Lascannon"
-count = 2
-attacks = "1"
-skill = "3+"
-strength = 12
-ap = -3
-damage = "D3"
-[[attacker.weapons]]
-name = "Bolter"
-count = 3
-attacks = "1"
-skill = "3+"
-strength = 4
-damage = "1"
-mortal_wounds = "1"
-[target]
-name = "Squad"
-toughness = 4
-[[target.models]]
-name = "Trooper"
-count = 3
-wounds = 3
-save = "3+"
-"""
 
 
 def test_the_command_line_prints_and_charts_each_weapon(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
