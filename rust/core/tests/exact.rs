@@ -938,6 +938,7 @@ fn held_harm_of_two_pools_with_no_field_to_tell_them_apart_is_declined() {
         "order": [0, 1, 2], "wounded_groups_first": true});
     plan["sequences"][0]["steps"][1]["effects"] = json!([{"on": "critical", "action": "mortal", "spill": true,
         "ends_attack": true, "reduced": true, "after_all": true}]);
+    plan["sequences"][0]["attacks"] = json!([{"models": 3, "dice": "2"}]);
     let mut second = plan["sequences"][0].clone();
     second["name"] = json!("Second");
     plan["sequences"].as_array_mut().unwrap().push(second);
@@ -954,8 +955,5 @@ fn held_harm_of_two_pools_with_no_field_to_tell_them_apart_is_declined() {
     agree_on(&alike, Path::DieByDie);
     plan["target"]["groups"].as_array_mut().unwrap().remove(1);
     plan["target"]["order"] = json!([0, 1]);
-    for pool in plan["sequences"].as_array_mut().unwrap() {
-        pool["attacks"] = json!([{"models": 3, "dice": "2"}]);
-    }
     agree_on(&plan, Path::DieByDie);
 }

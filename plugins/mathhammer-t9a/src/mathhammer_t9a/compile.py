@@ -199,15 +199,30 @@ def _save(rules: AttackRules, ap: int, denied: set[str], groups: int) -> Save:
     )
 
 
+def _to_wound_roll(needed: int, modifier: int) -> Test:
+    """The to-wound roll: a natural 1 always fails and a natural 6 always wounds (To-Wound
+    Rolls), whatever the modifiers add up to; they are not capped."""
+    return Test(
+        name="wound",
+        target=needed,
+        natural_fail=1,
+        # A natural 6 is a success however far the modifiers push the roll needed.
+        critical=6 if modifier < 0 else None,
+        modifiers=[modifier] if modifier else [],
+        modifier_min=-10,
+        modifier_max=10,
+        counter="wounds",
+    )
+
+
 def _pool(index: int, attack: Attack, scenario: Scenario, keywords: KeywordTable, groups: int) -> AttackPool:
     field = f"attack[{index}]"
     t = scenario.target
-    if attack.strength is not None:
-        wound = Test(name="wound", target=to_wound(attack.strength, t.resilience), natural_fail=1, counter="wounds")
-    elif attack.wounds_on == "automatic":
+    if attack.wounds_on == "automatic":
         wound = Test(name="wound", automatic=True, counter="wounds")
     else:
-        wound = Test(name="wound", target=int(attack.wounds_on or 0), natural_fail=1, counter="wounds")
+        needed = to_wound(attack.strength, t.resilience) if attack.strength is not None else int(attack.wounds_on or 0)
+        wound = _to_wound_roll(needed, attack.wound_modifier)
     hit = Test(name="hit", natural_fail=1, counter="hits")
     pool = AttackPool(
         name=attack.name,

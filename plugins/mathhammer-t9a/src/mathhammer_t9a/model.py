@@ -31,6 +31,8 @@ class Attack:
         ap: Armour Penetration.
         attributes: Attack attributes (``"Poison Attacks"``, ``"Multiple Wounds (D3)"``).
         hit_modifier: Other to-hit modifiers that apply, summed (``-1`` is a penalty).
+        wound_modifier: To-wound modifiers that apply, summed (``-1`` is a penalty); a
+            natural 6 still wounds and a natural 1 still fails, whatever they add up to.
     """
 
     name: str
@@ -44,6 +46,7 @@ class Attack:
     ap: int = 0
     attributes: tuple[str, ...] = ()
     hit_modifier: int = 0
+    wound_modifier: int = 0
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ use super::state::{
     add, alive, failed, front, held, held_focus, marker, mortals, with_held, with_held_focus,
     with_marker, with_mortals, Dist, Unit,
 };
-use super::{Exact, MAX_STATES};
+use super::MAX_STATES;
 use crate::error::CoreError;
 use crate::plan::{Excess, Plan, Side};
 use crate::program::{Inflict, InflictKind, RunPool, RunSequence};
@@ -57,6 +57,10 @@ pub(super) struct Evaluator<'p> {
 /// credited in, and the state field noting how many harms were held by its
 /// end (none for the last such pool).
 pub(super) type Holder = (Option<usize>, Option<u32>);
+
+/// Every number's distribution, and, for a number known only by its mean
+/// (its distribution then empty), that mean.
+pub(super) type Finished = (Vec<Vec<f64>>, Vec<Option<f64>>);
 
 /// What one sequence aimed at the target did: the mean wounds the target
 /// lost to it and the mean mortal wounds it inflicted (as far as they are
@@ -109,8 +113,8 @@ impl<'p> Evaluator<'p> {
     /// the attacker's damage and models destroyed, then the models destroyed
     /// in each of the target's groups, then each attributed sequence's
     /// wounds and mortal wounds (a distribution where it is known exactly,
-    /// otherwise only its mean).
-    pub(super) fn finish(mut self, failed_counter: Option<usize>) -> Exact {
+    /// otherwise only its mean, in the second list).
+    pub(super) fn finish(mut self, failed_counter: Option<usize>) -> Finished {
         let mut damage = Vec::new();
         let mut destroyed = Vec::new();
         let mut per_group = vec![Vec::new(); self.unit.groups.len()];
@@ -165,7 +169,7 @@ impl<'p> Evaluator<'p> {
                 means.push(only_mean);
             }
         }
-        Exact { pmfs, means }
+        (pmfs, means)
     }
 
     /// The mean wounds lost and mortal wounds carried over every state.

@@ -30,18 +30,17 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 
 pub use budget::{MAX_BYTES, MAX_WORK};
-use evaluator::{Credit, Evaluator, Holder};
+use evaluator::{Credit, Evaluator, Finished, Holder};
 use state::marker_fields;
 
 /// The most distinct target states the evaluator carries before declining.
 const MAX_STATES: usize = 200_000;
 /// The most groups a side may have (see the state's packing).
 const MAX_GROUPS: usize = 3;
-/// Steps the lowest-first save resolution may take for one pool before the
-/// evaluator declines. A step here is one state's branch over a damage roll,
-/// which costs far more than a multiply-add (up to about 2 µs each when the
-/// states are many), so the limit is a second or two of that work.
-const MAX_SAVE_WORK: u64 = 2_000_000;
+/// Steps one branch of a state over a damage roll in the lowest-first save
+/// resolution counts for: it costs several multiply-adds (hashing the states
+/// of chains kept per face), measured as described in `estimate.rs`.
+const SAVE_BRANCH_STEPS: u64 = 5;
 /// Table entries one pool may build.
 const TABLE_BUDGET: usize = 1 << 21;
 
@@ -54,6 +53,10 @@ const TABLE_BUDGET: usize = 1 << 21;
 pub struct Exact {
     pub pmfs: Vec<Vec<f64>>,
     pub means: Vec<Option<f64>>,
+    /// Steps of work the evaluation took, and the steps estimated for it
+    /// before it started (see `MAX_WORK`).
+    pub work: u64,
+    pub estimate: u64,
 }
 
 /// Evaluate `program` exactly.
@@ -82,7 +85,13 @@ pub fn evaluate_until(
     // Work past the budget empties the distributions; whatever went on, the
     // evaluation declines then rather than answer from them.
     verdict()?;
-    result
+    let (work, estimate) = budget::work();
+    result.map(|(pmfs, means)| Exact {
+        pmfs,
+        means,
+        work,
+        estimate,
+    })
 }
 
 /// Evaluate `program` exactly on a worker thread, calling `poll` on this one
@@ -125,8 +134,47 @@ pub fn evaluate_polled(
     })
 }
 
-fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
+/// What one evaluation took against the work estimated for it.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    /// Steps estimated before it started (0 when declined before estimating).
+    pub estimate: u64,
+    /// Steps it took, finished or not.
+    pub work: u64,
+    /// Its end: the distributions' absence, or why it declined.
+    pub outcome: Result<(), CoreError>,
+}
+
+/// Evaluate `program` and say what it took against its estimate. With
+/// `obey`, as [`evaluate`] does (declining from the estimate, stopping at
+/// four times it); without, the estimate is measured rather than obeyed:
+/// the Plan runs until it finishes or the budget ([`MAX_WORK`]) is spent.
+/// For calibrating the estimate and testing what declining costs
+/// (`examples/exact_calibration.rs`), not for answers.
+#[doc(hidden)]
+#[must_use]
+pub fn measure(program: &Program, obey: bool) -> Measured {
+    budget::reset(None);
+    budget::set_measuring(!obey);
+    let result = evaluate_within_budget(program);
+    let outcome = verdict().and(result.map(|_| ()));
+    let (work, expected) = budget::work();
+    budget::set_measuring(false);
+    let estimate = if expected == u64::MAX / budget::OVERRUN {
+        0
+    } else {
+        expected
+    };
+    Measured {
+        estimate,
+        work,
+        outcome,
+    }
+}
+
+fn evaluate_within_budget(program: &Program) -> Result<Finished, CoreError> {
     let admission = admit::admit(program)?;
+    budget::expect(admission.estimate);
     let mut ev = Evaluator::new(&program.plan, admission);
     ev.credit = vec![Credit::default(); program.attributed_sequences().len()];
     ev.holders = holders(program, admission)?;

@@ -49,7 +49,6 @@ impl Evaluator<'_> {
         // order, then the saves, then the harm events.
         let same_faces = pool.save.alike(self.unit.groups);
         let mut next = Dist::default();
-        let mut save_work = 0u64;
         for (&s0, &p0) in &self.states {
             verdict()?;
             if next.len() > MAX_STATES {
@@ -68,9 +67,9 @@ impl Evaluator<'_> {
             let after_saves = if same_faces {
                 self.saved_alike(s0, &step, most_failed)
             } else if pool.save.in_turn {
-                self.saved_in_turn(s0, &step, &mut save_work)?
+                self.saved_in_turn(s0, &step)?
             } else {
-                self.saved_lowest_first(s0, &step, &mut save_work)?
+                self.saved_lowest_first(s0, &step)?
             };
             self.harm_after_saves(after_saves, p0, focus, &step, &mut next)?;
         }
@@ -297,12 +296,7 @@ impl Evaluator<'_> {
 
     /// The states after the saves from `s0` when groups save differently,
     /// resolved lowest first: `after[e]` as in [`Self::saved_alike`].
-    fn saved_lowest_first(
-        &self,
-        s0: u128,
-        step: &Step<'_>,
-        save_work: &mut u64,
-    ) -> Result<Vec<Dist>, CoreError> {
+    fn saved_lowest_first(&self, s0: u128, step: &Step<'_>) -> Result<Vec<Dist>, CoreError> {
         let Step {
             pool,
             order,
@@ -316,7 +310,7 @@ impl Evaluator<'_> {
             .iter()
             .map(|(&(w, e), &p)| ((s0, w, e), p))
             .collect();
-        for ((s, e), q) in self.lowest_first(start, order, last, pool, damage, save_work)? {
+        for ((s, e), q) in self.lowest_first(start, order, last, pool, damage)? {
             add(&mut after_saves[e as usize], s, q);
         }
         Ok(after_saves)
@@ -326,12 +320,7 @@ impl Evaluator<'_> {
     /// and the tokens are saved one at a time: each meets the group current
     /// then, its damage dealt before the next. `after[e]` as in
     /// [`Self::saved_alike`].
-    fn saved_in_turn(
-        &self,
-        s0: u128,
-        step: &Step<'_>,
-        save_work: &mut u64,
-    ) -> Result<Vec<Dist>, CoreError> {
+    fn saved_in_turn(&self, s0: u128, step: &Step<'_>) -> Result<Vec<Dist>, CoreError> {
         let Step {
             pool,
             order,
@@ -350,8 +339,7 @@ impl Evaluator<'_> {
                 last,
                 pool,
                 damage,
-                save_work,
-            )?;
+            );
             held += d.len() as u64 * STATE_BYTES;
             hold(held);
             verdict()?;
