@@ -365,6 +365,16 @@ class Result:
         ]
 
     @property
+    def mean_only_note(self) -> str | None:
+        """A line saying why some rows show no spread: stages the exact evaluator knows only by their mean."""
+        if all(stage.distribution_known for stage in self.shown):
+            return None
+        return (
+            "- : only the exact mean is known (what one weapon did, where it depends on what the others left);"
+            " Monte Carlo gives the distribution"
+        )
+
+    @property
     def group_lines(self) -> list[str]:
         """``P(<group> destroyed) = p`` for each group when the target has several (with ``± se`` when simulated)."""
         if len(self.group_models) <= 1:
@@ -566,6 +576,8 @@ class Result:
         ]
         for stage in self.shown:
             lines.append(f"{stage.label:<{width}}{stage.mean:>10.3f}{stage.se:>10.4f}")
+        if self.mean_only_note:
+            lines.append(self.mean_only_note)
         lines.append(f"{'P(unit destroyed)':<{width}}{self.p_unit_destroyed:>10.4f}")
         if len(self.group_models) > 1:
             for g in self.groups:

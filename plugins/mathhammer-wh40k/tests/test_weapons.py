@@ -136,6 +136,8 @@ def test_the_result_reports_each_weapon_in_tables_json_and_pandas(registry_all: 
         assert frame.loc["damage:Bolter", "mean"] == pytest.approx(result.weapon("Bolter").mean_damage)
     assert simulated.weapon("Bolter").damage.se > 0
     assert exact.to_dict()["weapons"]["Bolter"]["damage"]["distribution_known"] is False
+    assert exact.mean_only_note is not None and exact.mean_only_note in exact.to_text()
+    assert simulated.mean_only_note is None
     with pytest.raises(KeyError, match="'Meltagun' is not a weapon of this Result; its weapons are 'Lascannon', 'B"):
         exact.weapon("Meltagun")
 
