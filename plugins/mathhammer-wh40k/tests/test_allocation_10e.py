@@ -70,7 +70,7 @@ def test_each_edition_matches_the_enumeration_exactly(
     expected = by_enumeration(in_turn=in_turn)
     result = mathhammer.evaluate_exact(scenario(edition), registry=registry_all)
     assert result.rule_versions["Allocation"] == ("10e" if in_turn else "11e")
-    assert ("11e allocation order" in result.rule_versions["mortal_wounds"]) != in_turn
+    assert ("allocated like an attack (10th edition)" in result.rule_descriptions["mortal_wounds"]) == in_turn
     for group, pmf in expected.items():
         got = np.pad(result.group(group).pmf, (0, 2))[:2]
         assert np.allclose(got, [float(p) for p in pmf], rtol=0, atol=1e-12), group

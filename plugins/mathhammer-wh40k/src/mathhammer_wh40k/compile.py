@@ -59,6 +59,7 @@ from mathhammer.plugin import (
     Target,
     Test,
     check_choice,
+    describe,
     parse_dice,
     split_keywords,
     split_restriction,
@@ -90,21 +91,34 @@ LABELS = {
     "attacker_models_destroyed": "Attacker destroyed",
 }
 RULE_VERSIONS = {
-    "attack_sequence": "11e (specification)",
-    "hit_modifier_cap": "+/-1 (specification)",
-    "mortal_wounds": "spill over (specification); 11e allocation order",
+    "attack_sequence": "11e",
+    "hit_modifier_cap": "+/-1",
+    "mortal_wounds": "spill",
 }
+"""The ruleset's rules that have one version, always reported."""
+RULE_DESCRIPTIONS = {
+    "attack_sequence": "specification (11th-edition text): hit, wound, then saves through the allocation groups "
+    "in their order, then damage; excess damage of an attack is lost",
+    "hit_modifier_cap": "specification: a hit roll is never modified by more than -1 or +1 (11th edition caps wound "
+    "rolls the same way)",
+    "mortal_wounds": "specification: one at a time, 1 damage each, spilling over to the next model, after the "
+    "pool's normal damage; 11th edition's order (a wounded non-CHARACTER first)",
+}
+MORTAL_WOUNDS_IN_TURN = (
+    "specification: one at a time, 1 damage each, spilling over to the next model, after the pool's normal damage; "
+    "allocated like an attack (10th edition): a wounded model first, then allocation_order"
+)
+"""What mortal wounds do when attacks are allocated one at a time (``Allocation = "10e"``)."""
 EDITIONS = ("10e", "11e")
 """Edition presets a scenario may name in ``[rules] edition``."""
 
 COVER = Rule(
     "Cover",
     versions={
-        "11e": "ranged attacks against a target in cover worsen BS by one step, outside the +/-1 hit cap "
-        "(11th edition)",
-        "11e-modifier": "the same as a -1 hit modifier, inside the +/-1 cap (the [DC] engine's reading)",
-        "10e": "+1 to the armour save against ranged attacks, not for Sv 3+ or better against AP 0; a save is never "
-        "improved by more than 1 (10th edition)",
+        "11e": "11th edition: ranged attacks against a target in cover worsen BS by one step, outside the +/-1 hit cap",
+        "11e-modifier": "11th edition, another calculator's reading: cover is a -1 hit modifier, inside the +/-1 cap",
+        "10e": "10th edition: +1 to the armour save against ranged attacks, not for Sv 3+ or better against AP 0; "
+        "a save is never improved by more than 1",
     },
     default="11e",
     editions={"10e": "10e", "11e": "11e"},
@@ -112,8 +126,8 @@ COVER = Rule(
 STEALTH = Rule(
     "Stealth",
     versions={
-        "11e": "a target with Stealth has the Benefit of Cover against ranged attacks (11th edition)",
-        "10e": "ranged attacks against a target whose models all have Stealth get -1 to hit (10th edition)",
+        "11e": "11th edition: a target with Stealth has the Benefit of Cover against ranged attacks",
+        "10e": "10th edition: ranged attacks against a target whose models all have Stealth get -1 to hit",
     },
     default="11e",
     editions={"10e": "10e", "11e": "11e"},
@@ -121,11 +135,11 @@ STEALTH = Rule(
 ALLOCATION = Rule(
     "Allocation",
     versions={
-        "11e": "the wounds of a pool are saved together, lowest roll first, through the allocation groups in the "
-        "declared order (specification, 11th edition)",
-        "10e": "attacks are allocated one at a time, each to a model already wounded if there is one, else in "
-        "allocation_order, and saved with that model's own Sv/InSv before the next (10th edition; the order "
-        "within the unit is the project's reading, the 10th-edition text found gives none)",
+        "11e": "specification (11th-edition text): the wounds of a pool are saved together, lowest roll first, "
+        "through the allocation groups in the declared order",
+        "10e": "10th edition, the order among models this project's reading: attacks are allocated one at a time, "
+        "each to a model already wounded if there is one, else in allocation_order, and saved with that model's "
+        "own Sv/InSv before the next",
     },
     default="11e",
     editions={"10e": "10e", "11e": "11e"},
@@ -276,6 +290,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         return chosen
 
     after_attacks: list[MortalWounds] = []
+    in_turn = False
     no_effect: list[NoEffect] = []
     for members in pools.values():
         weapons = [scenario.attacker.weapons[i] for i in members]
@@ -319,17 +334,26 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         # 10th edition allocates and saves one attack at a time (a wounded model
         # first, as the core always does), not the whole pool lowest first.
         pool.save.in_turn = version_of(ALLOCATION, weapon=members[0]) == "10e"
-        if pool.save.in_turn:
-            # The same models, in the same order: 10th edition allocates a mortal wound like an attack.
-            versions["mortal_wounds"] = (
-                "spill over (specification); allocated like an attack, a wounded model first, then allocation_order"
-            )
+        in_turn = in_turn or pool.save.in_turn
         no_effect += _idle_in_situation(resolved[members[0]], hit, in_cover, pool.name, no_effect)
         _name_pool_sources(plan, members)
         plan.sequences.append(pool)
     plan.sequences += after_attacks
     versions.update({rule: ", ".join(v) for rule, v in used.items()})
-    return Compiled(plan=plan, rule_versions=versions, stage_labels=dict(LABELS), no_effect=no_effect)
+    return Compiled(
+        plan=plan,
+        rule_versions=versions,
+        rule_descriptions={
+            **RULE_DESCRIPTIONS,
+            # The same models, in the same order: 10th edition allocates a mortal wound like an attack.
+            **({"mortal_wounds": MORTAL_WOUNDS_IN_TURN} if in_turn else {}),
+            **describe(versioned, used),
+        },
+        attacker=scenario.attacker.label(),
+        target=scenario.target.name,
+        stage_labels=dict(LABELS),
+        no_effect=no_effect,
+    )
 
 
 def _situation(
