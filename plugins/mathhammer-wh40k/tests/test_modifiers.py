@@ -213,8 +213,14 @@ def test_two_different_damage_rerolls_are_refused(registry_all: Registry) -> Non
         ("ones", -1, F(3, 6) + F(1, 6) * F(4, 6)),  # AP -1: 5+ needed
     ],
 )
-def test_the_defender_rerolls_saves(registry_all: Registry, reroll: str, ap: int, p_fail: Fraction) -> None:
-    s = big_model(save=4, ap=ap, common=Modifiers(reroll_saves=reroll))  # type: ignore[arg-type]
+@pytest.mark.parametrize("allocation", ["11e", "10e"])  # saved together, or one at a time
+def test_the_defender_rerolls_saves(
+    registry_all: Registry, reroll: str, ap: int, p_fail: Fraction, allocation: str
+) -> None:
+    s = replace(
+        big_model(save=4, ap=ap, common=Modifiers(reroll_saves=reroll)),  # type: ignore[arg-type]
+        rules=VersionChoice(rules={"Allocation": allocation}),
+    )
     both(registry_all, s, {"failed_saves": N * WOUND * p_fail})
 
 

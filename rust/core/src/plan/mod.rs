@@ -575,6 +575,12 @@ pub struct Save {
     /// (`ones`), once, against the same group, before any special save.
     #[serde(default)]
     pub reroll: Reroll,
+    /// True to save the tokens one at a time, each rolled against the group
+    /// current then and its damage dealt before the next is rolled (attacks
+    /// allocated one by one, as in 40k's 10th edition), instead of rolling
+    /// them together and resolving them lowest first.
+    #[serde(default)]
+    pub in_turn: bool,
 }
 
 /// A save rolled only when the first save failed (The Ninth Age's Aegis,
