@@ -4,11 +4,11 @@
 //! reads this one program.
 
 use crate::batch::BatchHooks;
-use crate::dice::DiceExpr;
+use crate::dice::{DiceExpr, ModifiedDice};
 use crate::error::CoreError;
 use crate::plan::{
-    AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll, Rolls, Save,
-    Sequence, Side, SpecialSave, Test,
+    better_fnp, AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll,
+    Rolls, Save, Sequence, Side, SpecialSave, Test,
 };
 use crate::rng::DiceSource;
 use crate::roll::{Classed, Roll};
@@ -24,6 +24,8 @@ pub(crate) struct RunTest {
     /// `by_face[f]` is the outcome of an unmodified `f` (index 0 unused).
     pub(crate) by_face: Vec<Outcome>,
     pub(crate) reroll: Reroll,
+    /// The first failed die not re-rolled already is rolled again, once per pool.
+    pub(crate) reroll_one: bool,
     pub(crate) counter: Option<usize>,
     /// Each outcome's actions, with the class of the roll they also need.
     pub(crate) on_fail: Vec<(Option<Class>, RunAction)>,
@@ -84,6 +86,8 @@ pub(crate) struct RunTopThreshold {
 pub(crate) struct RunSave {
     /// False when no save applies: nothing is rolled and every token fails.
     pub(crate) rolled: bool,
+    /// Saved one at a time against the group current then, not lowest first.
+    pub(crate) in_turn: bool,
     pub(crate) die: u32,
     pub(crate) natural_fail: u32,
     /// Per group: AP plus save modifiers plus the group's own, capped.
@@ -91,6 +95,8 @@ pub(crate) struct RunSave {
     /// Per group: the save rolled after a failed one.
     pub(crate) special: Vec<Option<SpecialSave>>,
     pub(crate) counter: Option<usize>,
+    /// Failed rolls rolled again, once, before the special save.
+    pub(crate) reroll: Reroll,
 }
 
 #[derive(Debug, Clone)]
@@ -102,7 +108,7 @@ pub(crate) struct RunPool {
     pub(crate) save: RunSave,
     /// Saves tokens take instead of the pool's (`Effect::OwnSave`), by index.
     pub(crate) own_saves: Vec<RunSave>,
-    pub(crate) damage: DiceExpr,
+    pub(crate) damage: ModifiedDice,
     pub(crate) excess: Excess,
     pub(crate) cap_at_wounds: bool,
     pub(crate) top_threshold_counter: Option<usize>,
@@ -112,6 +118,10 @@ pub(crate) struct RunPool {
     pub(crate) mortal_counter: Option<usize>,
     pub(crate) focus: Vec<usize>,
     pub(crate) batch_hook: Option<usize>,
+    /// Per group: Feel No Pain against this pool's harm only.
+    pub(crate) feel_no_pain: Vec<Option<u32>>,
+    /// The first damage roll below average is rolled again, once per pool.
+    pub(crate) damage_reroll_one: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -152,6 +162,10 @@ pub struct Program {
     /// A fight's counters: rounds begun, and how it ended.
     pub(crate) rounds_counter: Option<usize>,
     pub(crate) outcome_counter: Option<usize>,
+    /// Per sequence, its slot among the sequences whose harm to the target
+    /// is reported on its own (attack pools and mortal-wound sources aimed at
+    /// the target), in order; `None` for the others.
+    pub(crate) attributed: Vec<Option<usize>>,
 }
 
 pub(crate) fn classify(t: &Test, natural: u32) -> Outcome {
@@ -224,12 +238,22 @@ impl Program {
                 plan.counter_index("rounds.outcome_counter", r.outcome_counter.as_ref())?,
             ),
         };
+        let mut slots = 0..;
+        let attributed = sequences
+            .iter()
+            .map(|seq| match seq {
+                RunSequence::Pool(p) if p.against == Side::Target => slots.next(),
+                RunSequence::Mortal { against, .. } if *against == Side::Target => slots.next(),
+                _ => None,
+            })
+            .collect();
         Ok(Program {
             plan,
             sequences,
             hooks: None,
             rounds_counter,
             outcome_counter,
+            attributed,
         })
     }
 
@@ -268,7 +292,9 @@ impl Program {
             own_saves,
             focus: p.focus.clone(),
             batch_hook: p.batch_hook,
-            damage: p.damage.dice,
+            feel_no_pain: p.feel_no_pain.clone(),
+            damage_reroll_one: p.damage.reroll_one,
+            damage: p.damage.roll(),
             excess: p.damage.excess,
             cap_at_wounds: p.damage.cap_at_wounds,
             top_threshold_counter: plan.counter_index(
@@ -397,6 +423,7 @@ impl Program {
                     .collect()
             },
             reroll: t.reroll,
+            reroll_one: t.reroll_one,
             counter: plan.counter_index(&format!("{field}.counter"), t.counter.as_ref())?,
             on_fail,
             on_success,
@@ -435,7 +462,11 @@ impl Program {
     /// attacker's models, `attacker_damage` and `attacker_models_destroyed`,
     /// then the models destroyed in each of the target's groups, by index:
     /// `destroyed:<group name>` (`destroyed:<group name>#<index>` for a
-    /// group whose name an earlier group already took).
+    /// group whose name an earlier group already took), then, for each
+    /// sequence aimed at the target ([`Program::attributed_sequences`]), the
+    /// wounds the target lost to it, `damage:<sequence name>`, and the
+    /// mortal wounds it inflicted, `mortal_wounds:<sequence name>` (with
+    /// `#<index>` added the same way).
     #[must_use]
     pub fn numbers(&self) -> Vec<String> {
         let mut names = self.plan.counters.clone();
@@ -451,12 +482,62 @@ impl Program {
                 names.push(name);
             }
         }
+        for index in self.attributed_sequences() {
+            let seq = self.sequences[index].name();
+            for prefix in [SEQUENCE_DAMAGE, SEQUENCE_MORTAL] {
+                let name = format!("{prefix}{seq}");
+                if names.contains(&name) {
+                    names.push(format!("{name}#{index}"));
+                } else {
+                    names.push(name);
+                }
+            }
+        }
         names
+    }
+
+    /// The sequences whose harm to the target a trial reports on its own,
+    /// by index, in order: every attack pool and mortal-wound source aimed
+    /// at the target.
+    #[must_use]
+    pub fn attributed_sequences(&self) -> Vec<usize> {
+        (0..self.sequences.len())
+            .filter(|&i| self.attributed[i].is_some())
+            .collect()
+    }
+
+    /// Does sequence `index` hold harm until every sequence is resolved?
+    pub(crate) fn held_by(&self, index: usize) -> bool {
+        match &self.sequences[index] {
+            RunSequence::Pool(pool) => pool.tests.iter().flat_map(RunTest::actions).any(|a| {
+                matches!(
+                    a,
+                    RunAction::Inflict(Inflict {
+                        after_all: true,
+                        ..
+                    })
+                )
+            }),
+            _ => false,
+        }
+    }
+
+    /// The name of sequence `index`, as the Plan gives it.
+    #[must_use]
+    pub fn sequence_name(&self, index: usize) -> &str {
+        self.sequences[index].name()
     }
 }
 
 /// The prefix of the numbers counting the models destroyed in one group.
 pub const GROUP_DESTROYED: &str = "destroyed:";
+/// The prefix of the numbers counting the wounds the target lost to one
+/// sequence (one weapon's attack pool): wounds removed from its models,
+/// after Feel No Pain, without damage lost to excess.
+pub const SEQUENCE_DAMAGE: &str = "damage:";
+/// The prefix of the numbers counting the mortal wounds one sequence
+/// inflicted on the target, before Feel No Pain.
+pub const SEQUENCE_MORTAL: &str = "mortal_wounds:";
 
 impl RunSequence {
     /// The sequence's name, as the Plan gives it.
@@ -563,6 +644,7 @@ impl RunSave {
     ) -> Result<RunSave, CoreError> {
         Ok(RunSave {
             rolled: save.rolled,
+            in_turn: save.in_turn,
             die: save.die,
             natural_fail: save.natural_fail,
             modifier: (0..groups)
@@ -577,6 +659,7 @@ impl RunSave {
                 .map(|g| save.special.get(g).copied().flatten())
                 .collect(),
             counter: plan.counter_index(&format!("{field}.counter"), save.counter.as_ref())?,
+            reroll: save.reroll,
         })
     }
 
@@ -593,13 +676,64 @@ impl RunSave {
             .all(|g| faces(g) == faces(0) && self.special_faces(g) == self.special_faces(0))
     }
 
-    /// The chance one save roll (and the special save after it) fails for a
-    /// model of group `g`.
+    /// The chance one save roll (its re-roll, and the special save after
+    /// it) fails for a model of group `g`.
     pub(crate) fn fail_chance(&self, g: usize, groups: &[Group]) -> f64 {
-        let fails = (1..=self.die)
+        (1..=self.die)
             .filter(|&f| !self.saves(g, &groups[g], f))
-            .count();
-        fails as f64 / f64::from(self.die) * (1.0 - self.special_pass(g))
+            .map(|f| 1.0 - self.second_chance(g, &groups[g], f))
+            .sum::<f64>()
+            / f64::from(self.die)
+    }
+
+    /// Is a failed roll of `face` rolled again?
+    #[inline]
+    pub(crate) fn rerolls(&self, face: u32) -> bool {
+        self.rolled
+            && match self.reroll {
+                Reroll::Failures => true,
+                Reroll::Ones => face == 1,
+                Reroll::None | Reroll::NonCritical => false,
+            }
+    }
+
+    /// The chance a roll of `face` that failed for group `g` is saved after
+    /// all: by its re-roll, else by the special save.
+    pub(crate) fn second_chance(&self, g: usize, group: &Group, face: u32) -> f64 {
+        let again = if self.rerolls(face) {
+            let saving = (1..=self.die).filter(|&f| self.saves(g, group, f)).count();
+            saving as f64 / f64::from(self.die)
+        } else {
+            0.0
+        };
+        again + (1.0 - again) * self.special_pass(g)
+    }
+
+    /// A roll of `face` failed for group `g`: roll it again if the save says
+    /// so, then the special save. Is the attack saved after all? `shown` is
+    /// the current group and its front model's wounds, as the trace shows them.
+    pub(crate) fn roll_again<D: DiceSource, O: Observer>(
+        &self,
+        (g, group): (usize, &Group),
+        face: u32,
+        (current, wounds_left): (Option<usize>, Option<u32>),
+        dice: &mut D,
+        obs: &mut O,
+    ) -> bool {
+        if self.rerolls(face) {
+            let roll = dice.roll(self.die);
+            let saved = self.saves(g, group, roll);
+            obs.event(Event::Save {
+                roll,
+                group: current,
+                saved,
+                wounds_left,
+            });
+            if saved {
+                return true;
+            }
+        }
+        self.special_saves(g, dice, obs)
     }
 
     /// Group `g`'s special save as (faces that save, re-rolled successes).
@@ -663,6 +797,12 @@ impl RunSave {
 }
 
 impl RunPool {
+    /// The Feel No Pain group `g` has against this pool's harm, given its own `own`.
+    #[inline]
+    pub(crate) fn fnp(&self, g: usize, own: Option<u32>) -> Option<u32> {
+        better_fnp(own, self.feel_no_pain.get(g).copied().flatten())
+    }
+
     /// One attack's damage `rolled` as a model of `group` takes it: the
     /// group's modifiers, then the pool's cap; and the wounds that costs
     /// (the number of the group's thresholds it meets, if it has any).

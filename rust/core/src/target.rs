@@ -17,6 +17,9 @@ pub struct TargetState<'p> {
     /// Wounds removed from models (after Feel No Pain, without excess).
     pub damage: u32,
     pub destroyed: u32,
+    /// Mortal wounds inflicted on these models, before Feel No Pain (also
+    /// those that found no model left to wound).
+    pub mortal: u32,
     models: u32,
     /// Which side these models are on, for the events they report.
     pub side: Side,
@@ -31,6 +34,7 @@ impl<'p> TargetState<'p> {
             front: target.groups.iter().map(|g| g.wounds).collect(),
             damage: 0,
             destroyed: 0,
+            mortal: 0,
             models: target.groups.iter().map(|g| g.models).sum(),
             side,
         }
@@ -43,6 +47,7 @@ impl<'p> TargetState<'p> {
         }
         self.damage = 0;
         self.destroyed = 0;
+        self.mortal = 0;
     }
 
     /// Does any group convert damage through thresholds?
@@ -188,6 +193,7 @@ impl<'p> TargetState<'p> {
         order: &[usize],
         mut attacks: u32,
         d: u32,
+        extra_fnp: &[Option<u32>],
         dice: &mut D,
     ) -> u32 {
         for &g in order {
@@ -198,8 +204,11 @@ impl<'p> TargetState<'p> {
                 continue;
             }
             let d = self.allocation.groups[g].modify_damage(d);
-            if self.allocation.groups[g].feel_no_pain.is_some() {
-                let fnp = self.allocation.groups[g].feel_no_pain;
+            let fnp = crate::plan::better_fnp(
+                self.allocation.groups[g].feel_no_pain,
+                extra_fnp.get(g).copied().flatten(),
+            );
+            if fnp.is_some() {
                 while attacks > 0 && self.alive[g] > 0 {
                     attacks -= 1;
                     self.wound_model(g, d, fnp, dice, &mut crate::trace::NoTrace);
@@ -313,7 +322,7 @@ mod tests {
                             None => left += 1,
                         }
                     }
-                    let batch_left = batch.apply_fixed(&order, attacks, d, &mut dice);
+                    let batch_left = batch.apply_fixed(&order, attacks, d, &[], &mut dice);
                     let state = |s: &TargetState<'_>| {
                         (s.alive.clone(), s.front.clone(), s.damage, s.destroyed)
                     };
