@@ -1,0 +1,17 @@
+"""Army-list importers for 40k: BattleScribe (``.ros``, ``.rosz``).
+
+Registered through ``mathhammer_register_importers``; ``mathhammer import LIST``
+uses the first that recognises the file.
+"""
+
+from __future__ import annotations
+
+from mathhammer.importers import ImporterRegistrar
+from mathhammer.plugin import hookimpl
+from mathhammer_wh40k.importers.battlescribe import Ros, Rosz
+
+
+@hookimpl
+def mathhammer_register_importers(register: ImporterRegistrar) -> None:
+    register(Rosz())
+    register(Ros())
