@@ -20,10 +20,14 @@ LISTS = Path(__file__).resolve().parent / "fixtures" / "lists"
 FORMATS = {
     "battlescribe": sorted(LISTS.glob("*.ros")),
     "battlescribe-zip": sorted(LISTS.glob("*.rosz")),
+    "newrecruit": sorted(LISTS.glob("*.newrecruit.json")),
+    "listforge": sorted(LISTS.glob("*.listforge.json")),
 }
 TITLES = {
     "battlescribe": "BattleScribe roster (.ros)",
     "battlescribe-zip": "BattleScribe zipped roster (.rosz)",
+    "newrecruit": "NewRecruit JSON export",
+    "listforge": "ListForge JSON export",
 }
 
 
@@ -127,6 +131,11 @@ def test_a_truncated_roster_names_the_file_and_line(lists: Registry, tmp_path: P
     path = _ros(tmp_path, whole[: len(whole) // 2])
     with pytest.raises(ScenarioError, match=r"bad\.ros: is not well-formed XML \(line \d+, column \d+\)"):
         import_list(path, registry=lists)
+    json_path = tmp_path / "bad.json"
+    whole_json = (LISTS / "orks20.newrecruit.json").read_text(encoding="utf-8")
+    json_path.write_text(whole_json[:5000], encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"bad\.json: is not valid JSON \(line \d+"):
+        import_list(json_path, registry=lists)
     zipped = tmp_path / "bad.rosz"
     zipped.write_bytes((LISTS / "necrons20.rosz").read_bytes()[:900])
     with pytest.raises(ScenarioError, match=r"bad\.rosz"):
@@ -145,6 +154,13 @@ def test_a_malformed_element_is_named(lists: Registry, tmp_path: Path) -> None:
     path = _ros(tmp_path, whole.replace('<characteristic name="T"', "<characteristic", 1))
     with pytest.raises(ScenarioError, match=r"characteristics/characteristic\[1\]: <characteristic> has no name="):
         import_list(path, registry=lists)
+    doc = (LISTS / "necrons.listforge.json").read_text(encoding="utf-8").replace('"value": 90', '"value": "lots"', 1)
+    bad = tmp_path / "bad.json"
+    bad.write_text(doc, encoding="utf-8")
+    with pytest.raises(
+        ScenarioError, match=r"bad\.json, field roster\.forces\[0\]\.selections\[0\]\.costs\[0\]\.value"
+    ):
+        import_list(bad, registry=lists)
 
 
 def test_not_a_roster(lists: Registry, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Army-list importers for 40k: BattleScribe (``.ros``, ``.rosz``).
+"""Army-list importers for 40k: BattleScribe (``.ros``, ``.rosz``), NewRecruit and ListForge JSON.
 
 Registered through ``mathhammer_register_importers``; ``mathhammer import LIST``
 uses the first that recognises the file.
@@ -9,9 +9,13 @@ from __future__ import annotations
 from mathhammer.importers import ImporterRegistrar
 from mathhammer.plugin import hookimpl
 from mathhammer_wh40k.importers.battlescribe import Ros, Rosz
+from mathhammer_wh40k.importers.listforge import LISTFORGE
+from mathhammer_wh40k.importers.newrecruit import NEWRECRUIT
 
 
 @hookimpl
 def mathhammer_register_importers(register: ImporterRegistrar) -> None:
     register(Rosz())
     register(Ros())
+    register(LISTFORGE)
+    register(NEWRECRUIT)
