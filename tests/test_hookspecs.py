@@ -53,7 +53,7 @@ def test_hook_mathhammer_register_keywords(make_registry: Callable[..., Registry
 
 
 def test_hook_mathhammer_register_importers(make_registry: Callable[..., Registry], tmp_path: Path) -> None:
-    from mathhammer.importers import Check, ImportedList, ImportedUnit, import_list
+    from mathhammer.importers import ImportedList, ImportedUnit, TableCheck, import_list
 
     class Toy:
         name = "toy-list"
@@ -63,7 +63,7 @@ def test_hook_mathhammer_register_importers(make_registry: Callable[..., Registr
         def recognises(self, path: str, head: bytes) -> bool:
             return head.startswith(b"TOY")
 
-        def read(self, path: str, check: Check) -> ImportedList:
+        def read(self, path: str, check: TableCheck) -> ImportedList:
             unit = ImportedUnit("Squad", {}, {"name": "Squad"}, 50.0, 5)
             return ImportedList(path, self.title, self.ruleset, [unit])
 

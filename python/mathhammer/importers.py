@@ -155,7 +155,7 @@ class Importer(Protocol):
         """Whether the file at ``path``, starting with the bytes ``head``, is in this importer's format."""
         ...
 
-    def read(self, path: str, check: Check) -> ImportedList:
+    def read(self, path: str, check: TableCheck) -> ImportedList:
         """Read the list at ``path``; ``check(attacker, target)`` raises ScenarioError for tables the ruleset refuses.
 
         An importer checks what it builds (each weapon, each ability) with ``check``
@@ -167,7 +167,7 @@ class Importer(Protocol):
         ...
 
 
-Check = Callable[[Mapping[str, Any], Mapping[str, Any]], None]
+TableCheck = Callable[[Mapping[str, Any], Mapping[str, Any]], None]
 """Loads and compiles an attacker table against a target table with the importer's ruleset; raises ScenarioError."""
 
 ImporterRegistrar = Callable[[Importer], None]
@@ -201,8 +201,8 @@ def import_list(path: str | Path, *, format: str | None = None, registry: Regist
     raise ScenarioError(f"is in no army-list format mathhammer knows; the formats known are: {known}", source=source)
 
 
-def checker(ruleset: str, registry: Registry) -> Check:
-    """A :data:`Check` for ``ruleset``: the tables loaded as a scenario and compiled, as ``compare`` would."""
+def checker(ruleset: str, registry: Registry) -> TableCheck:
+    """A :data:`TableCheck` for ``ruleset``: the tables loaded as a scenario and compiled, as ``compare`` would."""
     from mathhammer.scenario import scenario_from_data
     from mathhammer.simulate import prepare
 

@@ -10,10 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mathhammer import Registry
-from mathhammer.compare import compare, read_profiles
-from mathhammer.exceptions import ScenarioError
-from mathhammer.importers import import_list
+from mathhammer import Registry, ScenarioError, compare, import_list, read_profiles
 from mathhammer_wh40k import importers
 
 LISTS = Path(__file__).resolve().parent / "fixtures" / "lists"
@@ -190,22 +187,19 @@ def test_entity_expansion_is_refused(lists: Registry, tmp_path: Path) -> None:
         import_list(_ros(tmp_path, external, "external.ros"), registry=lists)
 
 
-def test_a_zip_bomb_is_refused(lists: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mathhammer import importers as core
-
-    monkeypatch.setattr(core, "MAX_UNPACKED_BYTES", 20_000)
-    bomb = tmp_path / "bomb.rosz"
+def test_a_zip_bomb_is_refused(lists: Registry, tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.rosz"  # 17 MiB of blanks deflate to a few kilobytes
     with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("bomb.ros", "<roster>" + " " * 30_000 + "</roster>")
+        archive.writestr("bomb.ros", "<roster>" + " " * (17 * 1024 * 1024) + "</roster>")
     with pytest.raises(
         ScenarioError,
-        match=r"bomb\.rosz: is refused: its directory says it unpacks to 30,017 bytes,"
-        r" over the 20,000 bytes",
+        match=r"bomb\.rosz: is refused: its directory says it unpacks to 17,825,809 bytes,"
+        r" over the 16,777,216 bytes",
     ):
         import_list(bomb, registry=lists)
     many = tmp_path / "many.rosz"
     with zipfile.ZipFile(many, "w") as archive:
-        for i in range(core.MAX_ZIP_MEMBERS + 1):
+        for i in range(17):  # one more than a zipped list may hold
             archive.writestr(f"{i}.ros", "<roster/>")
     with pytest.raises(ScenarioError, match=r"many\.rosz: holds 17 files"):
         import_list(many, registry=lists)
@@ -214,3 +208,20 @@ def test_a_zip_bomb_is_refused(lists: Registry, tmp_path: Path, monkeypatch: pyt
         archive.writestr("readme.txt", "hello")
     with pytest.raises(ScenarioError, match=r"none\.rosz: holds no \.ros file \(it holds readme\.txt\)"):
         import_list(none, registry=lists)
+
+
+def test_the_readme_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mathhammer import cli
+
+    units = tmp_path / "units.toml"
+    assert cli.main(["import", str(LISTS / "necrons.ros"), "-o", str(units)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"wrote {units}: 2 units as targets, 4 attackers, 230 points, from a BattleScribe roster")
+    assert "Necron Warriors: rule 'Reanimation Protocols': not a characteristic" in out
+    library = Path(__file__).resolve().parents[3] / "examples" / "profiles.toml"
+    assert cli.main(["compare", str(units), "--target-library", str(library)]) == 0
+    out = capsys.readouterr().out
+    assert "Best and worst targets by expected models destroyed per 100 points" in out
+    assert "Canoptek Doomstalker (ranged)" in out and "rhino" in out
+    assert cli.main(["import", str(LISTS / "necrons.ros"), "-o", str(units), "--format", "nope"]) == 2
+    assert "field format: is 'nope'; the list formats known are" in capsys.readouterr().err

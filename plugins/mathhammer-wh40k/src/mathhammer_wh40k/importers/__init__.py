@@ -6,8 +6,7 @@ uses the first that recognises the file.
 
 from __future__ import annotations
 
-from mathhammer.importers import ImporterRegistrar
-from mathhammer.plugin import hookimpl
+from mathhammer.plugin import ImporterRegistrar, hookimpl
 from mathhammer_wh40k.importers.battlescribe import Ros, Rosz
 from mathhammer_wh40k.importers.listforge import LISTFORGE
 from mathhammer_wh40k.importers.newrecruit import NEWRECRUIT

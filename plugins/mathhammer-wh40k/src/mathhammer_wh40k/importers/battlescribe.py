@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from xml.etree.ElementTree import Element
 
-from mathhammer.importers import Check, ImportedList, parse_xml, read_list, unzip_one
-from mathhammer.plugin import ScenarioError
+from mathhammer.plugin import ImportedList, ScenarioError, TableCheck, parse_xml, read_list, unzip_one
 from mathhammer_wh40k.importers.roster import Node, Profile, cost, number, units_of
 
 
@@ -76,7 +75,7 @@ def _forces(element: Element, source: str, where: str) -> list[Node]:
     return out
 
 
-def read_roster_xml(data: bytes, source: str, title: str, check: Check) -> ImportedList:
+def read_roster_xml(data: bytes, source: str, title: str, check: TableCheck) -> ImportedList:
     """The units of the BattleScribe roster XML in ``data``."""
     root = parse_xml(data, source)
     if _tag(root) != "roster":
@@ -98,7 +97,7 @@ class Ros:
         text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
         return path.lower().endswith(".ros") or (text.startswith(b"<") and b"<roster" in text)
 
-    def read(self, path: str, check: Check) -> ImportedList:
+    def read(self, path: str, check: TableCheck) -> ImportedList:
         return read_roster_xml(read_list(path), path, self.title, check)
 
 
@@ -112,6 +111,6 @@ class Rosz:
     def recognises(self, path: str, head: bytes) -> bool:
         return head.startswith(b"PK\x03\x04") or path.lower().endswith(".rosz")
 
-    def read(self, path: str, check: Check) -> ImportedList:
+    def read(self, path: str, check: TableCheck) -> ImportedList:
         member, data = unzip_one(read_list(path), path, (".ros",))
         return read_roster_xml(data, f"{path}!{member}", self.title, check)

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mathhammer.importers import Check, ImportedList, parse_json, read_list
-from mathhammer.plugin import ScenarioError
+from mathhammer.plugin import ImportedList, ScenarioError, TableCheck, parse_json, read_list
 from mathhammer_wh40k.importers.roster import Node, Profile, cost, number, units_of
 
 
@@ -120,7 +119,7 @@ def roster_of(document: Any, source: str) -> Mapping[str, Any]:
     return roster
 
 
-def read_roster_json(path: str, title: str, check: Check) -> ImportedList:
+def read_roster_json(path: str, title: str, check: TableCheck) -> ImportedList:
     """The units of the JSON roster export at ``path``."""
     roster = roster_of(parse_json(read_list(path), path), path)
     forces = _forces(roster, path, "roster")
@@ -147,7 +146,7 @@ class JsonExport:
         said = generator(head)
         return said is not None and self.made_by(said)
 
-    def read(self, path: str, check: Check) -> ImportedList:
+    def read(self, path: str, check: TableCheck) -> ImportedList:
         return read_roster_json(path, self.title, check)
 
 

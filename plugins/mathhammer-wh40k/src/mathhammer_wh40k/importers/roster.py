@@ -29,8 +29,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mathhammer.importers import Check, ImportedList, ImportedUnit, Unmapped
-from mathhammer.plugin import ScenarioError
+from mathhammer.plugin import ImportedList, ImportedUnit, ScenarioError, TableCheck, Unmapped
 
 UNIT = "unit"
 RANGED = "ranged weapons"
@@ -108,7 +107,7 @@ def _numeric(text: Any, source: str, where: str, key: str, what: str, most: int,
     return value
 
 
-def units_of(forces: list[Node], source: str, title: str, check: Check) -> ImportedList:
+def units_of(forces: list[Node], source: str, title: str, check: TableCheck) -> ImportedList:
     """The units of ``forces`` (each a Node whose selections are the force's), as profiles."""
     out = ImportedList(source=source, format=title, ruleset="wh40k")
     names: dict[str, int] = {}
@@ -143,7 +142,7 @@ def _char(profile: Profile, *names: str) -> str | None:
     return None
 
 
-def _unit(selection: Node, name: str, source: str, check: Check, unmapped: list[Unmapped]) -> ImportedUnit:
+def _unit(selection: Node, name: str, source: str, check: TableCheck, unmapped: list[Unmapped]) -> ImportedUnit:
     points = sum(n.points for n in selection.walk())
     categories = {c.strip().lower() for n in selection.walk() for c in n.categories}
     keywords = [k for k in TARGET_KEYWORDS if k.lower() in categories]
@@ -248,7 +247,7 @@ def _weapons(
     name: str,
     keywords: list[str],
     target: Mapping[str, Any],
-    check: Check,
+    check: TableCheck,
     unmapped: list[Unmapped],
 ) -> list[dict[str, Any]]:
     """Every weapon of the unit the ruleset accepts, with the count of models bearing it."""
@@ -328,7 +327,7 @@ def _checked(
     unit: str,
     keywords: list[str],
     target: Mapping[str, Any],
-    check: Check,
+    check: TableCheck,
     unmapped: list[Unmapped],
 ) -> dict[str, Any] | None:
     """``weapon`` as the ruleset accepts it: without the abilities it refuses (each listed), or ``None``."""
