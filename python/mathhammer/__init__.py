@@ -14,7 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from mathhammer import _startup as _startup  # first of all: a quiet Ctrl-C while the command starts (see the module)
 from mathhammer._core import parse_dice
-from mathhammer.compare import compare, read_profiles
+from mathhammer.compare import read_profiles
 from mathhammer.exceptions import (
     DeclinedError,
     DiceError,
@@ -73,7 +73,6 @@ __all__ = [
     "UnknownKeywordError",
     "UnknownRulesetError",
     "__version__",
-    "compare",
     "compile_scenario",
     "default_registry",
     "evaluate",

@@ -324,3 +324,14 @@ def test_wound_modifiers_are_checked(load: Callable[..., Any]) -> None:
         load({"wound_modifier": 11})
     with pytest.raises(ScenarioError, match=r"wound_modifier.*wounds automatically"):
         load({"Str": None, "wounds_on": "automatic", "wound_modifier": -1})
+
+
+def test_python_objects_take_rolls_written_as_a_file_writes_them() -> None:
+    from mathhammer_t9a.model import Attack, Target
+
+    shot = Attack("Longbows", "shooting", models=10, att="1", aim="3+", strength=3)  # type: ignore[arg-type]
+    assert shot == Attack("Longbows", "shooting", models=10, att="1", aim=3, strength=3)
+    assert Attack("Spell", "melee", models=1, att="1", off=3, wounds_on="4+").wounds_on == 4  # type: ignore[arg-type]
+    assert Attack("Spell", "melee", models=1, att="1", off=3, wounds_on="automatic").wounds_on == "automatic"
+    trolls = Target("Trolls", models=4, defensive=3, resilience=4, regeneration="5+", aegis="6+")  # type: ignore[arg-type]
+    assert (trolls.regeneration, trolls.aegis, trolls.fortitude) == (5, 6, None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
 import tomllib
 import zipfile
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mathhammer import Registry, ScenarioError, compare, import_list, read_profiles
+from mathhammer import Registry, ScenarioError, cli, import_list, read_profiles
 from mathhammer_wh40k import importers
 
 LISTS = Path(__file__).resolve().parent / "fixtures" / "lists"
@@ -55,7 +56,9 @@ def test_three_fixtures_per_format() -> None:
 
 
 @pytest.mark.parametrize(("format", "path"), [(f, p) for f, ps in FORMATS.items() for p in ps], ids=lambda p: str(p))
-def test_every_fixture_imports_and_compares(lists: Registry, format: str, path: Path, tmp_path: Path) -> None:
+def test_every_fixture_imports_and_compares(
+    lists: Registry, format: str, path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     imported = import_list(path, registry=lists)
     assert imported.format == TITLES[format]
     library = tmp_path / "units.toml"
@@ -63,10 +66,11 @@ def test_every_fixture_imports_and_compares(lists: Registry, format: str, path: 
     assert tomllib.loads(library.read_text(encoding="utf-8"))["ruleset"] == "wh40k"
     profiles = read_profiles([library])
     assert set(profiles.targets) == {u.name for u in imported.units}
-    comparison = compare(list(profiles.attackers.values()), list(profiles.targets.values()), registry=lists)
-    assert all(r.evaluator == "exact" for r in comparison.results.values())
-    points = {u.name: u.points for u in imported.units}
-    assert comparison.target_points == points
+    capsys.readouterr()
+    assert cli.main(["compare", str(library), "--exact", "--json"]) == 0
+    compared = json.loads(capsys.readouterr().out)
+    assert len(compared["cells"]) == len(profiles.attackers) * len(profiles.targets) > 0
+    assert compared["target_points"] == {u.name: u.points for u in imported.units}
 
 
 def test_points_models_and_mixed_wargear(lists: Registry) -> None:
@@ -211,8 +215,6 @@ def test_a_zip_bomb_is_refused(lists: Registry, tmp_path: Path) -> None:
 
 
 def test_the_readme_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from mathhammer import cli
-
     units = tmp_path / "units.toml"
     assert cli.main(["import", str(LISTS / "necrons.ros"), "-o", str(units)]) == 0
     out = capsys.readouterr().out

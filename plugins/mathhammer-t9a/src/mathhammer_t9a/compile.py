@@ -43,12 +43,21 @@ from mathhammer.plugin import (
     SpecialSave,
     Target,
     Test,
+    describe,
     split_keywords,
 )
 from mathhammer_t9a.check import check_scenario
 from mathhammer_t9a.keyword_api import AttackRules
 from mathhammer_t9a.model import Attack, Scenario
-from mathhammer_t9a.rules import BEST_SPECIAL_SAVE, SPECIAL_SAVES, armour, melee_to_hit, special_pass, to_wound
+from mathhammer_t9a.rules import (
+    BEST_SPECIAL_SAVE,
+    REVISION,
+    SPECIAL_SAVES,
+    armour,
+    melee_to_hit,
+    special_pass,
+    to_wound,
+)
 
 COUNTERS = ["attacks", "hits", "wounds", "unsaved_wounds"]
 LABELS = {
@@ -258,4 +267,11 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         target=target,
         sequences=[_pool(i, a, scenario, keywords, len(target.groups)) for i, a in enumerate(scenario.attacks)],
     )
-    return Compiled(plan=plan, rule_versions={"revision": scenario.revision}, stage_labels=dict(LABELS))
+    return Compiled(
+        plan=plan,
+        rule_versions={"revision": scenario.revision},
+        rule_descriptions=describe({"revision": REVISION}, {"revision": [scenario.revision]}),
+        attacker=" + ".join(dict.fromkeys(a.name for a in scenario.attacks)),
+        target=scenario.target.name,
+        stage_labels=dict(LABELS),
+    )

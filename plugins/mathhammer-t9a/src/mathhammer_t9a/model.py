@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from mathhammer.plugin import accept_rolls
+
 AttackType = Literal["melee", "shooting"]
 Cover = Literal["none", "soft", "hard"]
 
@@ -48,6 +50,9 @@ class Attack:
     hit_modifier: int = 0
     wound_modifier: int = 0
 
+    def __post_init__(self) -> None:
+        accept_rolls(self, "aim", "wounds_on")
+
 
 @dataclass(frozen=True)
 class Target:
@@ -83,6 +88,9 @@ class Target:
     distracting: bool = False
     parry: bool = False
     hard_target: int = 0
+
+    def __post_init__(self) -> None:
+        accept_rolls(self, "aegis", "fortitude", "regeneration")
 
 
 @dataclass(frozen=True)
