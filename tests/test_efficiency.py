@@ -209,3 +209,13 @@ def test_compare_with_a_target_library_ranks(library: Path, tmp_path: Path, caps
     assert cli.main(["compare", str(attackers), "--target-library", str(targets), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["target_points"] == {"Squad": 80.0, "Brute": 40.0}
+
+
+def test_a_heatmap_of_a_metric_without_points_shows_dashes(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "free.toml"
+    path.write_text(LIBRARY.replace("points = 50\n", "").replace("points = 100\n", ""), encoding="utf-8")
+    comparison = _compare(path, evaluator="exact")
+    figure = comparison.plot(["models_destroyed_per_100", "points_removed"])
+    panels = [[t.get_text() for t in ax.texts] for ax in figure.axes if ax.texts]  # not the colour bars
+    assert panels == [["-"] * 4, ["12.5%", "6.2%", "10.4%", "41.7%"]]

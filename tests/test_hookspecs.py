@@ -63,6 +63,9 @@ def test_hook_mathhammer_register_importers(make_registry: Callable[..., Registr
         def recognises(self, path: str, head: bytes) -> bool:
             return head.startswith(b"TOY")
 
+        def attach(self, leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
+            raise AssertionError("not asked to attach")
+
         def read(self, path: str, check: TableCheck) -> ImportedList:
             unit = ImportedUnit("Squad", {}, {"name": "Squad"}, 50.0, 5)
             return ImportedList(path, self.title, self.ruleset, [unit])

@@ -174,6 +174,13 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("list", help="the list builder's export")
     imp.add_argument("-o", "--output", required=True, help="the profile library (TOML) to write")
     imp.add_argument("--format", help="the list's format, by importer name (default: recognised from the file)")
+    imp.add_argument(
+        "--attach",
+        nargs=2,
+        action="append",
+        metavar=("LEADER", "UNIT"),
+        help="the unit LEADER leads UNIT: both become one target, LEADER + UNIT (repeat)",
+    )
     imp.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks for errors")
     plugins = sub.add_parser("plugins", help="list installed rulesets, their keywords and the plugins behind them")
     plugins.add_argument("--json", action="store_true", help="print the list as JSON")
@@ -349,13 +356,15 @@ def _import(run: _Run) -> int:
     from mathhammer.importers import import_list
 
     args = run.args
-    imported = import_list(args.list, format=args.format, registry=run.registry)
+    attach = [(leader, unit) for leader, unit in args.attach or ()]
+    imported = import_list(args.list, format=args.format, registry=run.registry, attach=attach)
     imported.write(args.output)
     attackers = sum(len(u.attackers) for u in imported.units)
-    points = sum(u.points or 0 for u in imported.units)
+    targets = sum(u.target is not None for u in imported.units)
+    points = sum(u.points or 0 for u in imported.units if not u.parts)  # an attached unit's are its parts' points
     print(
         printable(
-            f"wrote {args.output}: {len(imported.units)} units as targets, {attackers} attackers, {points:g} points,"
+            f"wrote {args.output}: {targets} targets, {attackers} attackers, {points:g} points,"
             f" from a {imported.format}"
         )
     )

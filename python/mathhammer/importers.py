@@ -22,6 +22,7 @@ The helpers here are the safe way for an importer to open a user's file:
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -76,16 +77,19 @@ class ImportedUnit:
         attackers: ``attacker`` tables of a scenario by name: one per way the
             unit attacks (its ranged and its melee weapons are used in different
             phases), none for a unit with no weapon.
-        target: The ``target`` table of a scenario.
+        target: The ``target`` table of a scenario; ``None`` for a unit that is
+            part of an attached unit (whose target holds its models).
         points: What the unit costs, or ``None`` when the list gives no points.
         models: How many models it has.
+        parts: For an attached unit, the units it is made of (leader first); else empty.
     """
 
     name: str
     attackers: Mapping[str, Mapping[str, Any]]
-    target: Mapping[str, Any]
+    target: Mapping[str, Any] | None
     points: float | None
     models: int
+    parts: tuple[str, ...] = ()
 
 
 @dataclass
@@ -123,7 +127,8 @@ class ImportedList:
             for name, attacker in unit.attackers.items():
                 _table(lines, ["attackers", name], {**_points(unit), "models": unit.models, **attacker})
         for unit in self.units:
-            _table(lines, ["targets", unit.name], {**_points(unit), **unit.target})
+            if unit.target is not None:
+                _table(lines, ["targets", unit.name], {**_points(unit), **unit.target})
         return "\n".join(lines).rstrip("\n") + "\n"
 
     def write(self, path: str | Path) -> None:
@@ -155,6 +160,14 @@ class Importer(Protocol):
         """Whether the file at ``path``, starting with the bytes ``head``, is in this importer's format."""
         ...
 
+    def attach(self, leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
+        """The attached unit ``leader`` leads ``bodyguard`` into, as a target (named ``Leader + Bodyguard``).
+
+        Raises:
+            ScenarioError: for a pair that cannot be one unit.
+        """
+        ...
+
     def read(self, path: str, check: TableCheck) -> ImportedList:
         """Read the list at ``path``; ``check(attacker, target)`` raises ScenarioError for tables the ruleset refuses.
 
@@ -176,27 +189,62 @@ ImporterRegistrar = Callable[[Importer], None]
 _HEAD_BYTES = 4096
 
 
-def import_list(path: str | Path, *, format: str | None = None, registry: Registry | None = None) -> ImportedList:
+def import_list(
+    path: str | Path,
+    *,
+    format: str | None = None,
+    registry: Registry | None = None,
+    attach: Sequence[tuple[str, str]] = (),
+) -> ImportedList:
     """Read the army list at ``path`` with the installed importer that recognises it (or the one named ``format``).
+
+    Each ``(leader, bodyguard)`` of ``attach`` names two units of the list that
+    fight as one attached unit: they become one target, ``Leader + Bodyguard``,
+    with both units' models and points; each keeps its attackers.
 
     Raises:
         ScenarioError: naming the file, for one no importer recognises (listing
-            the formats known), an unknown ``format``, or a malformed export.
+            the formats known), an unknown ``format``, a malformed export, or
+            an ``attach`` naming a unit the list lacks (listing those it has).
     """
+    importer, imported = _read(path, format, registry or _default())
+    for leader, bodyguard in attach:
+        by_name = {u.name: u for u in imported.units if u.target is not None}
+        missing = [n for n in (leader, bodyguard) if n not in by_name]
+        if missing or leader == bodyguard:
+            known = ", ".join(by_name) or "none"
+            raise ScenarioError(
+                f"is {leader!r} leading {bodyguard!r}; name two different units of the list that are not yet"
+                f" attached: {known}",
+                source=str(path),
+                field="attach",
+            )
+        combined = importer.attach(by_name[leader], by_name[bodyguard])
+        imported.units = [
+            dataclasses.replace(u, target=None) if u.name in (leader, bodyguard) else u for u in imported.units
+        ]
+        imported.units.append(dataclasses.replace(combined, parts=(leader, bodyguard)))
+    return imported
+
+
+def _default() -> Registry:
     from mathhammer.registry import default_registry
 
-    registry = registry or default_registry()
+    return default_registry()
+
+
+def _read(path: str | Path, format: str | None, registry: Registry) -> tuple[Importer, ImportedList]:
     source = str(path)
     importers = registry.importers
     if format is not None:
         if format not in importers:
             known = ", ".join(importers) or "none (install a ruleset plugin that provides one)"
             raise ScenarioError(f"is {format!r}; the list formats known are: {known}", field="format")
-        return importers[format].read(source, checker(importers[format].ruleset, registry))
+        return importers[format], importers[format].read(source, checker(importers[format].ruleset, registry))
     head = read_bytes(path, MAX_LIST_BYTES, "an army list")[:_HEAD_BYTES]
     for importer in importers.values():
         if importer.recognises(source, head):
-            return importer.read(source, checker(importer.ruleset, registry))
+            return importer, importer.read(source, checker(importer.ruleset, registry))
     known = "; ".join(f"{i.title} ({name})" for name, i in importers.items()) or "none"
     raise ScenarioError(f"is in no army-list format mathhammer knows; the formats known are: {known}", source=source)
 

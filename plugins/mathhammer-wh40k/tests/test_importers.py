@@ -218,7 +218,7 @@ def test_the_readme_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     units = tmp_path / "units.toml"
     assert cli.main(["import", str(LISTS / "necrons.ros"), "-o", str(units)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"wrote {units}: 2 units as targets, 4 attackers, 230 points, from a BattleScribe roster")
+    assert out.startswith(f"wrote {units}: 2 targets, 4 attackers, 230 points, from a BattleScribe roster")
     assert "Necron Warriors: rule 'Reanimation Protocols': not a characteristic" in out
     library = Path(__file__).resolve().parents[3] / "examples" / "profiles.toml"
     assert cli.main(["compare", str(units), "--target-library", str(library)]) == 0
@@ -227,3 +227,31 @@ def test_the_readme_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "Canoptek Doomstalker (ranged)" in out and "rhino" in out
     assert cli.main(["import", str(LISTS / "necrons.ros"), "-o", str(units), "--format", "nope"]) == 2
     assert "field format: is 'nope'; the list formats known are" in capsys.readouterr().err
+
+
+def test_an_attached_leader_becomes_one_target(lists: Registry, tmp_path: Path) -> None:
+    imported = import_list(LISTS / "marines.ros", registry=lists, attach=[("Captain", "Intercessor Squad")])
+    combined = imported.units[-1]
+    assert combined.name == "Captain + Intercessor Squad" and combined.parts == ("Captain", "Intercessor Squad")
+    assert combined.points == 160 and combined.models == 6 and combined.attackers == {}
+    assert combined.target == {
+        "name": "Captain + Intercessor Squad",
+        "toughness": 4,
+        "keywords": ["Infantry"],
+        "models": [
+            {"name": "Intercessor", "count": 5, "wounds": 2, "save": "3+"},
+            {"name": "Captain", "count": 1, "wounds": 5, "save": "3+", "invulnerable": "4+", "character": True},
+        ],
+    }
+    library = tmp_path / "units.toml"
+    imported.write(library)
+    profiles = read_profiles([library])
+    assert list(profiles.targets) == ["Captain + Intercessor Squad"]
+    assert profiles.targets["Captain + Intercessor Squad"].points == 160
+    assert "Captain (melee)" in profiles.attackers and "Intercessor Squad (ranged)" in profiles.attackers
+    with pytest.raises(
+        ScenarioError,
+        match=r"marines\.ros, field attach: is 'Chaplain' leading 'Intercessor Squad';"
+        r" name two different units of the list that are not yet attached: Intercessor Squad, Captain",
+    ):
+        import_list(LISTS / "marines.ros", registry=lists, attach=[("Chaplain", "Intercessor Squad")])

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from xml.etree.ElementTree import Element
 
-from mathhammer.plugin import ImportedList, ScenarioError, TableCheck, parse_xml, read_list, unzip_one
-from mathhammer_wh40k.importers.roster import Node, Profile, cost, number, units_of
+from mathhammer.plugin import ImportedList, ImportedUnit, ScenarioError, TableCheck, parse_xml, read_list, unzip_one
+from mathhammer_wh40k.importers.roster import Node, Profile, attach, cost, number, units_of
 
 
 def _tag(element: Element) -> str:
@@ -97,6 +97,9 @@ class Ros:
         text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
         return path.lower().endswith(".ros") or (text.startswith(b"<") and b"<roster" in text)
 
+    def attach(self, leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
+        return attach(leader, bodyguard)
+
     def read(self, path: str, check: TableCheck) -> ImportedList:
         return read_roster_xml(read_list(path), path, self.title, check)
 
@@ -110,6 +113,9 @@ class Rosz:
 
     def recognises(self, path: str, head: bytes) -> bool:
         return head.startswith(b"PK\x03\x04") or path.lower().endswith(".rosz")
+
+    def attach(self, leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
+        return attach(leader, bodyguard)
 
     def read(self, path: str, check: TableCheck) -> ImportedList:
         member, data = unzip_one(read_list(path), path, (".ros",))

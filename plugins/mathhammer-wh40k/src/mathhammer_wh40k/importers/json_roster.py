@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mathhammer.plugin import ImportedList, ScenarioError, TableCheck, parse_json, read_list
-from mathhammer_wh40k.importers.roster import Node, Profile, cost, number, units_of
+from mathhammer.plugin import ImportedList, ImportedUnit, ScenarioError, TableCheck, parse_json, read_list
+from mathhammer_wh40k.importers.roster import Node, Profile, attach, cost, number, units_of
 
 
 def _table(value: Any, source: str, where: str) -> Mapping[str, Any]:
@@ -145,6 +145,9 @@ class JsonExport:
     def recognises(self, path: str, head: bytes) -> bool:
         said = generator(head)
         return said is not None and self.made_by(said)
+
+    def attach(self, leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
+        return attach(leader, bodyguard)
 
     def read(self, path: str, check: TableCheck) -> ImportedList:
         return read_roster_json(path, self.title, check)

@@ -357,3 +357,17 @@ def _checked(
         return {**bare, "keywords": kept} if kept else bare
     unmapped.append(Unmapped(unit, label, error))
     return None
+
+
+def attach(leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
+    """``leader`` attached to ``bodyguard``: one target with the bodyguard's Toughness and keywords,
+    every model of both (the leader's as CHARACTER models), and both units' points."""
+    if leader.target is None or bodyguard.target is None:
+        raise ScenarioError(f"{leader.name!r} or {bodyguard.name!r} is already part of an attached unit")
+    name = f"{leader.name} + {bodyguard.name}"
+    leader_models = [{**m, "character": True} for m in leader.target["models"]]
+    target: dict[str, Any] = {**bodyguard.target, "name": name, "models": [*bodyguard.target["models"], *leader_models]}
+    points = (
+        None if leader.points is None and bodyguard.points is None else (leader.points or 0) + (bodyguard.points or 0)
+    )
+    return ImportedUnit(name, {}, target, points, leader.models + bodyguard.models)
