@@ -78,9 +78,12 @@ def test_points_models_and_mixed_wargear(lists: Registry) -> None:
     squad = next(u for u in imported.units if u.name == "Intercessor Squad")
     assert squad.points == 80 and squad.models == 5
     ranged = {w["name"]: w for w in squad.attackers["Intercessor Squad (ranged)"]["weapons"]}
+    pistols = {w["name"]: w for w in squad.attackers["Intercessor Squad (pistols)"]["weapons"]}
     # The sergeant's bolt rifle and the four others' become one weapon fired by 5; his plasma pistol by 1.
+    assert list(ranged) == ["Bolt rifle"]
     assert ranged["Bolt rifle"]["count"] == 5 and ranged["Bolt rifle"]["keywords"] == ["Assault, Heavy"]
-    assert ranged["Plasma pistol - standard"]["count"] == 1 and ranged["Bolt pistol"]["count"] == 4
+    # A model shoots its Pistols or its other ranged weapons: the pistols are an attacker of their own.
+    assert pistols["Plasma pistol - standard"]["count"] == 1 and pistols["Bolt pistol"]["count"] == 4
     melee = squad.attackers["Intercessor Squad (melee)"]["weapons"]
     assert [(w["name"], w["count"], w["type"]) for w in melee] == [("Close combat weapon", 5, "melee")]
     assert squad.target == {
@@ -109,6 +112,7 @@ def test_nothing_is_dropped_silently(lists: Registry) -> None:
     assert syringe["keywords"] == ["Anti-Infantry 4+", "Extra Attacks", "Precision"]
     assert painboy.target["models"][0]["feel_no_pain"] == "5+"
     boyz = next(u for u in imported.units if u.name == "Boyz")
+    assert list(boyz.attackers) == ["Boyz (ranged)", "Boyz (melee)"]  # sluggas alone are its ranged weapons
     assert boyz.target["models"] == [
         {"name": "Boss Nob", "count": 1, "wounds": 2, "save": "5+"},
         {"name": "Boy", "count": 9, "wounds": 1, "save": "5+"},

@@ -39,6 +39,7 @@ ABILITIES = "abilities"
 TARGET_KEYWORDS = ("Infantry", "Vehicle", "Monster", "Character", "Mounted", "Beast", "Swarm", "Walker", "Fly")
 """Categories copied to a unit's keywords: those a weapon ability or a rule can refer to."""
 
+_PISTOL = re.compile(r"\bpistol\b", re.IGNORECASE)
 _BY_HAND = "not a characteristic mathhammer reads; add its effect by hand"
 _ROLL = re.compile(r"([2-6])\+")
 _FNP = re.compile(r"feel no pain\s*\(?\s*([2-6])\+", re.IGNORECASE)
@@ -151,10 +152,18 @@ def _unit(selection: Node, name: str, source: str, check: TableCheck, unmapped: 
     weapons = _weapons(selection, name, keywords, target, check, unmapped)
     attackers: dict[str, dict[str, Any]] = {}
     attacker_keywords = [k for k in keywords if k in ("Vehicle", "Monster")]
-    for kind in ("ranged", "melee"):
-        chosen = [w for w in weapons if w["type"] == kind]
+    ranged = [w for w in weapons if w["type"] == "ranged"]
+    pistols = [w for w in ranged if _PISTOL.search(" ".join(w.get("keywords", [])))]
+    if attacker_keywords or len(pistols) == len(ranged):
+        pistols = []  # a MONSTER or VEHICLE fires its Pistols with its other weapons; pistols alone are its ranged
+    ways = {
+        "ranged": [w for w in ranged if w not in pistols],
+        "pistols": pistols,
+        "melee": [w for w in weapons if w["type"] == "melee"],
+    }
+    for way, chosen in ways.items():
         if chosen:
-            attackers[f"{name} ({kind})"] = {
+            attackers[f"{name} ({way})"] = {
                 **({"keywords": attacker_keywords} if attacker_keywords else {}),
                 "weapons": chosen,
             }
