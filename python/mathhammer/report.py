@@ -61,7 +61,10 @@ def stages_table(result: Result) -> Table:
         row: list[RenderableType] = [plain(stage.label), f"{stage.mean:.3f}"]
         if not exact:
             row.append(f"{stage.se:.4f}")
-        row += [f"{stage.sd:.3f}", f"{stage.percentile(5)}-{stage.percentile(95)}"]
+        if stage.distribution_known:
+            row += [f"{stage.sd:.3f}", f"{stage.percentile(5)}-{stage.percentile(95)}"]
+        else:
+            row += ["-", "-"]
         table.add_row(*row)
     return table
 
@@ -91,6 +94,8 @@ def render(result: Result, *, full: bool = False) -> RenderableType:
     ``full`` shows every value of a wide distribution rather than bins.
     """
     parts: list[RenderableType] = [plain(result.description, style="bold"), Text(""), stages_table(result)]
+    if result.mean_only_note:
+        parts.append(plain(result.mean_only_note))
     parts.append(Text(f"\nP(unit destroyed) = {probability(result.p_unit_destroyed)}", style="bold"))
     parts += [plain(line) for line in result.group_lines]
     for chance in result.chances:
