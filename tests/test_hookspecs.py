@@ -50,3 +50,33 @@ def test_hook_mathhammer_register_keywords(make_registry: Callable[..., Registry
     assert table.names() == ["Rending"] and table.origin["Rending"] == "rending"
     assert table.resolve("  rending ") is not None
     assert table.resolve("Rending 2") is None
+
+
+def test_hook_mathhammer_register_importers(make_registry: Callable[..., Registry], tmp_path: Path) -> None:
+    from mathhammer.importers import ImportedList, ImportedUnit, TableCheck, import_list
+
+    class Toy:
+        name = "toy-list"
+        title = "toy list"
+        ruleset = "toy"
+
+        def recognises(self, path: str, head: bytes) -> bool:
+            return head.startswith(b"TOY")
+
+        def attach(self, leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
+            raise AssertionError("not asked to attach")
+
+        def read(self, path: str, check: TableCheck) -> ImportedList:
+            unit = ImportedUnit("Squad", {}, {"name": "Squad"}, 50.0, 5)
+            return ImportedList(path, self.title, self.ruleset, [unit])
+
+    @mathhammer.hookimpl
+    def mathhammer_register_importers(register: Callable[[Any], None]) -> None:
+        register(Toy())
+
+    reg = make_registry(("toy-list", plugin_object(mathhammer_register_importers=mathhammer_register_importers)))
+    assert list(reg.importers) == ["toy-list"]
+    listed = tmp_path / "army.toy"
+    listed.write_bytes(b"TOY list")
+    imported = import_list(listed, registry=reg)
+    assert [u.name for u in imported.units] == ["Squad"] and imported.format == "toy list"

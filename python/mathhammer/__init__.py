@@ -14,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from mathhammer import _startup as _startup  # first of all: a quiet Ctrl-C while the command starts (see the module)
 from mathhammer._core import parse_dice
+from mathhammer.compare import read_profiles
 from mathhammer.exceptions import (
     DeclinedError,
     DiceError,
@@ -33,6 +34,7 @@ from mathhammer.exceptions import (
     UnknownRulesetError,
 )
 from mathhammer.hookspecs import hookimpl
+from mathhammer.importers import ImportedList, import_list
 from mathhammer.keywords import KeywordSpec
 from mathhammer.registry import Registry, default_registry, load_registry
 from mathhammer.result import GroupResult, Result, Stage
@@ -51,6 +53,7 @@ __all__ = [
     "DiceError",
     "GroupResult",
     "HookError",
+    "ImportedList",
     "InternalError",
     "KeywordError",
     "KeywordSpec",
@@ -75,9 +78,11 @@ __all__ = [
     "evaluate",
     "evaluate_exact",
     "hookimpl",
+    "import_list",
     "load_registry",
     "load_scenario",
     "parse_dice",
+    "read_profiles",
     "replay",
     "scenario_from_data",
     "simulate",

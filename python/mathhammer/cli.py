@@ -1,4 +1,5 @@
-"""The ``mathhammer`` command line: ``simulate``, ``plot``, ``compare``, ``explain``, ``serve`` and ``plugins``.
+"""The ``mathhammer`` command line: ``simulate``, ``plot``, ``compare``, ``explain``, ``import``,
+``serve`` and ``plugins``.
 
 ``docs/cli.md`` documents every command and option.
 
@@ -22,7 +23,7 @@ from pathlib import Path
 from rich.console import Console
 
 from mathhammer import _startup, inventory, report
-from mathhammer.compare import METRICS, Comparison, metric_info
+from mathhammer.compare import ALL_METRICS, Comparison, metric_info
 from mathhammer.display import markup, printable
 from mathhammer.exceptions import InternalError, MathhammerError, PluginError, PluginWarning, ScenarioError
 from mathhammer.locate import field_line
@@ -160,11 +161,19 @@ def _parser() -> argparse.ArgumentParser:
     comp.add_argument("-a", "--attacker", action="append", help="an attacker to compare, by name (repeat; default all)")
     comp.add_argument("-t", "--target", action="append", help="a target to compare, by name (repeat; default all)")
     comp.add_argument(
+        "--target-library",
+        action="append",
+        metavar="FILE",
+        help="take the targets from this profile library (repeat), the attackers from the files;"
+        " then also rank each attacker's best and worst targets and the best attacker against each target",
+    )
+    comp.add_argument(
         "--metric",
         action="append",
         type=_metric,
-        help=f"what to show: {', '.join(METRICS)}, destroyed:GROUP for P(that group destroyed), damage:WEAPON for"
-        " the mean wounds lost to one weapon, or mortal_wounds:WEAPON (repeat; default the first three)",
+        help=f"what to show: {', '.join(ALL_METRICS)}, destroyed:GROUP for P(that group destroyed), damage:WEAPON"
+        " for the mean wounds lost to one weapon, or mortal_wounds:WEAPON (repeat; the first ranks; default the"
+        " first three, and the efficiency ones the profiles' points allow)",
     )
     comp.add_argument("--plot", metavar="IMAGE", help="also draw the matrices as heatmaps: .png, .svg or .html")
     comp.add_argument("--json", action="store_true", help="print every cell's Result as JSON")
@@ -175,6 +184,21 @@ def _parser() -> argparse.ArgumentParser:
     dice.add_argument("--seed", type=_seed, default=None, help="seed for the dice (default: random, and printed)")
     dice.add_argument("--dice", type=_dice, help='the dice to use, in order, such as "3,5,6,2,4" (a worked example)')
     expl.add_argument("--json", action="store_true", help="print the dice, the events and the narration as JSON")
+    imp = sub.add_parser(
+        "import",
+        help="read an army list (BattleScribe .ros/.rosz, NewRecruit or ListForge JSON) into a profile library",
+    )
+    imp.add_argument("list", help="the list builder's export")
+    imp.add_argument("-o", "--output", required=True, help="the profile library (TOML) to write")
+    imp.add_argument("--format", help="the list's format, by importer name (default: recognised from the file)")
+    imp.add_argument(
+        "--attach",
+        nargs=2,
+        action="append",
+        metavar=("LEADER", "UNIT"),
+        help="the unit LEADER leads UNIT: both become one target, LEADER + UNIT (repeat)",
+    )
+    imp.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks for errors")
     serve = sub.add_parser("serve", help="start the local web page (needs mathhammer[web])")
     serve.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks for errors")
     serve.add_argument(
@@ -264,8 +288,9 @@ class _Run:
         from mathhammer.compare import compare, read_profiles
 
         profiles = read_profiles(files)
+        libraries = getattr(self.args, "target_library", None)
         attackers = profiles.select("attacker", self.args.attacker)
-        targets = profiles.select("target", self.args.target)
+        targets = (read_profiles(libraries) if libraries else profiles).select("target", self.args.target)
         if not attackers or not targets:
             kind = "attacker" if not attackers else "target"
             raise ScenarioError(
@@ -274,9 +299,13 @@ class _Run:
             )
 
         def progress(attacker: str, target: str) -> ProgressBar:
+            if self.progress is not None:
+                self.progress.close()  # one bar at a time: the sweep's gives way to this cell's
             self.progress = ProgressBar(Console(stderr=True), description=markup(f"{attacker} vs {target}"))
             return self.progress
 
+        self.progress = ProgressBar(Console(stderr=True), description="pairings")
+        sweep = self.progress
         try:
             return compare(
                 attackers,
@@ -287,8 +316,10 @@ class _Run:
                 threads=self.args.threads,
                 registry=self.registry,
                 progress=progress,
+                pairings=sweep,
             )
         finally:
+            sweep.close()
             if self.progress is not None:
                 self.progress.close()
 
@@ -347,16 +378,40 @@ def _compare(run: _Run) -> int:
 
         check_output(args.plot)
     comparison = run.compare(args.files)
-    metrics = args.metric or list(METRICS)
+    metrics = args.metric or comparison.default_metrics()
+    rank = (args.metric[0] if args.metric else comparison.rank_metric()) if args.target_library else None
     if args.json:
         print(json.dumps(comparison.to_dict(), indent=2))
     else:
-        _stdout().print(report.render_comparison(comparison, metrics))
+        _stdout().print(report.render_comparison(comparison, metrics, rank=rank))
     if args.plot:
         from mathhammer import plotting
 
         written = plotting.save(comparison.plot(metrics), args.plot, title="mathhammer compare")
         print(printable(f"wrote {written}"), file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def _import(run: _Run) -> int:
+    from mathhammer.importers import import_list
+
+    args = run.args
+    attach = [(leader, unit) for leader, unit in args.attach or ()]
+    imported = import_list(args.list, format=args.format, registry=run.registry, attach=attach)
+    imported.write(args.output)
+    attackers = sum(len(u.attackers) for u in imported.units)
+    targets = sum(u.target is not None for u in imported.units)
+    points = sum(u.points or 0 for u in imported.units if not u.parts)  # an attached unit's are its parts' points
+    print(
+        printable(
+            f"wrote {args.output}: {targets} targets, {attackers} attackers, {points:g} points,"
+            f" from a {imported.format}"
+        )
+    )
+    if imported.unmapped:
+        print(printable(f"{len(imported.unmapped)} items not mapped (also listed at the top of {args.output}):"))
+        for item in imported.unmapped:
+            print(printable(f"  {item}"))
     return 0
 
 
@@ -470,6 +525,7 @@ _COMMANDS: dict[str, Callable[[_Run], int]] = {
     "plot": _plot,
     "compare": _compare,
     "explain": _explain,
+    "import": _import,
     "serve": _serve,
 }
 

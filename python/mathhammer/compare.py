@@ -19,7 +19,10 @@ file of many named ones::
     ...
 
 Each pairing becomes an ordinary scenario, loaded and checked by its ruleset,
-so a library holds exactly the fields a scenario file does.
+so a library holds exactly the fields a scenario file does, and two more:
+``points`` (what the unit costs) on any profile, and ``models`` (how many
+models the unit has) on an attacker. They are the comparison's, not the
+ruleset's: the efficiency metrics (per 100 points, points removed) use them.
 """
 
 from __future__ import annotations
@@ -83,7 +86,28 @@ METRICS: dict[Metric, tuple[str, str | Percent]] = {
     "damage": ("Expected damage", "{:.2f}"),
     "p_unit_destroyed": ("P(unit destroyed)", Percent()),
 }
-"""Each number a comparison reports: its title and how a cell prints it."""
+"""The numbers a comparison reports by default: their titles and how a cell prints them."""
+
+PER_100 = "_per_100"
+"""The suffix of a metric divided by the attacker's points and multiplied by 100."""
+
+EFFICIENCY_METRICS: dict[Metric, tuple[str, str | Percent]] = {
+    "models_destroyed_per_100": ("Expected models destroyed per 100 points", "{:.2f}"),
+    "damage_per_100": ("Expected damage per 100 points", "{:.2f}"),
+    "p_unit_destroyed_per_100": ("P(unit destroyed) per 100 points", Percent()),
+    "points_removed": ("Expected fraction of the target's points removed", Percent()),
+    "points_removed_per_100": ("Expected target points removed per 100 points", "{:.1f}"),
+}
+"""Metrics that use the profiles' ``points``: NaN (printed ``-``) where a profile has none.
+
+``points_removed`` is the expected fraction of the target's points destroyed;
+a list gives a unit's cost, not each model's, so the points are spread evenly
+over its models and this is E[models destroyed] / models. ``points_removed_per_100``
+is the expected target points destroyed for each 100 points of the attacker:
+target points x E[models destroyed] / models x 100 / attacker points.
+"""
+
+ALL_METRICS: dict[Metric, tuple[str, str | Percent]] = {**METRICS, **EFFICIENCY_METRICS}
 
 
 def metric_info(metric: Metric) -> tuple[str, str | Percent]:
@@ -93,8 +117,8 @@ def metric_info(metric: Metric) -> tuple[str, str | Percent]:
     Raises:
         ScenarioError: naming the metric and those known, for one that is none of these.
     """
-    if metric in METRICS:
-        return METRICS[metric]
+    if metric in ALL_METRICS:
+        return ALL_METRICS[metric]
     group = metric.removeprefix(GROUP_STAGE)
     if metric.startswith(GROUP_STAGE) and group:
         return (f"P({group} destroyed)", Percent())
@@ -104,7 +128,7 @@ def metric_info(metric: Metric) -> tuple[str, str | Percent]:
     weapon = metric.removeprefix(WEAPON_MORTAL)
     if metric.startswith(WEAPON_MORTAL) and weapon:
         return (f"Expected mortal wounds: {weapon}", "{:.2f}")
-    known = ", ".join(METRICS)
+    known = ", ".join(ALL_METRICS)
     raise ScenarioError(
         f"is {metric!r}; expected one of {known}, or {GROUP_STAGE}<group> (P(that group destroyed), such as"
         f" {GROUP_STAGE}Captain), {WEAPON_DAMAGE}<weapon> (the mean wounds lost to that weapon, such as"
@@ -124,6 +148,8 @@ class Profile:
         scenario: Other scenario keys that go with it (``rules``, ``context``, ...).
         source: The file it came from.
         field: Its dotted path in that file (``attackers.lascannons``, or ``attacker``).
+        points: What the unit costs, when the file says (``points = 80``).
+        models: How many models an attacking unit has, when the file says (``models = 5``).
     """
 
     name: str
@@ -132,6 +158,8 @@ class Profile:
     scenario: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None
     field: str = ""
+    points: float | None = None
+    models: int | None = None
 
 
 @dataclass
@@ -209,13 +237,13 @@ def add_profiles(data: Mapping[str, Any], source: str, profiles: Profiles, *, st
     elif "attacker" in data or "target" in data:
         shared = {k: v for k, v in data.items() if k not in ("attacker", "target")}
         if "attacker" in data:
-            attacker = data["attacker"]
+            attacker, points, models = _costs(data["attacker"], "attacker", source, "attacker")
             name = attacker.get("name", stem) if isinstance(attacker, Mapping) else stem
-            profiles.add("attacker", Profile(str(name), ruleset, attacker, shared, source, "attacker"))
+            profiles.add("attacker", Profile(str(name), ruleset, attacker, shared, source, "attacker", points, models))
         if "target" in data:
-            target = data["target"]
+            target, points, _ = _costs(data["target"], "target", source, "target")
             name = target.get("name", stem) if isinstance(target, Mapping) else stem
-            profiles.add("target", Profile(str(name), ruleset, target, {}, source, "target"))
+            profiles.add("target", Profile(str(name), ruleset, target, {}, source, "target", points))
     else:
         raise ScenarioError(
             "holds no [attacker] or [target] (a scenario file) and no [attackers.NAME] or [targets.NAME]"
@@ -235,12 +263,50 @@ def _read_library(data: Mapping[str, Any], ruleset: str, source: str, profiles: 
             where = f"{plural}.{name}"
             if not isinstance(table, Mapping):
                 raise ScenarioError(f"must be a table ([{where}]), not {table!r}", source=source, field=where)
-            own = dict(table)
+            costed, points, models = _costs(table, kind, source, where)
+            own = dict(costed)
             extra = own.pop("scenario", {}) if kind == "attacker" else {}
             if not isinstance(extra, Mapping):
                 raise ScenarioError("must be a table of scenario keys", source=source, field=f"{where}.scenario")
             merged = {**shared, **{k: _merge(shared.get(k), v) for k, v in extra.items()}}
-            profiles.add(kind, Profile(str(name), ruleset, own, merged, source, where))
+            profiles.add(kind, Profile(str(name), ruleset, own, merged, source, where, points, models))
+
+
+MAX_POINTS = 100_000
+"""The most points a profile may cost; a whole army is a few thousand."""
+
+
+def _costs(
+    table: Any, kind: Literal["attacker", "target"], source: str, where: str
+) -> tuple[Any, float | None, int | None]:
+    """``table`` without its ``points`` (and an attacker's ``models``), and those two, checked.
+
+    Raises:
+        ScenarioError: naming the field, for points that are not a number from 0
+            to :data:`MAX_POINTS`, or models that are not a count of at least 1.
+    """
+    if not isinstance(table, Mapping):
+        return table, None, None
+    own = dict(table)
+    points = own.pop("points", None)
+    if points is not None and (
+        isinstance(points, bool) or not isinstance(points, int | float) or not 0 <= points <= MAX_POINTS
+    ):
+        raise ScenarioError(
+            f"is {points!r}; write what the unit costs, a number from 0 to {MAX_POINTS:,}",
+            source=source,
+            field=f"{where}.points",
+        )
+    models = None
+    if kind == "attacker":
+        models = own.pop("models", None)
+        if models is not None and (isinstance(models, bool) or not isinstance(models, int) or models < 1):
+            raise ScenarioError(
+                f"is {models!r}; write how many models the unit has, a whole number from 1",
+                source=source,
+                field=f"{where}.models",
+            )
+    return own, None if points is None else float(points), models
 
 
 def _merge(base: Any, over: Any) -> Any:
@@ -288,12 +354,73 @@ class Comparison:
         targets: Column names, in order.
         results: The Result of each (attacker, target).
         seconds: Wall time of the whole comparison.
+        attacker_points: What each attacker costs, for those whose profile says.
+        target_points: What each target costs, for those whose profile says.
     """
 
     attackers: list[str]
     targets: list[str]
     results: dict[tuple[str, str], Result]
     seconds: float = 0.0
+    attacker_points: Mapping[str, float] = field(default_factory=dict)
+    target_points: Mapping[str, float] = field(default_factory=dict)
+
+    def value(self, attacker: str, target: str, metric: Metric) -> float:
+        """``metric`` of ``attacker`` against ``target``; NaN where it needs points a profile lacks."""
+        result = self.results[attacker, target]
+        if metric.startswith("points_removed"):
+            fraction = result["models_destroyed"].mean / result.target_models
+            if metric == "points_removed":
+                return fraction
+            return _per_100(fraction * self.target_points.get(target, math.nan), self.attacker_points.get(attacker))
+        if metric.endswith(PER_100) and metric in EFFICIENCY_METRICS:
+            return _per_100(cell(result, metric.removesuffix(PER_100)), self.attacker_points.get(attacker))
+        return cell(result, metric)
+
+    def points_removed(self, attacker: str, target: str) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The distribution of the target's points removed: ``(points, probabilities)``, one entry per models destroyed.
+
+        Raises:
+            ScenarioError: when the target's profile gives no points.
+        """
+        if target not in self.target_points:
+            raise ScenarioError(f"target {target!r} has no points; add points = N to its profile", field="points")
+        result = self.results[attacker, target]
+        pmf = np.asarray(result["models_destroyed"].pmf, dtype=np.float64)
+        per_model = self.target_points[target] / result.target_models
+        return np.arange(len(pmf), dtype=np.float64) * per_model, pmf
+
+    def ranking(self, metric: Metric) -> list[tuple[str, str, float, str, float]]:
+        """Each attacker's best and worst target by ``metric``: ``(attacker, best, value, worst, value)``.
+
+        Best is the highest value (most destroyed, most points removed); NaN cells are left out.
+        """
+        values = self.matrix(metric)
+        rows = []
+        for i, a in enumerate(self.attackers):
+            row = values[i]
+            known = [j for j in range(len(self.targets)) if not math.isnan(row[j])]
+            if not known:
+                rows.append((a, "-", math.nan, "-", math.nan))
+                continue
+            best = max(known, key=lambda j: row[j])
+            worst = min(known, key=lambda j: row[j])
+            rows.append((a, self.targets[best], float(row[best]), self.targets[worst], float(row[worst])))
+        return rows
+
+    def best_attackers(self, metric: Metric) -> list[tuple[str, str, float]]:
+        """For each target, the attacker with the highest ``metric`` against it: ``(target, attacker, value)``."""
+        values = self.matrix(metric)
+        rows = []
+        for j, t in enumerate(self.targets):
+            column = values[:, j]
+            known = [i for i in range(len(self.attackers)) if not math.isnan(column[i])]
+            if not known:
+                rows.append((t, "-", math.nan))
+                continue
+            best = max(known, key=lambda i: column[i])
+            rows.append((t, self.attackers[best], float(column[best])))
+        return rows
 
     def matrix(self, metric: Metric) -> npt.NDArray[np.float64]:
         """One number per cell: ``matrix[i, j]`` is attacker ``i`` against target ``j``.
@@ -307,7 +434,7 @@ class Comparison:
         out = np.zeros((len(self.attackers), len(self.targets)))
         for i, a in enumerate(self.attackers):
             for j, t in enumerate(self.targets):
-                out[i, j] = cell(self.results[a, t], metric)
+                out[i, j] = self.value(a, t, metric)
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -316,8 +443,15 @@ class Comparison:
             "attackers": list(self.attackers),
             "targets": list(self.targets),
             "seconds": self.seconds,
+            "attacker_points": dict(self.attacker_points),
+            "target_points": dict(self.target_points),
             "cells": [
-                {"attacker": a, "target": t, "result": self.results[a, t].to_dict()}
+                {
+                    "attacker": a,
+                    "target": t,
+                    "efficiency": {m: _json_number(self.value(a, t, m)) for m in EFFICIENCY_METRICS},
+                    "result": self.results[a, t].to_dict(),
+                }
                 for a in self.attackers
                 for t in self.targets
             ],
@@ -341,6 +475,7 @@ class Comparison:
                     "damage": r["damage"].mean,
                     "damage_se": r["damage"].se,
                     "p_unit_destroyed": r.p_unit_destroyed,
+                    **{m: self.value(a, t, m) for m in EFFICIENCY_METRICS},
                     "evaluator": r.evaluator,
                 }
             )
@@ -351,17 +486,38 @@ class Comparison:
         """HTML tables for Jupyter: one per metric, attackers down and targets across."""
         parts = ["<div class='mathhammer-comparison'>"]
         head = "<tr><th></th>" + "".join(f"<th>{html.escape(t)}</th>" for t in self.targets) + "</tr>"
-        for metric, (title, fmt) in METRICS.items():
+        shown = {**METRICS, **(EFFICIENCY_METRICS if self.attacker_points or self.target_points else {})}
+        for metric, (title, fmt) in shown.items():
             values = self.matrix(metric)
             rows = [
                 f"<tr><th style='text-align:left'>{html.escape(a)}</th>"
-                + "".join(f"<td>{fmt.format(v)}</td>" for v in values[i])
+                + "".join(f"<td>{'-' if math.isnan(v) else fmt.format(v)}</td>" for v in values[i])
                 + "</tr>"
                 for i, a in enumerate(self.attackers)
             ]
             parts.append(f"<p><b>{html.escape(title)}</b></p><table>{head}{''.join(rows)}</table>")
         parts.append("</div>")
         return "\n".join(parts)
+
+    def default_metrics(self) -> list[Metric]:
+        """The metrics to show when none are asked for: :data:`METRICS`, then those the profiles' points allow."""
+        metrics = list(METRICS)
+        if self.attacker_points:
+            metrics += ["models_destroyed_per_100", "p_unit_destroyed_per_100"]
+        metrics.append("points_removed")
+        if self.attacker_points and self.target_points:
+            metrics.append("points_removed_per_100")
+        return metrics
+
+    def rank_metric(self) -> Metric:
+        """The metric that says which attacker is most efficient: target points removed per 100 points when
+        every profile has points, else models destroyed per 100 points when the attackers have, else models
+        destroyed."""
+        if set(self.attackers) <= set(self.attacker_points):
+            if set(self.targets) <= set(self.target_points):
+                return "points_removed_per_100"
+            return "models_destroyed_per_100"
+        return "models_destroyed"
 
     def plot(self, metrics: Sequence[Metric] = tuple(METRICS)) -> Figure:
         """Heatmaps of ``metrics``, attackers down and targets across.
@@ -406,6 +562,18 @@ class Comparison:
         return distribution_figure(dict(zip(names, results, strict=True)), stages)
 
 
+def _per_100(value: float, points: float | None) -> float:
+    """``value`` for each 100 points of an attacker costing ``points``: NaN without points (or for 0)."""
+    if points is None or points <= 0:
+        return math.nan
+    return value * 100.0 / points
+
+
+def _json_number(value: float) -> float | None:
+    """``value`` for JSON, which has no NaN: ``None`` in its place."""
+    return None if math.isnan(value) else value
+
+
 def cell(result: Result, metric: Metric) -> float:
     """``metric`` of one Result: a mean, P(unit destroyed), P(group destroyed) (NaN without that group), or a
     weapon's mean damage or mortal wounds (NaN when that attacker has no such weapon)."""
@@ -435,6 +603,7 @@ def compare(
     threads: int = 0,
     registry: Registry | None = None,
     progress: ProgressFactory | None = None,
+    pairings: Callable[[int, int], object] | None = None,
 ) -> Comparison:
     """Evaluate every attacker against every target, on every core.
 
@@ -443,6 +612,7 @@ def compare(
     declines (or all, with ``evaluator="monte_carlo"``) are then simulated one
     after another, each on every core. With a ``seed``, Monte Carlo cell ``n``
     (row by row) uses ``seed + n``, so a comparison is reproducible.
+    ``pairings(done, total)`` is called as each cell is finished, for a progress bar over the sweep.
 
     Profiles come from files through :func:`read_profiles` and
     :meth:`Profiles.select`, or are built directly. One lascannon (hits on
@@ -502,7 +672,7 @@ def compare(
             raise _relocated(exc, *profiles[key]) from None
     results: dict[tuple[str, str], Result] = {}
     if evaluator != "monte_carlo":
-        exact = _exact_cells(prepared, workers=threads or os.cpu_count() or 1)
+        exact = _exact_cells(prepared, workers=threads or os.cpu_count() or 1, pairings=pairings)
         for key, outcome in exact.items():
             if isinstance(outcome, Result):
                 results[key] = outcome
@@ -514,13 +684,25 @@ def compare(
         cell_seed = checked_run(trials, None if seed is None else (seed + n) % 2**64, threads)
         callback = progress(*key) if progress else None
         results[key] = simulate_prepared(prepared[key], trials, cell_seed, threads, callback)
+        if pairings is not None:
+            pairings(len(results), len(scenarios))
     # Each Result is named as its row and column are, for charts and JSON.
     ordered = {(a, t): dataclasses.replace(results[a, t], attacker=a, target=t) for a in names_a for t in names_t}
-    return Comparison(names_a, names_t, ordered, time.perf_counter() - start)
+    return Comparison(
+        names_a,
+        names_t,
+        ordered,
+        time.perf_counter() - start,
+        attacker_points={a.name: a.points for a in attackers if a.points is not None},
+        target_points={t.name: t.points for t in targets if t.points is not None},
+    )
 
 
 def _exact_cells(
-    prepared: Mapping[tuple[str, str], Prepared], *, workers: int
+    prepared: Mapping[tuple[str, str], Prepared],
+    *,
+    workers: int,
+    pairings: Callable[[int, int], object] | None = None,
 ) -> dict[tuple[str, str], Result | DeclinedError]:
     """Exact Results by cell, or the DeclinedError saying why not.
 
@@ -551,6 +733,8 @@ def _exact_cells(
                     out[futures[future]] = future.result()
                 except DeclinedError as exc:
                     out[futures[future]] = exc
+            if pairings is not None and done:
+                pairings(sum(isinstance(v, Result) for v in out.values()), len(prepared))
     finally:
         stop.set()
         pool.shutdown(wait=False, cancel_futures=True)

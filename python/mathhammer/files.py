@@ -43,6 +43,33 @@ def read_text(path: str | Path) -> str:
         ScenarioError: naming the file, when it is missing or unreadable, is not
             a regular file, is larger than :data:`MAX_FILE_BYTES`, or is not UTF-8.
     """
+    return decode(read_bytes(path), str(path))
+
+
+def decode(data: bytes, source: str) -> str:
+    """``data`` as UTF-8 text, with a leading byte-order mark dropped.
+
+    Raises:
+        ScenarioError: naming ``source``, when the bytes are not UTF-8.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"is not UTF-8 text: {exc.reason} at byte {exc.start}", source=source) from None
+    return text.removeprefix(_BOM)
+
+
+def read_bytes(
+    path: str | Path, limit: int = MAX_FILE_BYTES, what: str = "a scenario file or profile library"
+) -> bytes:
+    """The bytes of the user's regular file at ``path``, refusing more than ``limit`` of them.
+
+    ``what`` names the kind of file expected, for the message about a file too large.
+
+    Raises:
+        ScenarioError: naming the file, when it is missing or unreadable, is not
+            a regular file, or is larger than ``limit``.
+    """
     source = str(path)
     try:
         # stat before open: opening a FIFO for reading blocks until a writer comes.
@@ -56,27 +83,22 @@ def read_text(path: str | Path) -> str:
             opened = os.fstat(file.fileno())
             if not stat.S_ISREG(opened.st_mode):
                 raise ScenarioError(f"cannot be read: it is {_kind(opened.st_mode)}, not a file", source=source)
-            if opened.st_size > MAX_FILE_BYTES:
-                raise _too_large(source, opened.st_size)
+            if opened.st_size > limit:
+                raise _too_large(source, opened.st_size, limit, what)
             chunks: list[bytes] = []
             size = 0
             while chunk := file.read(_CHUNK):  # Ctrl-C lands between two chunks
                 size += len(chunk)
-                if size > MAX_FILE_BYTES:  # it grew while being read
-                    raise _too_large(source, size)
+                if size > limit:  # it grew while being read
+                    raise _too_large(source, size, limit, what)
                 chunks.append(chunk)
     except OSError as exc:
         raise ScenarioError(f"cannot be read: {exc.strerror or exc}", source=source) from None
-    try:
-        text = b"".join(chunks).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"is not UTF-8 text: {exc.reason} at byte {exc.start}", source=source) from None
-    return text.removeprefix(_BOM)
+    return b"".join(chunks)
 
 
-def _too_large(source: str, size: int) -> ScenarioError:
+def _too_large(source: str, size: int, limit: int, what: str) -> ScenarioError:
     return ScenarioError(
-        f"is too large: {size:,} bytes, over the {MAX_FILE_BYTES:,} (1 MiB) mathhammer reads;"
-        " a scenario file or profile library takes a few kilobytes",
+        f"is too large: {size:,} bytes, over the {limit:,} ({limit // 1024 // 1024} MiB) mathhammer reads for {what}",
         source=source,
     )

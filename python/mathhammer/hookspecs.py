@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from mathhammer.importers import ImporterRegistrar
     from mathhammer.registry import KeywordRegistrar, RulesetRegistrar
 
 hookspec = pluggy.HookspecMarker("mathhammer")
@@ -63,4 +64,22 @@ def mathhammer_register_keywords(register: KeywordRegistrar) -> None:
     :param register: Callable accepting a ``KeywordSpec``.
 
     .. versionadded:: 0.1
+    """
+
+
+@hookspec
+def mathhammer_register_importers(register: ImporterRegistrar) -> None:
+    """Register the army-list importers this plugin provides.
+
+    Call ``register(importer)`` once per list format, where ``importer``
+    satisfies :class:`mathhammer.importers.Importer`: it recognises its files
+    and reads one into an :class:`~mathhammer.importers.ImportedList` of
+    scenario tables for its ruleset. ``mathhammer import`` tries the importers
+    in registration order and uses the first that recognises the file.
+    An importer name may be registered by one plugin only; a second disables
+    the name, and the conflict is reported naming both plugins.
+
+    :param register: Callable accepting an ``Importer``.
+
+    .. versionadded:: 0.2
     """

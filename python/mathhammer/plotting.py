@@ -367,10 +367,11 @@ def heatmap_figure(
         ax.set_title(_safe(name))
         ax.set_xlabel("target")
         ax.set_ylabel("attacker")
-        middle = (float(np.nanmax(values)) + float(np.nanmin(values))) / 2 if values.size else 0.0
+        known = values[~np.isnan(values)]  # NaN: a group the target lacks, or points a profile lacks
+        middle = (float(known.max()) + float(known.min())) / 2 if known.size else 0.0
         for (i, j), v in np.ndenumerate(values):
             colour = "black" if v > middle else "white"
-            ax.text(j, i, fmt.format(v), ha="center", va="center", color=colour, fontsize=8)
+            ax.text(j, i, "-" if np.isnan(v) else fmt.format(v), ha="center", va="center", color=colour, fontsize=8)
         figure.colorbar(image, ax=ax)
     return figure
 

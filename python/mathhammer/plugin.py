@@ -48,6 +48,18 @@ from mathhammer.exceptions import (
 )
 from mathhammer.fields import Fields, accept_rolls
 from mathhammer.hookspecs import HOOK_API_VERSION, hookimpl
+from mathhammer.importers import (
+    ImportedList,
+    ImportedUnit,
+    Importer,
+    ImporterRegistrar,
+    TableCheck,
+    Unmapped,
+    parse_json,
+    parse_xml,
+    read_list,
+    unzip_one,
+)
 from mathhammer.keywords import (
     KeywordSpec,
     KeywordTable,
@@ -111,6 +123,10 @@ __all__ = [
     "Group",
     "Heal",
     "HookError",
+    "ImportedList",
+    "ImportedUnit",
+    "Importer",
+    "ImporterRegistrar",
     "KeywordError",
     "KeywordRegistrar",
     "KeywordSpec",
@@ -135,10 +151,12 @@ __all__ = [
     "Save",
     "ScenarioError",
     "SpecialSave",
+    "TableCheck",
     "Target",
     "Test",
     "TopThreshold",
     "UnknownKeywordError",
+    "Unmapped",
     "VersionChoice",
     "accept_rolls",
     "check_choice",
@@ -147,7 +165,11 @@ __all__ = [
     "hookimpl",
     "normalise",
     "parse_dice",
+    "parse_json",
+    "parse_xml",
+    "read_list",
     "split_keywords",
     "split_restriction",
+    "unzip_one",
     "with_value",
 ]

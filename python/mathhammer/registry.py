@@ -31,6 +31,7 @@ import pluggy
 from mathhammer import hookspecs
 from mathhammer.exceptions import PluginConflictError, PluginError, PluginWarning, UnknownRulesetError
 from mathhammer.hookspecs import HOOK_API_VERSION
+from mathhammer.importers import Importer
 from mathhammer.keywords import KeywordSpec, KeywordTable, conflict_message
 from mathhammer.ruleset import Ruleset
 
@@ -73,6 +74,11 @@ class Registry:
     plugins: list[PluginInfo] = field(default_factory=list)
     conflicts: dict[str, list[str]] = field(default_factory=dict)
     """Ruleset names two or more plugins registered (disabled), to those plugins."""
+    importers: dict[str, Importer] = field(default_factory=dict)
+    """Army-list importers by name, in registration order."""
+    importer_conflicts: dict[str, list[str]] = field(default_factory=dict)
+    """Importer names two or more plugins registered (disabled), to those plugins."""
+    _importer_origin: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_plugins(cls, plugins: Iterable[tuple[str, object]]) -> Registry:
@@ -167,6 +173,7 @@ class Registry:
         hooks: tuple[tuple[str, Callable[[str, Any], None], type], ...] = (
             ("mathhammer_register_rulesets", self._add_ruleset, Ruleset),
             ("mathhammer_register_keywords", self._add_keyword, KeywordSpec),
+            ("mathhammer_register_importers", self._add_importer, Importer),
         )
         for hook_name, add, kind in hooks:
             for impl in getattr(self.manager.hook, hook_name).get_hookimpls():
@@ -209,16 +216,10 @@ class Registry:
                     add(plugin, item)
 
     def _add_ruleset(self, plugin: str, ruleset: Ruleset) -> None:
-        name = ruleset.name
-        if name in self.conflicts:
-            self.conflicts[name].append(plugin)
-        elif name in self.rulesets:
-            # Neither plugin wins: the name is disabled, every other name works.
-            self.conflicts[name] = [self.ruleset_origin.pop(name), plugin]
-            del self.rulesets[name]
-        else:
-            self.rulesets[name] = ruleset
-            self.ruleset_origin[name] = plugin
+        _add_unique(ruleset.name, ruleset, plugin, self.rulesets, self.ruleset_origin, self.conflicts)
+
+    def _add_importer(self, plugin: str, importer: Importer) -> None:
+        _add_unique(importer.name, importer, plugin, self.importers, self._importer_origin, self.importer_conflicts)
 
     def _add_keyword(self, plugin: str, spec: KeywordSpec) -> None:
         self.keyword_table(spec.ruleset).add(spec, plugin, self.distribution(plugin))
@@ -228,12 +229,33 @@ class Registry:
         return next((info.distribution for info in self.plugins if info.name == plugin), None)
 
     def conflict_messages(self) -> list[str]:
-        """One line per name two plugins registered, naming them: rulesets, then keywords."""
+        """One line per name two plugins registered, naming them: rulesets, importers, then keywords."""
         lines = [conflict_message(f"ruleset {name!r}", plugins) for name, plugins in self.conflicts.items()]
+        lines += [conflict_message(f"importer {name!r}", plugins) for name, plugins in self.importer_conflicts.items()]
         for table in self.keywords.values():
             for specs, plugins in table.conflicts.values():
                 lines.append(conflict_message(f"keyword {specs[0].name!r} of ruleset {table.ruleset!r}", plugins))
         return lines
+
+
+def _add_unique(
+    name: str,
+    item: Any,
+    plugin: str,
+    items: dict[str, Any],
+    origin: dict[str, str],
+    conflicts: dict[str, list[str]],
+) -> None:
+    """Add ``item`` as ``name`` from ``plugin``, unless another plugin has the name: then neither
+    plugin wins, the name is disabled (recorded in ``conflicts``) and every other name works."""
+    if name in conflicts:
+        conflicts[name].append(plugin)
+    elif name in items:
+        conflicts[name] = [origin.pop(name), plugin]
+        del items[name]
+    else:
+        items[name] = item
+        origin[name] = plugin
 
 
 def new_manager() -> pluggy.PluginManager:

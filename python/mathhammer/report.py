@@ -131,12 +131,49 @@ def comparison_table(comparison: Comparison, metric: Metric) -> Table:
     return table
 
 
-def render_comparison(comparison: Comparison, metrics: list[Metric]) -> RenderableType:
-    """A table per metric, then how the cells were evaluated."""
+def ranking_tables(comparison: Comparison, metric: Metric) -> list[RenderableType]:
+    """Each attacker's best and worst target by ``metric``, then the best attacker against each target."""
+    title, fmt = metric_info(metric)
+
+    def show(value: float) -> str:
+        return "-" if math.isnan(value) else fmt.format(value)
+
+    ranked = sorted(comparison.ranking(metric), key=lambda r: -r[2] if not math.isnan(r[2]) else math.inf)
+    best = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for name, justify in (
+        ("attacker", "left"),
+        ("best target", "left"),
+        ("", "right"),
+        ("worst target", "left"),
+        ("", "right"),
+    ):
+        best.add_column(name, justify=justify, no_wrap=name == "attacker")  # type: ignore[arg-type]
+    for attacker, top, top_value, bottom, bottom_value in ranked:
+        best.add_row(plain(attacker), plain(top), show(top_value), plain(bottom), show(bottom_value))
+    most = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    most.add_column("target", no_wrap=True)
+    most.add_column("most efficient attacker")
+    most.add_column("", justify="right")
+    for target, attacker, value in comparison.best_attackers(metric):
+        most.add_row(plain(target), plain(attacker), show(value))
+    return [
+        Text(f"Best and worst targets by {title.lower()}", style="bold"),
+        best,
+        Text(""),
+        Text(f"Which attacker most efficiently removes each target ({title.lower()})", style="bold"),
+        most,
+        Text(""),
+    ]
+
+
+def render_comparison(comparison: Comparison, metrics: list[Metric], *, rank: Metric | None = None) -> RenderableType:
+    """A table per metric, then (with ``rank``) the ranking tables by that metric, then how the cells were evaluated."""
     parts: list[RenderableType] = []
     for metric in metrics:
         title = Text(f"{metric_info(metric)[0]} (attackers down, targets across)", style="bold")
         parts += [title, comparison_table(comparison, metric), Text("")]
+    if rank is not None:
+        parts += ranking_tables(comparison, rank)
     results = list(comparison.results.values())
     exact = sum(r.evaluator == "exact" for r in results)
     simulated = [r for r in results if r.evaluator == "monte_carlo"]

@@ -1,0 +1,382 @@
+"""The roster tree every supported list builder exports, and how its units become 40k profiles.
+
+BattleScribe's ``.ros`` XML, and the JSON exports of NewRecruit and ListForge,
+all write one tree: a roster holds forces, a force holds selections, and a
+selection (a unit, a model, or a piece of wargear) holds profiles (with
+characteristics), costs, categories, rules and further selections. Each format
+module turns its file into :class:`Node` objects; :func:`units_of` turns those
+into attacker and target tables for the ``wh40k`` ruleset.
+
+A unit is a top-level selection of a force with a ``Unit`` profile:
+
+- its points are the sum of the ``pts`` costs over the selection and everything in it;
+- its models are its selections of type ``model`` (their ``number``), or the unit itself for a one-model unit;
+- each ``Ranged Weapons`` or ``Melee Weapons`` profile becomes a weapon fired by the
+  ``number`` of the selection that carries it (so mixed wargear becomes weapon counts),
+  with its ``Keywords`` kept as printed;
+- the target's Toughness, Wounds and Save come from the ``Unit`` profiles, its
+  invulnerable save and Feel No Pain from abilities that state them.
+
+Everything else (other abilities, rules, a second profile of one weapon, a
+weapon the ruleset refuses) is listed as unmapped with its reason.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mathhammer.plugin import ImportedList, ImportedUnit, ScenarioError, TableCheck, Unmapped
+
+UNIT = "unit"
+RANGED = "ranged weapons"
+MELEE = "melee weapons"
+ABILITIES = "abilities"
+
+TARGET_KEYWORDS = ("Infantry", "Vehicle", "Monster", "Character", "Mounted", "Beast", "Swarm", "Walker", "Fly")
+"""Categories copied to a unit's keywords: those a weapon ability or a rule can refer to."""
+
+_PISTOL = re.compile(r"\bpistol\b", re.IGNORECASE)
+_BY_HAND = "not a characteristic mathhammer reads; add its effect by hand"
+_ROLL = re.compile(r"([2-6])\+")
+_FNP = re.compile(r"feel no pain\s*\(?\s*([2-6])\+", re.IGNORECASE)
+
+
+@dataclass
+class Profile:
+    """A named set of characteristics of one type (``Unit``, ``Ranged Weapons``, ``Abilities``, ...)."""
+
+    name: str
+    type: str
+    characteristics: dict[str, str]
+    where: str
+
+
+@dataclass
+class Node:
+    """One selection of a roster (or a force, for its top-level selections).
+
+    Attributes:
+        where: Its path in the file, for messages (``roster.forces[0].selections[2]``).
+    """
+
+    name: str
+    type: str
+    number: int
+    where: str
+    points: float = 0.0
+    profiles: list[Profile] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    selections: list[Node] = field(default_factory=list)
+
+    def walk(self) -> Iterator[Node]:
+        """This node and every selection under it, depth first."""
+        yield self
+        for child in self.selections:
+            yield from child.walk()
+
+
+def number(text: Any, source: str, where: str) -> int:
+    """A selection's ``number``: a count written as an integer (``5`` or ``"5"`` or ``"5.0"``), 0 to 10,000.
+
+    Raises:
+        ScenarioError: naming the file and the element, for anything else.
+    """
+    return int(_numeric(text, source, where, "number", "a count", 10_000, whole=True))
+
+
+def cost(text: Any, source: str, where: str) -> float:
+    """A cost's ``value``: a number of points, 0 to 1,000,000.
+
+    Raises:
+        ScenarioError: naming the file and the element, for anything else.
+    """
+    return _numeric(text, source, where, "value", "points", 1_000_000, whole=False)
+
+
+def _numeric(text: Any, source: str, where: str, key: str, what: str, most: int, *, whole: bool) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        value = math.nan
+    if math.isnan(value) or (whole and not value.is_integer()) or not 0 <= value <= most:
+        raise ScenarioError(f"{key} is {text!r}; expected {what} from 0 to {most:,}", source=source, field=where)
+    return value
+
+
+def units_of(forces: list[Node], source: str, title: str, check: TableCheck) -> ImportedList:
+    """The units of ``forces`` (each a Node whose selections are the force's), as profiles."""
+    out = ImportedList(source=source, format=title, ruleset="wh40k")
+    names: dict[str, int] = {}
+    for force in forces:
+        for selection in force.selections:
+            if not _profiles(selection, UNIT, deep=True):
+                out.unmapped.append(Unmapped(force.name, selection.name, "not a unit: it has no Unit profile"))
+                continue
+            base = selection.name
+            names[base] = names.get(base, 0) + 1
+            name = base if names[base] == 1 else f"{base} ({names[base]})"
+            unit = _unit(selection, name, source, check, out.unmapped)
+            out.units.append(unit)
+    if not out.units:
+        raise ScenarioError(
+            "holds no unit: no selection of any force has a Unit profile (is this a 40k roster?)", source=source
+        )
+    return out
+
+
+def _profiles(node: Node, kind: str, *, deep: bool) -> list[Profile]:
+    nodes = node.walk() if deep else iter([node])
+    return [p for n in nodes for p in n.profiles if p.type.strip().lower() == kind]
+
+
+def _char(profile: Profile, *names: str) -> str | None:
+    """The first of the characteristics ``names`` (case-insensitive), stripped."""
+    lowered = {k.strip().lower(): v for k, v in profile.characteristics.items()}
+    for n in names:
+        if n.lower() in lowered:
+            return lowered[n.lower()].strip()
+    return None
+
+
+def _unit(selection: Node, name: str, source: str, check: TableCheck, unmapped: list[Unmapped]) -> ImportedUnit:
+    points = sum(n.points for n in selection.walk())
+    categories = {c.strip().lower() for n in selection.walk() for c in n.categories}
+    keywords = [k for k in TARGET_KEYWORDS if k.lower() in categories]
+    target = _target(selection, name, keywords, source, unmapped)
+    models = sum(m["count"] for m in target["models"])
+    weapons = _weapons(selection, name, keywords, target, check, unmapped)
+    attackers: dict[str, dict[str, Any]] = {}
+    attacker_keywords = [k for k in keywords if k in ("Vehicle", "Monster")]
+    ranged = [w for w in weapons if w["type"] == "ranged"]
+    pistols = [w for w in ranged if _PISTOL.search(" ".join(w.get("keywords", [])))]
+    if attacker_keywords or len(pistols) == len(ranged):
+        pistols = []  # a MONSTER or VEHICLE fires its Pistols with its other weapons; pistols alone are its ranged
+    ways = {
+        "ranged": [w for w in ranged if w not in pistols],
+        "pistols": pistols,
+        "melee": [w for w in weapons if w["type"] == "melee"],
+    }
+    for way, chosen in ways.items():
+        if chosen:
+            attackers[f"{name} ({way})"] = {
+                **({"keywords": attacker_keywords} if attacker_keywords else {}),
+                "weapons": chosen,
+            }
+    return ImportedUnit(name, attackers, target, points or None, models)
+
+
+def _target(selection: Node, name: str, keywords: list[str], source: str, unmapped: list[Unmapped]) -> dict[str, Any]:
+    unit_profiles = _profiles(selection, UNIT, deep=True)
+    by_name = {p.name.strip().lower(): p for p in unit_profiles}
+    model_nodes = [n for n in selection.walk() if n.type == "model" and n is not selection] or [selection]
+    abilities = _profiles(selection, ABILITIES, deep=True)
+    invulnerable, fnp = _defences(abilities, selection, name, unmapped)
+    counts: dict[str, int] = {}
+    chosen: dict[str, Profile] = {}
+    for node in model_nodes:
+        own = _profiles(node, UNIT, deep=False)
+        profile = own[0] if own else by_name.get(node.name.strip().lower(), unit_profiles[0])
+        counts[profile.name] = counts.get(profile.name, 0) + (node.number if node is not selection else 1)
+        chosen[profile.name] = profile
+    models = []
+    toughness: dict[int, int] = {}
+    character = "character" in {k.lower() for k in keywords}
+    for profile_name, count in counts.items():
+        profile = chosen[profile_name]
+        t, w, sv = (_char(profile, *keys) for keys in (("T",), ("W",), ("SV", "Save")))
+        try:
+            tough, wounds = int(t or ""), int(w or "")
+        except ValueError:
+            raise ScenarioError(
+                f"Unit profile {profile.name!r} has T {t!r} and W {w!r}; expected whole numbers",
+                source=source,
+                field=profile.where,
+            ) from None
+        toughness[tough] = toughness.get(tough, 0) + count
+        model: dict[str, Any] = {"name": profile.name, "count": count, "wounds": wounds}
+        save = _ROLL.fullmatch(sv or "")
+        if save:
+            model["save"] = f"{save.group(1)}+"
+        elif sv not in (None, "-", ""):
+            unmapped.append(Unmapped(name, f"Save {sv!r} of {profile.name}", "not a roll from 2+ to 6+; no save"))
+        if invulnerable:
+            model["invulnerable"] = invulnerable
+        if fnp:
+            model["feel_no_pain"] = fnp
+        if character:
+            model["character"] = True
+        models.append(model)
+    most = max(toughness, key=lambda t: toughness[t])
+    if len(toughness) > 1:
+        unmapped.append(
+            Unmapped(name, "Toughness", f"models differ ({sorted(toughness)}); the target uses the majority's, {most}")
+        )
+    target: dict[str, Any] = {"name": name, "toughness": most}
+    if keywords:
+        target["keywords"] = keywords
+    target["models"] = models
+    return target
+
+
+def _defences(
+    abilities: list[Profile], selection: Node, name: str, unmapped: list[Unmapped]
+) -> tuple[str | None, str | None]:
+    """The invulnerable save and Feel No Pain the unit's abilities state; every other ability listed as unmapped."""
+    invulnerable = fnp = None
+    for ability in abilities:
+        text = " ".join([ability.name, *ability.characteristics.values()])
+        if "invulnerable" in ability.name.lower():
+            found = _ROLL.search(" ".join(ability.characteristics.values()) or ability.name)
+            if found:
+                invulnerable = f"{found.group(1)}+"
+                continue
+        found_fnp = _FNP.search(text)
+        if found_fnp is not None and "feel no pain" in ability.name.lower():
+            fnp = f"{found_fnp.group(1)}+"
+            continue
+        unmapped.append(Unmapped(name, f"ability {ability.name!r}", _BY_HAND))
+    for rule in dict.fromkeys(r for n in selection.walk() for r in n.rules):
+        match = _FNP.search(rule)
+        if match:
+            fnp = fnp or f"{match.group(1)}+"
+            continue
+        unmapped.append(
+            Unmapped(name, f"rule {rule!r}", "not a characteristic mathhammer reads; add its effect by hand")
+        )
+    return invulnerable, fnp
+
+
+def _weapons(
+    selection: Node,
+    name: str,
+    keywords: list[str],
+    target: Mapping[str, Any],
+    check: TableCheck,
+    unmapped: list[Unmapped],
+) -> list[dict[str, Any]]:
+    """Every weapon of the unit the ruleset accepts, with the count of models bearing it."""
+    weapons: dict[tuple[str, ...], dict[str, Any]] = {}
+    for node in selection.walk():
+        seen_here: set[str] = set()
+        for profile in node.profiles:
+            kind = profile.type.strip().lower()
+            if kind not in (RANGED, MELEE):
+                continue
+            # One selection with several weapon profiles is one weapon with several modes (a plasma gun's
+            # standard and supercharge, a sword's strike and sweep): a model uses one at a time.
+            if seen_here and _modes(node):
+                unmapped.append(
+                    Unmapped(
+                        name,
+                        f"weapon profile {profile.name!r}",
+                        f"another profile of {node.name!r}, which fires one profile at a time; the first is used",
+                    )
+                )
+                continue
+            seen_here.add(profile.name)
+            weapon = _weapon(profile, kind, node.number, name, unmapped)
+            if weapon is None:
+                continue
+            weapon = _checked(weapon, name, keywords, target, check, unmapped)
+            if weapon is None:
+                continue
+            key = tuple(str(v) for k, v in weapon.items() if k != "count")
+            if key in weapons:
+                weapons[key]["count"] += weapon["count"]
+            else:
+                weapons[key] = weapon
+    if not weapons:
+        unmapped.append(Unmapped(name, "weapons", "the unit has no weapon profile; it is a target only"))
+    return [w for w in weapons.values() if w["count"] > 0]
+
+
+def _modes(node: Node) -> bool:
+    """Whether ``node`` carries several weapon profiles of one type of weapon (modes of one weapon)."""
+    weapon_profiles = [p for p in node.profiles if p.type.strip().lower() in (RANGED, MELEE)]
+    return len(weapon_profiles) > 1
+
+
+def _weapon(profile: Profile, kind: str, count: int, unit: str, unmapped: list[Unmapped]) -> dict[str, Any] | None:
+    label = f"weapon {profile.name!r}"
+    attacks = _char(profile, "A", "Attacks")
+    skill = _char(profile, "BS", "WS", "Skill")
+    strength = _char(profile, "S", "Strength")
+    ap = _char(profile, "AP")
+    damage = _char(profile, "D", "Damage")
+    missing = [n for n, v in (("A", attacks), ("BS/WS", skill), ("S", strength), ("AP", ap), ("D", damage)) if not v]
+    if missing:
+        unmapped.append(Unmapped(unit, label, f"has no {', '.join(missing)} characteristic"))
+        return None
+    assert attacks and skill and strength and ap and damage
+    weapon: dict[str, Any] = {"name": profile.name.strip(), "type": "melee" if kind == MELEE else "ranged"}
+    weapon["count"] = count
+    weapon["attacks"] = attacks
+    if skill.upper() not in ("N/A", "-"):
+        weapon["skill"] = skill
+    try:
+        weapon["strength"] = int(strength)
+        weapon["ap"] = int(ap.replace("\u2212", "-")) if ap not in ("-", "0") else 0
+    except ValueError:
+        unmapped.append(Unmapped(unit, label, f"S {strength!r} or AP {ap!r} is not a whole number"))
+        return None
+    weapon["damage"] = damage
+    printed = _char(profile, "Keywords", "Abilities") or ""
+    if printed.strip() not in ("", "-"):
+        weapon["keywords"] = [printed.strip()]
+    return weapon
+
+
+def _checked(
+    weapon: dict[str, Any],
+    unit: str,
+    keywords: list[str],
+    target: Mapping[str, Any],
+    check: TableCheck,
+    unmapped: list[Unmapped],
+) -> dict[str, Any] | None:
+    """``weapon`` as the ruleset accepts it: without the abilities it refuses (each listed), or ``None``."""
+    label = f"weapon {weapon['name']!r}"
+    attacker_keywords = [k for k in keywords if k in ("Vehicle", "Monster")]
+
+    def fails(w: Mapping[str, Any]) -> str | None:
+        try:
+            check({"weapons": [w], "keywords": attacker_keywords}, target)
+        except (ScenarioError, ValueError) as exc:
+            return str(getattr(exc, "message", exc))
+        return None
+
+    error = fails(weapon)
+    if error is None:
+        return weapon
+    bare = {k: v for k, v in weapon.items() if k != "keywords"}
+    if "keywords" in weapon and fails(bare) is None:
+        parts = [p.strip() for p in weapon["keywords"][0].strip("[]").split(",") if p.strip()]
+        kept: list[str] = []
+        for part in parts:
+            why = fails({**bare, "keywords": [*kept, part]})
+            if why is None:
+                kept.append(part)
+            else:
+                unmapped.append(Unmapped(unit, f"ability {part!r} of {label}", why))
+        return {**bare, "keywords": kept} if kept else bare
+    unmapped.append(Unmapped(unit, label, error))
+    return None
+
+
+def attach(leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
+    """``leader`` attached to ``bodyguard``: one target with the bodyguard's Toughness and keywords,
+    every model of both (the leader's as CHARACTER models), and both units' points."""
+    if leader.target is None or bodyguard.target is None:
+        raise ScenarioError(f"{leader.name!r} or {bodyguard.name!r} is already part of an attached unit")
+    name = f"{leader.name} + {bodyguard.name}"
+    leader_models = [{**m, "character": True} for m in leader.target["models"]]
+    target: dict[str, Any] = {**bodyguard.target, "name": name, "models": [*bodyguard.target["models"], *leader_models]}
+    points = (
+        None if leader.points is None and bodyguard.points is None else (leader.points or 0) + (bodyguard.points or 0)
+    )
+    return ImportedUnit(name, {}, target, points, leader.models + bodyguard.models)

@@ -1,0 +1,261 @@
+"""Army lists in: every fixture of every format imports, runs in ``compare``, and says what it left out."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from mathhammer import Registry, ScenarioError, cli, import_list, read_profiles
+from mathhammer_wh40k import importers
+
+LISTS = Path(__file__).resolve().parent / "fixtures" / "lists"
+FORMATS = {
+    "battlescribe": sorted(LISTS.glob("*.ros")),
+    "battlescribe-zip": sorted(LISTS.glob("*.rosz")),
+    "newrecruit": sorted(LISTS.glob("*.newrecruit.json")),
+    "listforge": sorted(LISTS.glob("*.listforge.json")),
+}
+TITLES = {
+    "battlescribe": "BattleScribe roster (.ros)",
+    "battlescribe-zip": "BattleScribe zipped roster (.rosz)",
+    "newrecruit": "NewRecruit JSON export",
+    "listforge": "ListForge JSON export",
+}
+
+
+@pytest.fixture
+def lists() -> Registry:
+    """The ruleset, every keyword it ships, and the importers (no entry points read)."""
+    import mathhammer_blast
+    import mathhammer_devastating_wounds
+    import mathhammer_sustained_hits
+
+    from mathhammer_wh40k import keywords, plugin
+
+    modules = [
+        importlib.import_module(f"mathhammer_wh40k.keywords.{m.name}") for m in pkgutil.iter_modules(keywords.__path__)
+    ]
+    pairs: list[tuple[str, object]] = [
+        ("wh40k", plugin),
+        ("importers", importers),
+        ("blast", mathhammer_blast),
+        ("devastating-wounds", mathhammer_devastating_wounds),
+        ("sustained-hits", mathhammer_sustained_hits),
+    ]
+    return Registry.from_plugins(pairs + [(m.__name__.rsplit(".", 1)[-1], m) for m in modules])
+
+
+def test_three_fixtures_per_format() -> None:
+    assert {name: len(paths) for name, paths in FORMATS.items()} == dict.fromkeys(FORMATS, 3)
+
+
+@pytest.mark.parametrize(("format", "path"), [(f, p) for f, ps in FORMATS.items() for p in ps], ids=lambda p: str(p))
+def test_every_fixture_imports_and_compares(
+    lists: Registry, format: str, path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    imported = import_list(path, registry=lists)
+    assert imported.format == TITLES[format]
+    library = tmp_path / "units.toml"
+    imported.write(library)
+    assert tomllib.loads(library.read_text(encoding="utf-8"))["ruleset"] == "wh40k"
+    profiles = read_profiles([library])
+    assert set(profiles.targets) == {u.name for u in imported.units}
+    capsys.readouterr()
+    assert cli.main(["compare", str(library), "--exact", "--json"]) == 0
+    compared = json.loads(capsys.readouterr().out)
+    assert len(compared["cells"]) == len(profiles.attackers) * len(profiles.targets) > 0
+    assert compared["target_points"] == {u.name: u.points for u in imported.units}
+
+
+def test_points_models_and_mixed_wargear(lists: Registry) -> None:
+    imported = import_list(LISTS / "marines.ros", registry=lists)
+    squad = next(u for u in imported.units if u.name == "Intercessor Squad")
+    assert squad.points == 80 and squad.models == 5
+    ranged = {w["name"]: w for w in squad.attackers["Intercessor Squad (ranged)"]["weapons"]}
+    pistols = {w["name"]: w for w in squad.attackers["Intercessor Squad (pistols)"]["weapons"]}
+    # The sergeant's bolt rifle and the four others' become one weapon fired by 5; his plasma pistol by 1.
+    assert list(ranged) == ["Bolt rifle"]
+    assert ranged["Bolt rifle"]["count"] == 5 and ranged["Bolt rifle"]["keywords"] == ["Assault, Heavy"]
+    # A model shoots its Pistols or its other ranged weapons: the pistols are an attacker of their own.
+    assert pistols["Plasma pistol - standard"]["count"] == 1 and pistols["Bolt pistol"]["count"] == 4
+    melee = squad.attackers["Intercessor Squad (melee)"]["weapons"]
+    assert [(w["name"], w["count"], w["type"]) for w in melee] == [("Close combat weapon", 5, "melee")]
+    assert squad.target == {
+        "name": "Intercessor Squad",
+        "toughness": 4,
+        "keywords": ["Infantry"],
+        "models": [{"name": "Intercessor", "count": 5, "wounds": 2, "save": "3+"}],
+    }
+    captain = next(u for u in imported.units if u.name == "Captain")
+    assert captain.points == 80 and captain.models == 1
+    assert captain.target["models"] == [
+        {"name": "Captain", "count": 1, "wounds": 5, "save": "3+", "invulnerable": "4+", "character": True}
+    ]
+
+
+def test_nothing_is_dropped_silently(lists: Registry) -> None:
+    imported = import_list(LISTS / "orks.ros", registry=lists)
+    reasons = {(u.unit, u.item): u.reason for u in imported.unmapped}
+    assert (
+        "is not a keyword of ruleset 'wh40k'"
+        in reasons["Painboy", 'ability "Snikrot\'s Surprise" of weapon "\'Urty syringe"']
+    )
+    assert reasons["Boyz", "rule 'Waaagh!'"].startswith("not a characteristic")
+    painboy = next(u for u in imported.units if u.name == "Painboy")
+    syringe = painboy.attackers["Painboy (melee)"]["weapons"][1]
+    assert syringe["keywords"] == ["Anti-Infantry 4+", "Extra Attacks", "Precision"]
+    assert painboy.target["models"][0]["feel_no_pain"] == "5+"
+    boyz = next(u for u in imported.units if u.name == "Boyz")
+    assert list(boyz.attackers) == ["Boyz (ranged)", "Boyz (melee)"]  # sluggas alone are its ranged weapons
+    assert boyz.target["models"] == [
+        {"name": "Boss Nob", "count": 1, "wounds": 2, "save": "5+"},
+        {"name": "Boy", "count": 9, "wounds": 1, "save": "5+"},
+    ]
+    text = imported.to_toml()
+    for item in imported.unmapped:
+        assert item.reason.split(";")[0] in text
+    marines = import_list(LISTS / "marines.ros", registry=lists)
+    assert any("another profile of 'Plasma pistol'" in u.reason for u in marines.unmapped)
+    assert any(u.item == "Battle Size" and "no Unit profile" in u.reason for u in marines.unmapped)
+
+
+def _ros(tmp_path: Path, text: str, name: str = "bad.ros") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_truncated_roster_names_the_file_and_line(lists: Registry, tmp_path: Path) -> None:
+    whole = (LISTS / "marines.ros").read_text(encoding="utf-8")
+    path = _ros(tmp_path, whole[: len(whole) // 2])
+    with pytest.raises(ScenarioError, match=r"bad\.ros: is not well-formed XML \(line \d+, column \d+\)"):
+        import_list(path, registry=lists)
+    json_path = tmp_path / "bad.json"
+    whole_json = (LISTS / "orks20.newrecruit.json").read_text(encoding="utf-8")
+    json_path.write_text(whole_json[:5000], encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"bad\.json: is not valid JSON \(line \d+"):
+        import_list(json_path, registry=lists)
+    zipped = tmp_path / "bad.rosz"
+    zipped.write_bytes((LISTS / "necrons20.rosz").read_bytes()[:900])
+    with pytest.raises(ScenarioError, match=r"bad\.rosz"):
+        import_list(zipped, registry=lists)
+
+
+def test_a_malformed_element_is_named(lists: Registry, tmp_path: Path) -> None:
+    whole = (LISTS / "necrons.ros").read_text(encoding="utf-8")
+    path = _ros(tmp_path, whole.replace('number="10" type="model"', 'number="ten" type="model"', 1))
+    with pytest.raises(
+        ScenarioError,
+        match=r'field roster/forces/force\[0\]/selections/selection\[0\] "Necron Warriors"'
+        r'/selections/selection\[0\] "Necron Warrior": number is \'ten\'',
+    ):
+        import_list(path, registry=lists)
+    path = _ros(tmp_path, whole.replace('<characteristic name="T"', "<characteristic", 1))
+    with pytest.raises(ScenarioError, match=r"characteristics/characteristic\[1\]: <characteristic> has no name="):
+        import_list(path, registry=lists)
+    doc = (LISTS / "necrons.listforge.json").read_text(encoding="utf-8").replace('"value": 90', '"value": "lots"', 1)
+    bad = tmp_path / "bad.json"
+    bad.write_text(doc, encoding="utf-8")
+    with pytest.raises(
+        ScenarioError, match=r"bad\.json, field roster\.forces\[0\]\.selections\[0\]\.costs\[0\]\.value"
+    ):
+        import_list(bad, registry=lists)
+
+
+def test_not_a_roster(lists: Registry, tmp_path: Path) -> None:
+    with pytest.raises(
+        ScenarioError,
+        match=r"odd\.txt: is in no army-list format mathhammer knows; the formats known"
+        r" are: BattleScribe zipped roster \(\.rosz\) \(battlescribe-zip\)",
+    ):
+        import_list(_ros(tmp_path, "name,points\nSquad,80\n", "odd.txt"), registry=lists)
+    with pytest.raises(ScenarioError, match=r"other\.ros, field /: has a <catalogue> where a BattleScribe roster"):
+        import_list(_ros(tmp_path, "<catalogue name='x'/>", "other.ros"), registry=lists)
+    with pytest.raises(ScenarioError, match=r"empty\.ros, field roster: holds no <forces>"):
+        import_list(_ros(tmp_path, "<roster name='x'></roster>", "empty.ros"), registry=lists)
+    with pytest.raises(ScenarioError, match=r"field format: is 'gw-app'; the list formats known are: battlescribe-zip"):
+        import_list(_ros(tmp_path, "x", "a.txt"), format="gw-app", registry=lists)
+
+
+def test_entity_expansion_is_refused(lists: Registry, tmp_path: Path) -> None:
+    laughs = (
+        '<?xml version="1.0"?><!DOCTYPE roster [<!ENTITY a "haha"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+        "<roster><forces><force><selections><selection name='&b;'/></selections></force></forces></roster>"
+    )
+    with pytest.raises(ScenarioError, match=r"laughs\.ros: declares a document type"):
+        import_list(_ros(tmp_path, laughs, "laughs.ros"), registry=lists)
+    external = '<?xml version="1.0"?><!DOCTYPE roster SYSTEM "http://example.com/x.dtd"><roster/>'
+    with pytest.raises(ScenarioError, match=r"external\.ros: declares a document type"):
+        import_list(_ros(tmp_path, external, "external.ros"), registry=lists)
+
+
+def test_a_zip_bomb_is_refused(lists: Registry, tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.rosz"  # 17 MiB of blanks deflate to a few kilobytes
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("bomb.ros", "<roster>" + " " * (17 * 1024 * 1024) + "</roster>")
+    with pytest.raises(
+        ScenarioError,
+        match=r"bomb\.rosz: is refused: its directory says it unpacks to 17,825,809 bytes,"
+        r" over the 16,777,216 bytes",
+    ):
+        import_list(bomb, registry=lists)
+    many = tmp_path / "many.rosz"
+    with zipfile.ZipFile(many, "w") as archive:
+        for i in range(17):  # one more than a zipped list may hold
+            archive.writestr(f"{i}.ros", "<roster/>")
+    with pytest.raises(ScenarioError, match=r"many\.rosz: holds 17 files"):
+        import_list(many, registry=lists)
+    none = tmp_path / "none.rosz"
+    with zipfile.ZipFile(none, "w") as archive:
+        archive.writestr("readme.txt", "hello")
+    with pytest.raises(ScenarioError, match=r"none\.rosz: holds no \.ros file \(it holds readme\.txt\)"):
+        import_list(none, registry=lists)
+
+
+def test_the_readme_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    units = tmp_path / "units.toml"
+    assert cli.main(["import", str(LISTS / "necrons.ros"), "-o", str(units)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"wrote {units}: 2 targets, 4 attackers, 230 points, from a BattleScribe roster")
+    assert "Necron Warriors: rule 'Reanimation Protocols': not a characteristic" in out
+    library = Path(__file__).resolve().parents[3] / "examples" / "profiles.toml"
+    assert cli.main(["compare", str(units), "--target-library", str(library)]) == 0
+    out = capsys.readouterr().out
+    assert "Best and worst targets by expected models destroyed per 100 points" in out
+    assert "Canoptek Doomstalker (ranged)" in out and "rhino" in out
+    assert cli.main(["import", str(LISTS / "necrons.ros"), "-o", str(units), "--format", "nope"]) == 2
+    assert "field format: is 'nope'; the list formats known are" in capsys.readouterr().err
+
+
+def test_an_attached_leader_becomes_one_target(lists: Registry, tmp_path: Path) -> None:
+    imported = import_list(LISTS / "marines.ros", registry=lists, attach=[("Captain", "Intercessor Squad")])
+    combined = imported.units[-1]
+    assert combined.name == "Captain + Intercessor Squad" and combined.parts == ("Captain", "Intercessor Squad")
+    assert combined.points == 160 and combined.models == 6 and combined.attackers == {}
+    assert combined.target == {
+        "name": "Captain + Intercessor Squad",
+        "toughness": 4,
+        "keywords": ["Infantry"],
+        "models": [
+            {"name": "Intercessor", "count": 5, "wounds": 2, "save": "3+"},
+            {"name": "Captain", "count": 1, "wounds": 5, "save": "3+", "invulnerable": "4+", "character": True},
+        ],
+    }
+    library = tmp_path / "units.toml"
+    imported.write(library)
+    profiles = read_profiles([library])
+    assert list(profiles.targets) == ["Captain + Intercessor Squad"]
+    assert profiles.targets["Captain + Intercessor Squad"].points == 160
+    assert "Captain (melee)" in profiles.attackers and "Intercessor Squad (ranged)" in profiles.attackers
+    with pytest.raises(
+        ScenarioError,
+        match=r"marines\.ros, field attach: is 'Chaplain' leading 'Intercessor Squad';"
+        r" name two different units of the list that are not yet attached: Intercessor Squad, Captain",
+    ):
+        import_list(LISTS / "marines.ros", registry=lists, attach=[("Chaplain", "Intercessor Squad")])
