@@ -11,7 +11,7 @@ import pytest
 
 import mathhammer
 from mathhammer import PlanError, Registry, ScenarioError, _core
-from mathhammer.plan import AttackPool, Attacks, Group, Plan, Save, Target, Test
+from mathhammer.plan import AttackPool
 from mathhammer.simulate import prepare
 from mathhammer.testing import ToyScenario
 
@@ -111,22 +111,17 @@ def test_parts_of_a_run_merge_into_the_whole_run_count_for_count(registry: Regis
     assert int(_parts(core, trials, 9, [6, 7])[0][0].sum()) == 77
 
 
-def test_parts_of_a_run_with_a_batch_hook_merge_into_the_whole_run() -> None:
-    plan = Plan(counters=["hits"], target=Target(groups=[Group("A", models=5, wounds=2, save=3)], order=[0]))
-    pool = AttackPool(
-        name="Gun",
-        attacks=[Attacks(models=10, dice="2")],
-        steps=[Test(name="hit", target=3, natural_fail=1, critical=6, counter="hits")],
-        save=Save(ap=0),
-        damage="1",
-    )
-
+def test_parts_of_a_run_with_a_batch_hook_merge_into_the_whole_run(registry: Registry) -> None:
+    # A hooked pool runs a chunk sequence by sequence: another path through the core, cut the same way.
     def unchanged(arrays: dict[str, Any]) -> dict[str, Any]:
         return {}
 
+    plan = prepare(boltguns(), registry=registry).compiled.plan
+    pool = plan.sequences[0]
+    assert isinstance(pool, AttackPool)
     pool.batch_hook = plan.add_hook(unchanged)
-    plan.sequences.append(pool)
     core = plan.compile()
+    assert core.has_batch_hooks
     trials = 3 * _core.CHUNK_TRIALS
     whole = _core.simulate(core, trials, 4, 1)
     merged = _core.merge_histograms(_parts(core, trials, 4, [0, 2, 3]))
@@ -155,3 +150,5 @@ def test_merging_refuses_parts_of_different_runs() -> None:
         _core.merge_histograms([])
     merged = _core.merge_histograms([one, [np.array([0, 0, 5], dtype=np.uint64), np.array([], dtype=np.uint64)]])
     assert [h.tolist() for h in merged] == [[1, 2, 5], [3]]
+    strided = np.arange(6, dtype=np.uint64)[::2]  # not contiguous, as arrays that came over a network may be
+    assert [h.tolist() for h in _core.merge_histograms([[strided], [strided]])] == [[0, 4, 8]]

@@ -181,6 +181,9 @@ def simulate_chunks(
 def merge_histograms(parts: Sequence[Sequence[npt.NDArray[np.uint64]]]) -> list[npt.NDArray[np.uint64]]:
     """Add up the histograms of parts of one run (as :func:`simulate_chunks` returns them), in any order.
 
+    Any sequences of whole numbers are taken, so arrays that came over a network (unaligned, or not
+    contiguous) merge as well as local ones.
+
     Raises ``ValueError`` for no parts, or parts with different numbers of histograms.
     """
 

@@ -12,7 +12,7 @@ use mathhammer_core::plan::{Class, Side};
 use mathhammer_core::sampled::Sampler;
 use mathhammer_core::trace::Event;
 use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner, Tally};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1};
 use panics::guard;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -270,12 +270,13 @@ fn run_part<'py>(
 
 /// Add up the histograms of parts of one run (each as `simulate_chunks`
 /// returns them): integer counts, so the order of the parts does not matter.
+/// Any sequences of whole numbers are taken, so arrays that came over a
+/// network (unaligned, or not contiguous) merge as well as local ones.
 #[pyfunction(name = "merge_histograms")]
-#[allow(clippy::needless_pass_by_value)] // PyO3 hands extracted arguments over by value
-fn merge_histograms_py<'py>(
-    py: Python<'py>,
-    parts: Vec<Vec<PyReadonlyArray1<'py, u64>>>,
-) -> PyResult<Vec<Bound<'py, PyArray1<u64>>>> {
+fn merge_histograms_py(
+    py: Python<'_>,
+    parts: Vec<Vec<Vec<u64>>>,
+) -> PyResult<Vec<Bound<'_, PyArray1<u64>>>> {
     guard(|| {
         let bad =
             |reason: String| pyo3::exceptions::PyValueError::new_err(format!("parts: {reason}"));
@@ -283,19 +284,17 @@ fn merge_histograms_py<'py>(
             return Err(bad("is empty; give at least one part".to_string()));
         };
         let mut merged = Tally::new(numbers);
-        for (i, part) in parts.iter().enumerate() {
+        for (i, part) in parts.into_iter().enumerate() {
             if part.len() != numbers {
                 return Err(bad(format!(
                     "part {i} has {} histograms, but part 0 has {numbers}: they are not parts of one run",
                     part.len()
                 )));
             }
-            let hist = part
-                .iter()
-                .map(|h| h.as_slice().map(<[u64]>::to_vec))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| bad(format!("part {i}: {e}")))?;
-            merged.merge(&Tally { trials: 0, hist });
+            merged.merge(&Tally {
+                trials: 0,
+                hist: part,
+            });
         }
         Ok(merged
             .hist
