@@ -39,6 +39,7 @@ from mathhammer.result import GroupResult, Result, Stage
 from mathhammer.ruleset import Compiled, Ruleset
 from mathhammer.scenario import load_scenario, scenario_from_data
 from mathhammer.simulate import compile_scenario, evaluate, evaluate_exact, replay, simulate
+from mathhammer.sweeps import Sweep, SweepSummary, load_sweep, read_sweep, sweep
 
 try:
     __version__ = version("mathhammer")
@@ -67,6 +68,8 @@ __all__ = [
     "ScenarioError",
     "ScriptError",
     "Stage",
+    "Sweep",
+    "SweepSummary",
     "UnknownKeywordError",
     "UnknownRulesetError",
     "__version__",
@@ -77,8 +80,11 @@ __all__ = [
     "hookimpl",
     "load_registry",
     "load_scenario",
+    "load_sweep",
     "parse_dice",
+    "read_sweep",
     "replay",
     "scenario_from_data",
     "simulate",
+    "sweep",
 ]

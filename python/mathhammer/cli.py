@@ -1,4 +1,4 @@
-"""The ``mathhammer`` command line: ``simulate``, ``plot``, ``compare``, ``explain`` and ``plugins``.
+"""The ``mathhammer`` command line: ``simulate``, ``plot``, ``compare``, ``sweep``, ``explain`` and ``plugins``.
 
 ``docs/cli.md`` documents every command and option.
 
@@ -153,6 +153,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     comp.add_argument("--plot", metavar="IMAGE", help="also draw the matrices as heatmaps: .png, .svg or .html")
     comp.add_argument("--json", action="store_true", help="print every cell's Result as JSON")
+    sweep = sub.add_parser(
+        "sweep",
+        help="every attacker against every target, in every context and rule version, into a Parquet dataset",
+    )
+    sweep.add_argument("description", help="sweep description TOML file (libraries, contexts, versions)")
+    sweep.add_argument(
+        "-o", "--output", required=True, help="directory of the dataset (cells already there are skipped)"
+    )
+    sweep.add_argument("--workers", type=_threads, default=0, help="tasks at once here (default: every core)")
+    sweep.add_argument("--threads", type=_threads, default=1, help="core threads per task (default 1)")
+    sweep.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks for errors")
     expl = sub.add_parser("explain", help="resolve one attack die by die and tell it step by step")
     expl.add_argument("scenario", help="scenario TOML file")
     expl.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks for errors")
@@ -305,6 +316,41 @@ def _compare(run: _Run) -> int:
     return 0
 
 
+def _sweep(run: _Run) -> int:
+    from mathhammer.sweeps import sweep
+
+    args = run.args
+    bar = ProgressBar(Console(stderr=True), description="sweeping")
+    try:
+        with bar:
+            summary = sweep(
+                args.description,
+                args.output,
+                registry=run.registry,
+                workers=args.workers,
+                threads=args.threads,
+                progress=bar,
+            )
+    except KeyboardInterrupt:
+        print(
+            printable(
+                f"mathhammer: interrupted after {bar.done:,} of {bar.total:,} cells; the rows finished are in"
+                f" {args.output}: run the same command again to resume"
+            ),
+            file=sys.stderr,
+        )
+        return 130
+    failed = f", {summary.failed:,} of them failed (see the error column)" if summary.failed else ""
+    skipped = f"; {summary.skipped:,} were there already" if summary.skipped else ""
+    print(
+        printable(
+            f"{summary.cells:,} cells: wrote {summary.written:,}{failed}{skipped}, to {summary.directory}"
+            f" in {summary.seconds:.1f} s"
+        )
+    )
+    return 0
+
+
 def _explain(run: _Run) -> int:
     from mathhammer.explain import explain
 
@@ -405,6 +451,7 @@ _COMMANDS: dict[str, Callable[[_Run], int]] = {
     "simulate": _simulate,
     "plot": _plot,
     "compare": _compare,
+    "sweep": _sweep,
     "explain": _explain,
 }
 
