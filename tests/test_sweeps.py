@@ -1,21 +1,26 @@
-"""Sweeps: the description, cells and their keys and seeds, the Parquet dataset, resuming.
+"""Sweeps: the description, cells and their keys and seeds, the Parquet dataset, resuming, and Dask.
 
 The sweeps here cross the example libraries (40k profiles), reached through
-the installed plugins as a user reaches them.
+the installed plugins as a user reaches them: a Dask worker is another
+process, which evaluates with the plugins installed there.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import mathhammer
-from mathhammer import Registry, ScenarioError, _core
+from mathhammer import PluginMismatchError, Registry, ScenarioError, _core
 from mathhammer.compare import pairing
+from mathhammer.registry import load_registry
 from mathhammer.sweeps import TASK_CHUNKS, Sweep, cell_seed, load_sweep, plugin_versions, read_sweep, sweep
 from mathhammer.testing import run_cli
 
@@ -212,6 +217,114 @@ def test_a_large_monte_carlo_cell_runs_in_parts_that_merge_into_one_run(installe
     local = mathhammer.simulate(scenario, trials=trials, seed=r["seed"], registry=installed)
     assert r["damage_pmf"] == local["damage"].pmf.tolist()
     assert r["models_destroyed_pmf"] == local["models_destroyed"].pmf.tolist()
+
+
+# -------------------------------------------------------------------------
+# On Dask: a LocalCluster of two worker processes on 127.0.0.1
+# -------------------------------------------------------------------------
+
+distributed = pytest.importorskip("distributed")
+
+
+def local_cluster() -> Any:
+    """Two worker processes of one thread each, on 127.0.0.1 alone.
+
+    Even without its dashboard the scheduler serves HTTP (health checks), by
+    default on port 8787 of every interface: here on a free port of 127.0.0.1,
+    so two clusters (or another program on 8787) never collide.
+    """
+    return distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        dashboard_address=None,
+        host="127.0.0.1",
+        processes=True,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+    )
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    with local_cluster() as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def test_a_sweep_on_dask_writes_what_the_local_sweep_writes(installed: Registry, client: Any, tmp_path: Path) -> None:
+    body = """
+attackers = ["bolt-rifles", "heavy-bolters", "plasma", "lascannons", "meltaguns", "boyz", "custodians",
+             "autocannons", "storm-bolters", "flamers"]
+evaluator = "monte_carlo"
+trials = 20_000
+seed = 11
+[contexts.open]
+[contexts.cover]
+in_cover = true
+"""
+    path = describe(tmp_path, body)
+    local = sweep(path, tmp_path / "local", registry=installed)
+    remote = sweep(path, tmp_path / "dask", client=client, registry=installed)
+    assert local.written == remote.written == 10 * 10 * 2
+    assert content(tmp_path / "dask") == content(tmp_path / "local")
+
+
+def test_a_1e8_trial_cell_split_across_workers_equals_the_local_run_bit_for_bit(
+    installed: Registry, client: Any, tmp_path: Path
+) -> None:
+    # Heavy bolters into Intercessors draw whole trials at once: about a second per 10^8 trials on one core.
+    body = (
+        'attackers = ["heavy-bolters"]\ntargets = ["intercessors"]\nevaluator = "monte_carlo"\ntrials = 100_000_000\n'
+    )
+    path = describe(tmp_path, body)
+    summary = sweep(path, tmp_path / "dask", client=client, registry=installed)
+    assert summary.written == 1
+    [r] = content(tmp_path / "dask")
+    plan = load_sweep(path)
+    scenario = pairing(plan.attackers[0], plan.targets[0], registry=installed)
+    local = mathhammer.simulate(scenario, trials=100_000_000, seed=r["seed"], registry=installed)
+    assert r["damage_pmf"] == local["damage"].pmf.tolist()
+    assert r["models_destroyed_pmf"] == local["models_destroyed"].pmf.tolist()
+    assert (r["damage"], r["damage_se"]) == (local["damage"].mean, local["damage"].se)
+    # And it is right: 12 shots hit on 4+ (Sustained Hits 1: a 6 is two hits), wound on 4+, Sv3+ at AP-1 fails
+    # on 1-3, 2 damage each into 2-wound models: a model per failed save, 10 at most (checked exactly).
+    exact = mathhammer.evaluate_exact(scenario, registry=installed)
+    assert abs(r["models_destroyed"] - exact["models_destroyed"].mean) < 5 * r["models_destroyed_se"]
+
+
+def test_workers_with_other_plugin_versions_are_refused_by_name(client: Any, tmp_path: Path) -> None:
+    here = load_registry()
+    here.plugins = [
+        dataclasses.replace(info, version="0.0.0.dev1") if info.name == "wh40k" else info for info in here.plugins
+    ]
+    with pytest.raises(PluginMismatchError, match=r"worker tcp://127\.0\.0\.1:\d+ has plugin wh40k mathhammer-wh40k"):
+        sweep(describe(tmp_path, SMALL), tmp_path / "out", client=client, registry=here)
+    assert not list((tmp_path / "out").glob("part-*"))
+
+
+def test_killing_a_worker_mid_sweep_still_completes_it(installed: Registry, client: Any, tmp_path: Path) -> None:
+    body = """
+attackers = ["bolt-rifles", "heavy-bolters", "plasma", "boyz", "custodians", "storm-bolters"]
+evaluator = "monte_carlo"
+trials = 100_000
+seed = 5
+"""
+    path = describe(tmp_path, body)
+    local = sweep(path, tmp_path / "local", registry=installed)
+    pids = client.run(os.getpid)
+    killed: list[tuple[int, int]] = []
+
+    def kill_once(done: int, total: int) -> None:
+        # At the first row, a worker holding tasks dies at once, as on a power cut.
+        if not killed:
+            address, tasks = max(client.processing().items(), key=lambda item: len(item[1]))
+            killed.append((pids[address], len(tasks)))
+            os.kill(pids[address], signal.SIGKILL)
+
+    remote = sweep(path, tmp_path / "dask", client=client, registry=installed, progress=kill_once)
+    client.wait_for_workers(2, timeout=60)  # its nanny starts another, for the tests after this one
+    [(victim, tasks)] = killed
+    assert tasks > 0 and victim not in client.run(os.getpid).values()
+    assert remote.written == local.written == 60 and remote.failed == 0
+    assert content(tmp_path / "dask") == content(tmp_path / "local")
 
 
 def test_a_sweep_object_runs_like_its_file(installed: Registry, tmp_path: Path) -> None:

@@ -161,6 +161,9 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument(
         "-o", "--output", required=True, help="directory of the dataset (cells already there are skipped)"
     )
+    sweep.add_argument(
+        "--scheduler", metavar="ADDRESS", help="run on a Dask cluster, such as tcp://HOST:8786 (default: here)"
+    )
     sweep.add_argument("--workers", type=_threads, default=0, help="tasks at once here (default: every core)")
     sweep.add_argument("--threads", type=_threads, default=1, help="core threads per task (default 1)")
     sweep.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks for errors")
@@ -317,15 +320,21 @@ def _compare(run: _Run) -> int:
 
 
 def _sweep(run: _Run) -> int:
+    from mathhammer.extras import require
     from mathhammer.sweeps import sweep
 
     args = run.args
+    client = None
+    if args.scheduler:
+        distributed = require("distributed", "sweep", feature="--scheduler")
+        client = distributed.Client(args.scheduler, timeout="30s")
     bar = ProgressBar(Console(stderr=True), description="sweeping")
     try:
         with bar:
             summary = sweep(
                 args.description,
                 args.output,
+                client=client,
                 registry=run.registry,
                 workers=args.workers,
                 threads=args.threads,
@@ -340,6 +349,9 @@ def _sweep(run: _Run) -> int:
             file=sys.stderr,
         )
         return 130
+    finally:
+        if client is not None:
+            client.close()
     failed = f", {summary.failed:,} of them failed (see the error column)" if summary.failed else ""
     skipped = f"; {summary.skipped:,} were there already" if summary.skipped else ""
     print(

@@ -26,7 +26,8 @@ its inputs, versions, evaluator, trials and the versions of the plugins
 that evaluate it; a sweep into a directory that already holds a key skips
 that cell, which is how an interrupted sweep resumes.
 
-Cells run as tasks on a thread pool (the core releases the GIL). Tasks are
+Cells run as tasks: locally on a thread pool (the core releases the GIL),
+or on a Dask cluster when a ``distributed.Client`` is given. Tasks are
 batches of cells sized, from the times of the tasks already finished, to
 last about :data:`TASK_SECONDS`; a Monte Carlo cell of more than
 :data:`TASK_CHUNKS` chunks is cut into parts of that many chunks, run as
@@ -56,7 +57,7 @@ import numpy.typing as npt
 
 from mathhammer import _core
 from mathhammer.compare import Profile, Profiles, pairing, read_profiles
-from mathhammer.exceptions import DeclinedError, ScenarioError
+from mathhammer.exceptions import DeclinedError, PluginMismatchError, ScenarioError
 from mathhammer.extras import require
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import Result
@@ -330,7 +331,7 @@ def run_cells(
     """Evaluate ``cells``: a row for each, or :class:`Split` for a Monte Carlo cell to run in parts; and the
     seconds it took. A cell that raises gets a row with its error; the others go on.
 
-    With ``registry`` ``None`` the installed plugins evaluate the cells.
+    On a Dask worker ``registry`` is ``None``: the worker's installed plugins evaluate the cells.
     """
     registry = registry or default_registry()
     check = _checker(stop)
@@ -522,7 +523,7 @@ def _present(directory: Path, sweep_seed: int, source: str | None) -> set[str]:
 
 
 # -------------------------------------------------------------------------
-# Running the tasks
+# Running the tasks: locally or on Dask
 # -------------------------------------------------------------------------
 
 
@@ -571,6 +572,64 @@ class _Local:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
+class _Dask:
+    """Tasks on a Dask cluster through ``client``; the workers evaluate with their own installed plugins."""
+
+    def __init__(self, client: Any, threads: int) -> None:
+        self.distributed = require("distributed", "sweep", feature="sweeps on a Dask cluster")
+        self.client = client
+        self.threads = threads
+        self.slots = 2 * max(1, sum(client.nthreads().values()))
+
+    def cells(self, cells: list[Cell]) -> Any:
+        return self.client.submit(run_cells, cells, self.threads, pure=False)
+
+    def part(self, cell: Cell, first: int, last: int) -> Any:
+        return self.client.submit(run_part, cell, first, last, self.threads, pure=False)
+
+    def wait(self, futures: Iterable[Any], timeout: float) -> set[Any]:
+        try:
+            done, _ = self.distributed.wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return set()
+        return set(done)
+
+    def result(self, future: Any) -> Any:
+        return future.result()
+
+    def cancel(self, futures: Iterable[Any]) -> None:
+        futures = list(futures)
+        if futures:
+            self.client.cancel(futures)
+
+    def close(self) -> None:
+        pass
+
+
+def worker_plugins(rulesets: Sequence[str]) -> dict[str, str]:
+    """:func:`plugin_versions` of the process it runs in (a Dask worker), with its installed plugins."""
+    return plugin_versions(default_registry(), rulesets)
+
+
+def check_workers(client: Any, expected: Mapping[str, str], rulesets: Sequence[str]) -> None:
+    """Refuse a cluster whose workers have other plugins, or other versions of them, than ``expected``.
+
+    Raises:
+        PluginMismatchError: naming each worker, plugin and both versions.
+    """
+    problems = []
+    for worker, theirs in sorted(client.run(worker_plugins, list(rulesets)).items()):
+        for name in sorted(set(expected) | set(theirs)):
+            here, there = expected.get(name), theirs.get(name)
+            if here != there:
+                problems.append(f"worker {worker} has {name} {there or 'missing'}, this machine {here or 'missing'}")
+    if problems:
+        raise PluginMismatchError(
+            "the workers' plugins differ from this machine's; install the same versions on every worker: "
+            + "; ".join(problems)
+        )
+
+
 # -------------------------------------------------------------------------
 # The sweep
 # -------------------------------------------------------------------------
@@ -613,6 +672,7 @@ def sweep(
     description: Sweep | str | Path,
     output: str | Path,
     *,
+    client: Any = None,
     registry: Registry | None = None,
     workers: int = 0,
     threads: int = 1,
@@ -623,13 +683,17 @@ def sweep(
     Args:
         description: A :class:`Sweep`, or the path of a sweep description.
         output: The dataset's directory, created if missing.
-        registry: The plugins that evaluate the cells; installed ones by default.
-        workers: Tasks run at once (0: every core).
+        client: A ``distributed.Client``: run the tasks on its cluster (its workers' plugins are checked first).
+            ``None`` runs them here.
+        registry: The plugins that evaluate the cells here (and that the workers must match); installed ones
+            by default.
+        workers: Tasks run at once here, without a client (0: every core).
         threads: Core threads each task uses.
         progress: Called as ``progress(done, total)`` in cells as rows are finished.
 
     Raises:
         ScenarioError: for a bad description, or a dataset of another seed in ``output``.
+        PluginMismatchError: when the workers' plugins are not this machine's.
         KeyboardInterrupt: when interrupted; the tasks still queued are cancelled and the rows finished
             are written first.
     """
@@ -642,7 +706,12 @@ def sweep(
     present = _present(directory, plan.seed, plan.source)
     cells = plan.cells(versions)
     todo = [c for c in cells if c.key not in present]
-    backend: _Backend = _Local(registry, workers, threads)
+    backend: _Backend
+    if client is not None:
+        check_workers(client, versions, plan.rulesets)
+        backend = _Dask(client, threads)
+    else:
+        backend = _Local(registry, workers, threads)
     writer = Writer(directory, plan.seed)
     done, failed = len(cells) - len(todo), 0
 
