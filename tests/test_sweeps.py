@@ -313,10 +313,15 @@ seed = 5
     killed: list[tuple[int, int]] = []
 
     def kill_once(done: int, total: int) -> None:
-        # At the first row, a worker holding tasks dies at once, as on a power cut.
-        if not killed:
-            address, tasks = max(client.processing().items(), key=lambda item: len(item[1]))
-            killed.append((pids[address], len(tasks)))
+        # At the first row at which a worker holds tasks (running, waiting, or finished but not yet fetched),
+        # that worker dies at once, as on a power cut.
+        if killed:
+            return
+        processing, held = client.processing(), client.has_what()
+        tasks = {address: len(processing.get(address, ())) + len(held.get(address, ())) for address in pids}
+        address = max(tasks, key=lambda a: tasks[a])
+        if tasks[address]:
+            killed.append((pids[address], tasks[address]))
             os.kill(pids[address], signal.SIGKILL)
 
     remote = sweep(path, tmp_path / "dask", client=client, registry=installed, progress=kill_once)
