@@ -30,10 +30,10 @@ Cells run as tasks: locally on a thread pool (the core releases the GIL),
 or on a Dask cluster when a ``distributed.Client`` is given. Tasks are
 batches of cells sized, from the times of the tasks already finished, to
 last about :data:`TASK_SECONDS`; a Monte Carlo cell of more than
-:data:`TASK_CHUNKS` chunks is cut into parts of that many chunks, run as
-separate tasks and merged (``_core.merge_histograms``), which gives the
-same histograms as one run of the cell, count for count. Either way a row
-holds the same values.
+:data:`TASK_CHUNKS` chunks is cut into parts of at least that many chunks,
+sized the same way, run as separate tasks and merged
+(``_core.merge_histograms``), which gives the same histograms as one run of
+the cell, count for count. Either way a row holds the same values.
 """
 
 from __future__ import annotations
@@ -81,8 +81,9 @@ TASK_SECONDS = 0.1
 """How long a task should last at least: shorter ones would spend more time being scheduled than running."""
 
 TASK_CHUNKS = 64
-"""Chunks (of ``CHUNK_TRIALS`` trials) in one part of a Monte Carlo cell: about a million trials,
-a tenth of a second or more on one core. A cell with more chunks is cut into parts of this many."""
+"""Chunks (of ``CHUNK_TRIALS`` trials) in the smallest part of a Monte Carlo cell: about a million trials,
+from 10 ms (whole trials drawn at once) to a second or more on one core, as the Plan goes. A cell with
+more chunks is cut into parts of at least this many."""
 
 MAX_BATCH = 4096
 """The most cells one task evaluates."""
@@ -724,7 +725,7 @@ def sweep(
             progress(done, len(cells))
 
     try:
-        _drive(backend, todo, registry, plan, finished)
+        _drive(backend, todo, registry, finished)
     finally:
         writer.flush()
         backend.close()
@@ -734,7 +735,7 @@ def sweep(
 
 
 def _drive(
-    backend: _Backend, cells: list[Cell], registry: Registry, plan: Sweep, finished: Callable[[dict[str, Any]], None]
+    backend: _Backend, cells: list[Cell], registry: Registry, finished: Callable[[dict[str, Any]], None]
 ) -> None:
     """Keep ``backend.slots`` tasks running until every cell's row is finished.
 
@@ -744,7 +745,6 @@ def _drive(
     are cut into parts changes nothing in its row: the parts' histograms
     merge into the whole run's, count for count.
     """
-    queue = deque(cells)
     by_key = {c.key: c for c in cells}
     splits: dict[str, _Parts] = {}
     running: dict[Any, tuple[str, Any]] = {}
