@@ -205,6 +205,22 @@ def test_the_command_line_sweeps_and_then_skips_what_is_there(
     assert "missing.toml" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("done", "said"), [(3, "after 3 of 24 cells"), (0, "before a cell finished")])
+def test_ctrl_c_on_the_command_line_says_how_far_the_sweep_got_and_how_to_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, done: int, said: str
+) -> None:
+    def interrupted(*args: Any, progress: Any, **kwargs: Any) -> None:
+        if done:
+            progress(done, 24)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("mathhammer.sweeps.sweep", interrupted)
+    assert run_cli(["sweep", str(describe(tmp_path, SMALL)), "-o", str(tmp_path / "out")]) == 130
+    err = capsys.readouterr().err
+    assert err.startswith(f"mathhammer: interrupted {said}; the rows finished are in ")
+    assert err.rstrip().endswith("run the same command again to resume") and err.count("\n") == 1
+
+
 def test_a_large_monte_carlo_cell_runs_in_parts_that_merge_into_one_run(installed: Registry, tmp_path: Path) -> None:
     trials = 5 * TASK_CHUNKS * _core.CHUNK_TRIALS + 3
     body = f'attackers = ["heavy-bolters"]\ntargets = ["intercessors"]\nevaluator = "monte_carlo"\ntrials = {trials}\n'

@@ -341,10 +341,11 @@ def _sweep(run: _Run) -> int:
                 progress=bar,
             )
     except KeyboardInterrupt:
+        done = f"after {bar.done:,} of {bar.total:,} cells" if bar.total else "before a cell finished"
         print(
             printable(
-                f"mathhammer: interrupted after {bar.done:,} of {bar.total:,} cells; the rows finished are in"
-                f" {args.output}: run the same command again to resume"
+                f"mathhammer: interrupted {done}; the rows finished are in {args.output}:"
+                " run the same command again to resume"
             ),
             file=sys.stderr,
         )
