@@ -31,7 +31,7 @@ def test_simulate_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
 def test_simulate_names_the_ruleset_and_its_version(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "simulate", str(EXAMPLES / "boltguns.toml"))
     assert code == 0 and out.startswith(f"wh40k {version('mathhammer-wh40k')} · exact · ")
-    assert "rules: attack_sequence = " in out
+    assert "Rules that ran:" in out and "  attack_sequence (11e): specification (11th-edition text)" in out
 
 
 def test_simulate_is_exact_when_it_can_be(capsys: pytest.CaptureFixture[str]) -> None:
@@ -167,8 +167,11 @@ def test_plot_of_several_files_compares_them_in_one_page(capsys: pytest.CaptureF
     files = [str(EXAMPLES / "boltguns.toml"), str(EXAMPLES / "attack-sequence-example.toml")]
     code, _, _ = run(capsys, "plot", *files, "-o", str(out))
     page = out.read_text()
-    assert code == 0 and "<h1>boltguns vs attack-sequence-example</h1>" in page
-    assert "<h2>boltguns</h2>" in page and "<h2>attack-sequence-example</h2>" in page
+    # Named after the scenarios (their attackers, as they share no target), not the files.
+    title = "Boltgun, Boltgun + Bolt pistol + Heavy bolter vs Intercessor Squad, BLUE unit · exact"
+    assert code == 0 and f"<h1>{title}</h1>" in page
+    assert "<h2>Boltgun vs Intercessor Squad</h2>" in page
+    assert "<h2>Boltgun + Bolt pistol + Heavy bolter vs BLUE unit</h2>" in page
 
 
 def test_plot_refuses_an_unknown_image_type_before_evaluating(
@@ -276,8 +279,8 @@ def test_plot_of_library_pairings(capsys: pytest.CaptureFixture[str], tmp_path: 
     args = [str(EXAMPLES / "profiles.toml"), "-a", "lascannons", "-a", "meltaguns", "-t", "rhino", "-o", str(out)]
     code, _, _ = run(capsys, "plot", *args)
     page = out.read_text()
-    assert code == 0 and "<h1>lascannons vs meltaguns against rhino</h1>" in page
-    assert "<h2>lascannons</h2>" in page and "<h2>meltaguns</h2>" in page
+    assert code == 0 and "<h1>lascannons, meltaguns vs rhino · exact</h1>" in page
+    assert "<h2>lascannons vs rhino</h2>" in page and "<h2>meltaguns vs rhino</h2>" in page
 
 
 def test_compare_says_where_attackers_come_from(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -285,3 +288,33 @@ def test_compare_says_where_attackers_come_from(capsys: pytest.CaptureFixture[st
     targets_only.write_text('ruleset = "wh40k"\n[targets.rhino]\ntoughness = 9\n')
     code, _, err = run(capsys, "compare", str(targets_only))
     assert code == 2 and "the files give no attackers: a scenario file gives one through its [attacker] table" in err
+
+
+def test_plot_of_a_library_draws_small_multiples_past_a_dozen_pairings(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "grid.svg"
+    picks = ["-a", "lascannons", "-a", "meltaguns", "-a", "bolt-rifles"]
+    for target in ("guardsmen", "intercessors", "plague-marines", "terminators", "rhino"):
+        picks += ["-t", target]
+    code, _, _ = run(capsys, "plot", str(EXAMPLES / "profiles.toml"), *picks, "-o", str(out))
+    svg = out.read_text()
+    assert code == 0 and "Models destroyed: P(exactly k) · lascannons, meltaguns, bolt-rifles vs 5 targets" in svg
+    assert svg.count("mean ") == 15  # one panel per pairing
+
+
+def test_plot_of_too_many_pairings_asks_for_a_filter_before_evaluating(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    library = tmp_path / "big.toml"
+    gun = '[[attackers.a{i}.weapons]]\nname = "Gun"\nattacks = "1"\nskill = "3+"\nstrength = 4\ndamage = "1"\n'
+    unit = '[targets.t{j}]\ntoughness = 4\n[[targets.t{j}.models]]\nname = "M"\nwounds = 1\n'
+    text = (
+        'ruleset = "wh40k"\n'
+        + "".join(gun.format(i=i) for i in range(11))
+        + "".join(unit.format(j=j) for j in range(6))
+    )
+    library.write_text(text)
+    code, _, err = run(capsys, "plot", str(library), "-o", str(tmp_path / "out.png"))
+    assert code == 2 and "the files give 66 pairings, too many to chart readably (at most 64)" in err
+    assert "-a NAME and -t NAME" in err and not (tmp_path / "out.png").exists()

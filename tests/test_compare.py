@@ -192,3 +192,28 @@ def test_an_exact_evaluation_off_the_main_thread_is_cancelled_through_its_progre
     worker.join(timeout=5)
     assert not worker.is_alive()
     assert calls and isinstance(outcome[0], LookupError)
+
+
+def test_the_documented_example_of_compare_runs_as_written() -> None:
+    import doctest
+
+    import mathhammer.compare
+
+    failed, tried = doctest.testmod(mathhammer.compare, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert tried >= 5 and failed == 0
+
+
+def test_each_result_of_a_comparison_is_named_after_its_row_and_column() -> None:
+    profiles = read_profiles([EXAMPLES / "profiles.toml"])
+    comparison = compare(profiles.select("attacker", ["lascannons"]), profiles.select("target", ["rhino"]))
+    result = comparison.results["lascannons", "rhino"]
+    assert (result.attacker, result.target) == ("lascannons", "rhino")
+    assert result.to_dict()["attacker"] == "lascannons"
+
+
+def test_a_scenario_file_s_attacker_is_named_by_its_name_field(tmp_path: Path) -> None:
+    text = (EXAMPLES / "boltguns.toml").read_text()
+    named = text.replace("[[attacker.weapons]]", '[attacker]\nname = "Tac squad"\n\n[[attacker.weapons]]', 1)
+    (tmp_path / "named.toml").write_text(named.replace('name = "Intercessor Squad"', 'name = "Other squad"'))
+    profiles = read_profiles([tmp_path / "named.toml", EXAMPLES / "boltguns.toml"])
+    assert list(profiles.attackers) == ["Tac squad", "boltguns"]  # without a name, the file's

@@ -51,6 +51,7 @@ def test_the_listing_reads_as_a_catalogue(toy_cli: None, capsys: pytest.CaptureF
     assert out.startswith("toy: Toy ruleset 1.0  (plugin toy, registered in-process)\n")
     assert "  Deadly       a critical hit skips the save\n" in out
     assert "rule versions: unsaved (default), mortal" in out
+    assert "  unsaved: the toy rules: a critical hit deals its damage with no save\n" in out  # each one, in words
     assert "  Homebrew*    a house rule\n" in out
     assert "* not one of Toy ruleset's own keywords: an addition by a third-party plugin" in out
     assert "chess: not installed; keywords registered for it:\n  Castling" in out

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 from mathhammer import MathhammerError, Result
-from mathhammer.plotting import distribution_figure, heatmap_figure, save
+from mathhammer.plotting import (
+    MAX_OVERLAID,
+    chart_title,
+    distribution_figure,
+    heatmap_figure,
+    legend_names,
+    save,
+    small_multiples_figure,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def result(pmf: list[float]) -> Result:
@@ -73,10 +86,90 @@ def test_an_unknown_suffix_says_which_to_use(tmp_path: Path) -> None:
 def test_many_series_put_the_legend_beside_the_charts_and_save_without_a_warning(tmp_path: Path) -> None:
     """Above eight series the legend moves off the P(exactly k) chart, and the crowded figure saves
     cleanly (warnings are errors in these tests)."""
-    many = {f"attacker {i}": result([0.1 * (i % 9), 1 - 0.1 * (i % 9)]) for i in range(42)}
+    many = {f"attacker {i}": result([0.1 * (i % 9), 1 - 0.1 * (i % 9)]) for i in range(MAX_OVERLAID)}
     figure = distribution_figure(many)
     assert figure.axes[0].get_legend() is None
     assert figure.axes[1].get_legend() is not None
     save(figure, tmp_path / "many.png")
+
+
+def test_more_series_than_one_chart_can_show_are_refused_naming_small_multiples() -> None:
+    many = {f"attacker {i}": result([0.5, 0.5]) for i in range(MAX_OVERLAID + 1)}
+    with pytest.raises(MathhammerError, match=r"13 results are too many to overlay on one chart.*small multiples"):
+        distribution_figure(many)
     few = distribution_figure({"a": result([0.5, 0.5]), "b": result([0.2, 0.8])})
     assert few.axes[0].get_legend() is not None and few.axes[1].get_legend() is None
+
+
+def suptitle(figure: Figure) -> str:
+    """The figure's title, its wrapping undone."""
+    return " ".join(figure.get_suptitle().split())
+
+
+def named(attacker: str, target: str, pmf: list[float], trials: int = 0) -> Result:
+    r = result(pmf)
+    if trials:
+        r = dataclasses.replace(r, evaluator="monte_carlo", trials=trials, seed=1)
+    return dataclasses.replace(r, attacker=attacker, target=target)
+
+
+def test_every_chart_names_the_attacker_the_target_the_evaluator_and_the_trials() -> None:
+    one = named("Lascannons", "Rhino", [0.5, 0.5], trials=200_000)
+    assert suptitle(one.plot()) == "Lascannons vs Rhino · Monte Carlo, 200,000 trials"
+    both = {"a": one, "b": named("Meltaguns", "Rhino", [0.25, 0.75])}
+    title = suptitle(distribution_figure(both))
+    assert title == "Lascannons, Meltaguns vs Rhino · 1 exact, 1 by Monte Carlo (200,000 trials)"
+    assert chart_title([named(f"a{i}", "t", [1.0]) for i in range(5)]) == "5 attackers vs t · exact"
+    heat = heatmap_figure([("Expected damage", np.array([[1.0]]), "{:.2f}")], ["Lascannons"], ["Rhino"], title=title)
+    assert suptitle(heat) == title
+    assert heat.axes[0].get_xlabel() == "target" and heat.axes[0].get_ylabel() == "attacker"
+
+
+def test_legends_name_the_scenarios_and_add_the_file_only_to_tell_two_alike_apart() -> None:
+    into_rhino = [named("Lascannons", "Rhino", [1.0]), named("Meltaguns", "Rhino", [1.0])]
+    assert legend_names(into_rhino, ["a.toml", "b.toml"]) == ["Lascannons", "Meltaguns"]
+    from_one = [named("Lascannons", "Rhino", [1.0]), named("Lascannons", "Knight", [1.0])]
+    assert legend_names(from_one) == ["Rhino", "Knight"]
+    mixed = [named("Lascannons", "Rhino", [1.0]), named("Meltaguns", "Knight", [1.0])]
+    assert legend_names(mixed) == ["Lascannons vs Rhino", "Meltaguns vs Knight"]
+    twins = [named("Lascannons", "Rhino", [1.0]), named("Lascannons", "Rhino", [0.5, 0.5])]
+    assert legend_names(twins, ["a.toml", "b.toml"]) == ["Lascannons (a.toml)", "Lascannons (b.toml)"]
+
+
+def test_small_multiples_draw_one_panel_per_pairing_attackers_down_targets_across() -> None:
+    attackers, targets = [f"attacker {i}" for i in range(3)], [f"target {j}" for j in range(2)]
+    results = {(a, t): named(a, t, [0.5, 0.25, 0.25]) for a in attackers for t in targets}
+    figure = small_multiples_figure(results)
+    assert len(figure.axes) == 6
+    assert all(len(ax.patches) == 3 for ax in figure.axes)  # k = 0, 1, 2 in each panel
+    assert [figure.axes[j].get_title() for j in range(2)] == targets  # the first row names the columns
+    assert [figure.axes[2 * i].get_ylabel() for i in range(3)] == attackers  # the first column names the rows
+    assert figure.axes[0].texts[0].get_text() == "mean 0.75"
+    assert (
+        suptitle(figure) == "Models destroyed: P(exactly k) · attacker 0, attacker 1, attacker 2 vs "
+        "target 0, target 1 · exact"
+    )
+
+
+def test_more_pairings_than_small_multiples_can_show_ask_for_a_filter() -> None:
+    results = {(f"a{i}", f"t{j}"): named(f"a{i}", f"t{j}", [1.0]) for i in range(11) for j in range(6)}
+    with pytest.raises(MathhammerError, match=r"66 pairings are too many to chart readably.*-a NAME -t NAME"):
+        small_multiples_figure(results)
+
+
+def test_a_stage_only_some_results_have_is_drawn_for_those() -> None:
+    fight = Result.from_pmfs(
+        [np.array([0.5, 0.5]), np.array([0.5, 0.5]), np.array([0.0, 0.25, 0.75])],
+        ["damage", "models_destroyed", "rounds"],
+        {"rounds": "Rounds fought"},
+        ruleset="toy",
+        evaluator="exact",
+        trials=0,
+        seed=None,
+        target_models=1,
+    )
+    figure = distribution_figure({"strike": result([0.5, 0.5]), "fight": fight}, ["damage", "rounds"])
+    rounds = figure.axes[2]
+    assert rounds.get_title() == "Rounds fought: P(exactly k)" and len(rounds.patches) == 3  # the fight's alone
+    fight_damage = figure.axes[0].patches[-1]  # the second series' last bar in the first row
+    assert rounds.patches[0].get_facecolor() == fight_damage.get_facecolor()  # one colour per series throughout

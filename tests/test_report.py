@@ -22,7 +22,8 @@ def toy(evaluator: str = "monte_carlo") -> Result:
         trials=0 if evaluator == "exact" else 1000,
         seed=None if evaluator == "exact" else 7,
         target_models=1,
-        rule_versions={"cover": "11e"},
+        rule_versions={"cover": "11e", "toy": "v2"},
+        rule_descriptions={"cover": "11th edition: cover worsens BS by one step"},
         seconds=0.25,
     )
 
@@ -41,7 +42,9 @@ def test_the_first_line_says_how_the_result_was_made() -> None:
 def test_the_report_shows_stages_distributions_and_rule_versions() -> None:
     text = printed(toy())
     assert "Attacks" in text and "± se" in text and "P(unit destroyed) = 0.5000" in text
-    assert "Damage dealt" in text and "P(≥k)" in text and "rules: cover = 11e" in text
+    assert "Damage dealt" in text and "P(≥k)" in text and "Rules that ran:" in text
+    # Each rule version in words; one whose plugin said nothing, by its version alone.
+    assert "  cover (11e): 11th edition: cover worsens BS by one step" in text and "  toy: v2" in text
     # The damage row for k = 1: P(=1) = 0.5, P(>=1) = 0.75, and the longest bar.
     assert any(line.split()[:3] == ["1", "0.5000", "0.7500"] and "█" * 30 in line for line in text.splitlines())
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -109,3 +110,19 @@ def test_a_missing_extra_names_the_pip_install(
     monkeypatch.delitem(sys.modules, "matplotlib.figure", raising=False)
     with pytest.raises(MissingDependencyError, match=re.escape(f"pip install 'mathhammer[{extra}]'")):
         getattr(make(), call)()
+
+
+def test_p_at_least_answers_for_one_k_as_well_as_for_every_k() -> None:
+    damage = make()["damage"]  # damage 0, 1, 1, 2 in four trials
+    assert list(damage.p_at_least()) == [1.0, 0.75, 0.25]
+    assert [damage.p_at_least(k) for k in (-1, 0, 1, 2, 3)] == [1.0, 1.0, 0.75, 0.25, 0.0]
+    assert damage.p_at_least(np.int64(2)) == 0.25
+    with pytest.raises(TypeError, match=r"k is 1.5; P\(number >= k\) needs a whole number k"):
+        damage.p_at_least(1.5)  # type: ignore[call-overload]
+
+
+def test_a_result_is_named_after_its_attacker_and_target() -> None:
+    r = make()
+    assert r.name == "toy" and r.how == "Monte Carlo, 4 trials"
+    named = dataclasses.replace(r, attacker="Lascannons", target="Rhino")
+    assert named.name == "Lascannons vs Rhino" and named.to_dict()["target"] == "Rhino"

@@ -228,6 +228,21 @@ class _Run:
                 progress=self.progress,
             )
 
+    def check_pairings(self, files: Sequence[str], most: int) -> None:
+        """Refuse, before evaluating anything, more pairings than ``most`` (a chart could not show them)."""
+        from mathhammer.compare import read_profiles
+
+        profiles = read_profiles(files)
+        pairings = len(profiles.select("attacker", self.args.attacker)) * len(
+            profiles.select("target", self.args.target)
+        )
+        if pairings > most:
+            raise ScenarioError(
+                f"the files give {pairings} pairings, too many to chart readably (at most {most}); pick some with"
+                " -a NAME and -t NAME (repeat each), or draw the whole library as heatmaps with"
+                " 'mathhammer compare FILE --plot IMAGE'"
+            )
+
     def compare(self, files: Sequence[str]) -> Comparison:
         """Every attacker against every target the files give (or those ``-a``/``-t`` pick), with progress bars."""
         from mathhammer.compare import compare, read_profiles
@@ -278,22 +293,24 @@ def _plot(run: _Run) -> int:
     args = run.args
     plotting.check_output(args.output)
     if args.attacker or args.target or any(is_library(path) for path in args.scenarios):
+        run.check_pairings(args.scenarios, plotting.MAX_PANELS)
         comparison = run.compare(args.scenarios)
-        one_target = len(comparison.targets) == 1
-        results = {
-            (attacker if one_target else f"{attacker} vs {target}"): result
-            for (attacker, target), result in comparison.results.items()
-        }
-        title = " vs ".join(comparison.attackers) + (f" against {comparison.targets[0]}" if one_target else "")
+        figure = comparison.plot_distributions()
+        results = {f"{a} vs {t}": result for (a, t), result in comparison.results.items()}
     else:
-        results = {
-            Path(path).stem: run.evaluate(path, description=f"simulating {Path(path).name}") for path in args.scenarios
-        }
-        title = " vs ".join(results)
+        evaluated = [run.evaluate(path, description=f"simulating {Path(path).name}") for path in args.scenarios]
+        if len(evaluated) > plotting.MAX_OVERLAID:
+            raise ScenarioError(
+                f"{len(evaluated)} scenario files are too many for one chart (at most {plotting.MAX_OVERLAID});"
+                " plot fewer, or put their profiles in a library and compare them"
+            )
+        names = plotting.legend_names(evaluated, [Path(path).name for path in args.scenarios])
+        results = dict(zip(names, evaluated, strict=True))
+        # Every stage a ruleset shows as a distribution (a fight's rounds and both sides' losses too).
+        stages = list(dict.fromkeys(name for result in evaluated for name in result.distributions))
+        figure = plotting.distribution_figure(results, stages)
+    title = plotting.chart_title(list(results.values()))
     extra = "".join(f"<h2>{html.escape(name)}</h2>{result._repr_html_()}" for name, result in results.items())
-    # Every stage a ruleset shows as a distribution (a fight's rounds and both sides' losses too).
-    stages = list(dict.fromkeys(name for result in results.values() for name in result.distributions))
-    figure = plotting.distribution_figure(results, stages)
     written = plotting.save(figure, args.output, title=title, extra_html=extra)
     print(printable(f"wrote {written}"))
     return 0

@@ -24,6 +24,7 @@ so a library holds exactly the fields a scenario file does.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
 import os
@@ -188,7 +189,9 @@ def read_profiles(paths: Sequence[str | Path], into: Profiles | None = None) -> 
             shared = {k: v for k, v in data.items() if k not in ("attacker", "target")}
             stem = Path(path).stem
             if "attacker" in data:
-                profiles.add("attacker", Profile(stem, ruleset, data["attacker"], shared, source, "attacker"))
+                attacker = data["attacker"]
+                name = attacker.get("name", stem) if isinstance(attacker, Mapping) else stem
+                profiles.add("attacker", Profile(str(name), ruleset, attacker, shared, source, "attacker"))
             if "target" in data:
                 target = data["target"]
                 name = target.get("name", stem) if isinstance(target, Mapping) else stem
@@ -347,10 +350,41 @@ class Comparison:
         Raises:
             MissingDependencyError: when matplotlib is not installed.
         """
-        from mathhammer.plotting import heatmap_figure
+        from mathhammer.plotting import chart_title, heatmap_figure
 
         panels = [(metric_info(m)[0], self.matrix(m), metric_info(m)[1]) for m in metrics]
-        return heatmap_figure(panels, self.attackers, self.targets)
+        return heatmap_figure(panels, self.attackers, self.targets, title=chart_title(list(self.results.values())))
+
+    def plot_distributions(self, stages: Sequence[str] | None = None) -> Figure:
+        """The distributions of every pairing, as charts a reader can follow.
+
+        Up to :data:`~mathhammer.plotting.MAX_OVERLAID` pairings share one
+        chart per stage (P(exactly k) and P(at least k)), each named in the
+        legend; more, such as a whole profile library, are drawn as small
+        multiples of models destroyed (else the first stage), one panel per pairing, attackers down
+        and targets across (:func:`~mathhammer.plotting.small_multiples_figure`).
+
+        Args:
+            stages: Stages to chart; by default every stage the Results show as a distribution.
+
+        Raises:
+            MathhammerError: for more than :data:`~mathhammer.plotting.MAX_PANELS` pairings: pick fewer.
+            MissingDependencyError: when matplotlib is not installed.
+        """
+        from mathhammer.plotting import MAX_OVERLAID, distribution_figure, legend_names, small_multiples_figure
+
+        results = list(self.results.values())
+        if stages is None:
+            stages = list(dict.fromkeys(name for r in results for name in r.distributions))
+        if len(results) > MAX_OVERLAID:
+            # One stage fits a grid: models destroyed, what a player asks first, when it is among them.
+            stage = "models_destroyed" if "models_destroyed" in stages or not stages else stages[0]
+            return small_multiples_figure(self.results, stage)
+        # Profile names are what the rows and columns of the comparison show.
+        names = [a if len(self.targets) == 1 else f"{a} vs {t}" for a, t in self.results]
+        if len(set(names)) < len(names):
+            names = legend_names(results)
+        return distribution_figure(dict(zip(names, results, strict=True)), stages)
 
 
 def cell(result: Result, metric: Metric) -> float:
@@ -386,6 +420,42 @@ def compare(
     after another, each on every core. With a ``seed``, Monte Carlo cell ``n``
     (row by row) uses ``seed + n``, so a comparison is reproducible.
 
+    Profiles come from files through :func:`read_profiles` and
+    :meth:`Profiles.select`, or are built directly. One lascannon (hits on
+    3+, wounds T9 on 3+, the Rhino's 3+ save fails against AP -3 on 1-5) does
+    2/3 x 2/3 x 5/6 x 4.5 = 5/3 damage on average, and destroys no Rhino:
+
+    >>> from mathhammer.compare import Profile, compare
+    >>> gun = {"weapons": [{"name": "Lascannon", "attacks": "1", "skill": "3+", "strength": 12, "ap": -3,
+    ...                     "damage": "D6+1"}]}
+    >>> rhino = {"name": "Rhino", "toughness": 9, "models": [{"name": "Rhino", "wounds": 10, "save": "3+"}]}
+    >>> comparison = compare([Profile("lascannon", "wh40k", gun)], [Profile("rhino", "wh40k", rhino)])
+    >>> comparison.attackers, comparison.targets
+    (['lascannon'], ['rhino'])
+    >>> comparison.matrix("damage").round(4)  # attackers down, targets across
+    array([[1.6667]])
+    >>> comparison.matrix("p_unit_destroyed")
+    array([[0.]])
+    >>> comparison.results["lascannon", "rhino"].evaluator
+    'exact'
+
+    Args:
+        attackers: The attacking profiles: the rows, in order.
+        targets: The target profiles: the columns, in order.
+        evaluator: ``"auto"`` (exact where it can be, else Monte Carlo),
+            ``"exact"`` or ``"monte_carlo"``.
+        trials: Trials of each Monte Carlo cell.
+        seed: Seed of the first Monte Carlo cell (``None`` picks one).
+        threads: Worker threads; 0 uses every core.
+        registry: The plugins to use (the installed ones by default).
+        progress: Called with (attacker, target) before each Monte Carlo cell;
+            returns that cell's progress callback.
+
+    Returns:
+        A :class:`Comparison`: ``matrix(metric)`` (a metric of :data:`METRICS`
+        or ``destroyed:<group>``), ``results``, ``to_pandas()``, ``plot()``
+        (heatmaps) and ``plot_distributions()``.
+
     Raises:
         ScenarioError: naming the profile's file and field, for a pairing its ruleset rejects.
         DeclinedError: with ``evaluator="exact"``, for a cell that cannot be evaluated exactly.
@@ -420,7 +490,8 @@ def compare(
         cell_seed = checked_run(trials, None if seed is None else (seed + n) % 2**64, threads)
         callback = progress(*key) if progress else None
         results[key] = simulate_prepared(prepared[key], trials, cell_seed, threads, callback)
-    ordered = {(a, t): results[a, t] for a in names_a for t in names_t}
+    # Each Result is named as its row and column are, for charts and JSON.
+    ordered = {(a, t): dataclasses.replace(results[a, t], attacker=a, target=t) for a in names_a for t in names_t}
     return Comparison(names_a, names_t, ordered, time.perf_counter() - start)
 
 

@@ -17,6 +17,32 @@ from mathhammer.exceptions import DiceError, ScenarioError
 
 _MISSING: Any = object()
 
+ROLL = re.compile(r"\s*(\d+)\s*\+?\s*")
+"""A roll characteristic as text: ``"3+"``, ``"3"``, with spaces allowed."""
+
+
+def roll_number(value: Any) -> Any:
+    """The number a roll written as text names (``"3+"`` is 3); any other value as it is.
+
+    Python objects accept what a scenario file does with this; a value it
+    leaves alone (``"3++"``, ``3.5``) is refused by the ruleset's checks,
+    which name the field.
+    """
+    if isinstance(value, str):
+        match = ROLL.fullmatch(value)
+        if match is not None:
+            return int(match.group(1))
+    return value
+
+
+def accept_rolls(obj: Any, *names: str) -> None:
+    """In a frozen dataclass's ``__post_init__``: each field of ``names`` written ``"3+"`` becomes 3.
+
+    So ``Weapon(skill="3+")`` means what ``skill = "3+"`` means in a scenario file.
+    """
+    for name in names:
+        object.__setattr__(obj, name, roll_number(getattr(obj, name)))
+
 
 class Fields:
     """One table of a scenario, at ``path`` in ``source``.
@@ -90,7 +116,7 @@ class Fields:
         if value is default and default is not _MISSING:
             return value
         text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-        match = re.fullmatch(r"\s*(\d+)\s*\+?\s*", text) if isinstance(text, str) else None
+        match = ROLL.fullmatch(text) if isinstance(text, str) else None
         if match is None:
             self.fail(key, f'is {_show(value)}; write a roll such as "3+"')
         n = int(match.group(1))

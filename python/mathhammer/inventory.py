@@ -132,6 +132,7 @@ def _keyword_lines(keywords: list[dict[str, Any]], title: str) -> list[str]:
         lines.append(f"{pad}from {k['distribution'] or 'a plugin registered in-process'} (plugin {k['plugin']})")
         if k["rule"] is not None:
             lines.append(f"{pad}{_versions(k['rule'])}")
+            lines += [f"{pad}  {version}: {said}" for version, said in k["rule"]["versions"].items()]
     if any(k["own"] is False for k in keywords):
         lines.append(f"  * not one of {title}'s own keywords: an addition by a third-party plugin")
     return lines

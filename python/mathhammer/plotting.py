@@ -1,4 +1,8 @@
-"""Charts of Results with matplotlib: distributions, cumulative P(>= k), comparison heatmaps.
+"""Charts of Results with matplotlib: distributions, cumulative P(>= k), small multiples, comparison heatmaps.
+
+Every chart says who attacked whom and how the numbers were found (the
+evaluator, and the trials of a Monte Carlo run) in its title, and its legend
+names each series after its scenario (the attacker, the target), never a file.
 
 Figures are built with :class:`matplotlib.figure.Figure` directly, never
 through ``pyplot``, so nothing depends on a display or a global backend
@@ -13,6 +17,7 @@ from __future__ import annotations
 import html
 import io
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -63,24 +68,96 @@ def _binned(values: npt.NDArray[np.float64], first: int, width: int, bins: int) 
     return sums
 
 
-def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = DISTRIBUTION_STAGES) -> Figure:
+MAX_OVERLAID = 12
+"""The most Results one distribution chart overlays; more are drawn as small multiples
+(:func:`small_multiples_figure`), one panel each."""
+
+MAX_PANELS = 64
+"""The most panels small multiples draw: more would each be too small to read, so a filter is asked for."""
+
+
+def how_evaluated(results: Sequence[Result]) -> str:
+    """How ``results`` were evaluated, in a few words: ``"exact"``, ``"Monte Carlo, 200,000 trials"``,
+    or ``"3 exact, 2 by Monte Carlo (200,000 trials each)"``."""
+    exact = sum(r.evaluator == "exact" for r in results)
+    simulated = [r for r in results if r.evaluator != "exact"]
+    if not simulated:
+        return "exact"
+    trials = sorted({r.trials for r in simulated})
+    counts = f"{trials[0]:,}" if len(trials) == 1 else f"{trials[0]:,} to {trials[-1]:,}"
+    if not exact and len(simulated) == 1:
+        return f"Monte Carlo, {counts} trials"
+    each = " each" if len(simulated) > 1 else ""
+    if not exact:
+        return f"Monte Carlo, {counts} trials{each}"
+    return f"{exact} exact, {len(simulated)} by Monte Carlo ({counts} trials{each})"
+
+
+def _side(names: Sequence[str], kind: str) -> str:
+    """Up to three names, else how many: ``"Lascannons, Meltaguns"`` or ``"7 attackers"``."""
+    unique = list(dict.fromkeys(n for n in names if n))
+    if not unique:
+        return f"the {kind}" if kind == "target" else "an attacker"
+    return ", ".join(unique) if len(unique) <= 3 else f"{len(unique)} {kind}s"
+
+
+def chart_title(results: Sequence[Result]) -> str:
+    """``"<attackers> vs <targets> · <how evaluated>"``: the title of every chart of ``results``."""
+    sides = f"{_side([r.attacker for r in results], 'attacker')} vs {_side([r.target for r in results], 'target')}"
+    return f"{sides} · {how_evaluated(results)}"
+
+
+def legend_names(results: Sequence[Result], fallbacks: Sequence[str] = ()) -> list[str]:
+    """What a legend calls each of ``results``: the attacker when they share one target, the target when
+    they share one attacker, else ``attacker vs target``; a name two Results share gets its
+    ``fallbacks`` entry (such as the file) after it, so no two series look alike."""
+    attackers = {r.attacker for r in results}
+    targets = {r.target for r in results}
+    if len(targets) == 1 and all(r.attacker for r in results):
+        names = [r.attacker for r in results]
+    elif len(attackers) == 1 and all(r.target for r in results):
+        names = [r.target for r in results]
+    else:
+        names = [r.name for r in results]
+    counts = {n: names.count(n) for n in names}
+    return [f"{n} ({fallbacks[i]})" if counts[n] > 1 and i < len(fallbacks) else n for i, n in enumerate(names)]
+
+
+def distribution_figure(
+    results: Mapping[str, Result], stages: Sequence[str] = DISTRIBUTION_STAGES, *, title: str | None = None
+) -> Figure:
     """One row per stage: P(exactly k) as bars on the left, P(at least k) on the right.
 
     Args:
         results: Results by the name the legend gives them; one name is a
             single scenario, several are a comparison (bars side by side).
         stages: Stage names to chart, each a row.
+        title: The figure's title; by default :func:`chart_title`, naming the
+            attackers, the targets, the evaluator and the trials.
 
     Raises:
+        MathhammerError: for more than :data:`MAX_OVERLAID` Results, which one chart cannot show
+            readably (draw them with :func:`small_multiples_figure`, or pick fewer).
         MissingDependencyError: when matplotlib is not installed.
     """
+    if len(results) > MAX_OVERLAID:
+        raise MathhammerError(
+            f"{len(results)} results are too many to overlay on one chart (at most {MAX_OVERLAID}); "
+            "draw them as small multiples, one panel each, or pick fewer"
+        )
     Figure = _figure_class()
+    from matplotlib import colormaps
+
     named = list(results.items())
-    figure = Figure(figsize=(11, 3.6 * len(stages)), layout="constrained")
+    figure = Figure(figsize=(11, 3.6 * len(stages) + 0.4), layout="constrained")
+    _suptitle(figure, title if title is not None else chart_title([r for _, r in named]))
     axes = figure.subplots(len(stages), 2, squeeze=False)
-    width = 0.8 / max(1, len(named))
     for row, stage_name in enumerate(stages):
-        shown = [r for _, r in named]
+        # A row shows the Results that have its stage: a fight's rounds, say,
+        # beside a scenario that has none.
+        having = [(n, name, r) for n, (name, r) in enumerate(named) if stage_name in r.stages]
+        shown = [r for _, _, r in having]
+        width = 0.8 / max(1, len(having))
         last = _last_shown(shown, stage_name)
         # Up to MAX_BARS values, one bar each from 0; past that, from the start
         # of the distribution's body, in bins of `step` values: a bar is then
@@ -92,14 +169,17 @@ def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = D
         bins = math.ceil((last - first + 1) / step)
         k = first + step * np.arange(bins)
         exactly, at_least = axes[row]
-        label = _safe(named[0][1][stage_name].label if named else stage_name)
-        for i, (name, result) in enumerate(named):
+        label = _safe(shown[0][stage_name].label if shown else stage_name)
+        for i, (n, name, result) in enumerate(having):
             stage = result[stage_name]
             pmf = _binned(stage.pmf, first, step, bins)
             tail = _padded(stage.p_at_least()[first::step], bins)
-            offset = (i - (len(named) - 1) / 2) * width * step
-            exactly.bar(k + offset, pmf, width=width * step, label=_safe(name))
-            at_least.plot(k, tail, marker="o" if bins <= 60 else "", markersize=3, label=_safe(name))
+            offset = (i - (len(having) - 1) / 2) * width * step
+            # A series keeps its colour in every row, present or not in the others;
+            # past the ten colours of the default cycle, twenty distinct ones.
+            colour = f"C{n}" if len(named) <= 10 else colormaps["tab20"](n % 20)
+            exactly.bar(k + offset, pmf, width=width * step, label=_safe(name), color=colour)
+            at_least.plot(k, tail, marker="o" if bins <= 60 else "", markersize=3, label=_safe(name), color=colour)
         binned = f", in bins of {step}" if step > 1 else ""
         exactly.set_title(f"{label}: P(exactly k){binned}")
         at_least.set_title(f"{label}: P(at least k)")
@@ -108,7 +188,7 @@ def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = D
             ax.set_xticks(k if bins <= 30 and step == 1 else np.linspace(first, last, 11).round())
             ax.grid(axis="y", alpha=0.3)
         at_least.set_ylim(0, 1.02)
-        if len(named) > 1:
+        if len(named) > 1 and having:
             if len(named) <= LEGEND_INSIDE:
                 exactly.legend(fontsize="small")
             else:  # many series: the legend beside the charts, not over them
@@ -119,14 +199,91 @@ def distribution_figure(results: Mapping[str, Result], stages: Sequence[str] = D
 LABEL_CHARACTERS = 40
 """Names longer than this are cut short (with an ellipsis) in a chart, so no name crowds the plot out."""
 
+TITLE_CHARACTERS = 120
+"""The same for a figure's title, which spans the figure."""
 
-def _safe(text: str) -> str:
-    """User text for a chart: controls escaped, cut to :data:`LABEL_CHARACTERS`, and ``$`` kept from
-    starting matplotlib's mathtext."""
+
+def _safe(text: str, *, long: bool = False) -> str:
+    """User text for a chart: controls escaped, cut to :data:`LABEL_CHARACTERS` (:data:`TITLE_CHARACTERS`
+    when ``long``), and ``$`` kept from starting matplotlib's mathtext."""
     shown = printable(text, lines=False)
-    if len(shown) > LABEL_CHARACTERS:
-        shown = shown[: LABEL_CHARACTERS - 1] + "…"
+    most = TITLE_CHARACTERS if long else LABEL_CHARACTERS
+    if len(shown) > most:
+        shown = shown[: most - 1] + "…"
     return shown.replace("$", r"\$")
+
+
+def _suptitle(figure: Figure, text: str) -> None:
+    """Head ``figure`` with ``text``, wrapped to the figure's width (about eight characters an inch)."""
+    figure.suptitle(textwrap.fill(_safe(text, long=True), width=max(30, int(figure.get_figwidth() * 8))))
+
+
+def small_multiples_figure(
+    results: Mapping[tuple[str, str], Result], stage: str = "models_destroyed", *, title: str | None = None
+) -> Figure:
+    """A grid of small charts, attackers down and targets across: each P(exactly k) of ``stage`` for one pairing.
+
+    For a whole profile library, where one chart of every pairing would be a
+    tangle of lines: each panel is readable alone, panels of one target share
+    their k axis, and every panel shares the probability axis, so bars compare
+    across the grid. Each panel also states the mean.
+
+    Args:
+        results: The Result of each (attacker, target), in row-major order.
+        stage: The stage to chart.
+        title: The figure's title; by default :func:`chart_title` with the stage's label.
+
+    Raises:
+        MathhammerError: for more than :data:`MAX_PANELS` pairings, naming how to pick fewer.
+        MissingDependencyError: when matplotlib is not installed.
+    """
+    if len(results) > MAX_PANELS:
+        raise MathhammerError(
+            f"{len(results)} pairings are too many to chart readably (at most {MAX_PANELS} panels); pick some "
+            "attackers or targets (mathhammer plot FILE -a NAME -t NAME, or compare() on fewer profiles)"
+        )
+    Figure = _figure_class()
+    from matplotlib.ticker import MaxNLocator
+
+    attackers = list(dict.fromkeys(a for a, _ in results))
+    targets = list(dict.fromkeys(t for _, t in results))
+    # Margins by hand rather than matplotlib's constrained layout, which takes
+    # seconds to solve for a grid of dozens of panels: room beside the rows
+    # for the longest attacker name, above for the title and the target names.
+    beside = 0.3 + 0.075 * max((len(_safe(a)) for a in attackers), default=0)
+    width, height = beside + 2.3 * len(targets) + 0.2, 0.9 + 1.6 * len(attackers)
+    figure = Figure(figsize=(width, height))
+    figure.subplots_adjust(
+        left=beside / width, right=1 - 0.2 / width, top=1 - 0.7 / height, bottom=0.3 / height, wspace=0.15, hspace=0.25
+    )
+    axes = figure.subplots(len(attackers), len(targets), squeeze=False, sharex="col", sharey=True)
+    shown = list(results.values())
+    label = shown[0][stage].label if shown else stage
+    heading = title if title is not None else f"{label}: P(exactly k) · {chart_title(shown)}"
+    _suptitle(figure, heading)
+    for j, target in enumerate(targets):
+        column = [results[a, target] for a in attackers if (a, target) in results]
+        last = _last_shown(column, stage)
+        for i, attacker in enumerate(attackers):
+            ax = axes[i, j]
+            if i == 0:
+                ax.set_title(_safe(target), fontsize="small")
+            if j == 0:
+                ax.set_ylabel(_safe(attacker), fontsize="small", rotation=0, ha="right", va="center")
+            if (attacker, target) not in results:
+                ax.set_axis_off()
+                continue
+            s = results[attacker, target][stage]
+            k = np.arange(last + 1)
+            ax.bar(k, _padded(s.pmf, last + 1), width=0.8, color="#4c78a8")
+            # The mean sits above P = 1, where no bar reaches.
+            ax.text(0.97, 1.12, f"mean {s.mean:.2f}", transform=ax.get_yaxis_transform(), ha="right", fontsize=7)
+            ax.set_ylim(0, 1.2)
+            ax.set_yticks([0, 0.5, 1])
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.tick_params(labelsize=7)
+            ax.grid(axis="y", alpha=0.3)
+    return figure
 
 
 def _padded(values: npt.NDArray[np.float64], size: int) -> npt.NDArray[np.float64]:
@@ -146,8 +303,12 @@ Panel = tuple[str, "npt.NDArray[np.float64]", Formatter]
 """One heatmap: its title, the matrix, and a format for each cell (``"{:.2f}"``)."""
 
 
-def heatmap_figure(panels: Sequence[Panel], rows: Sequence[str], columns: Sequence[str]) -> Figure:
+def heatmap_figure(
+    panels: Sequence[Panel], rows: Sequence[str], columns: Sequence[str], *, title: str | None = None
+) -> Figure:
     """Matrices of numbers (attackers down, targets across) as labelled heatmaps, one under another.
+
+    ``title`` heads the figure: who attacked whom and how it was evaluated (see :func:`chart_title`).
 
     Raises:
         MissingDependencyError: when matplotlib is not installed.
@@ -160,13 +321,17 @@ def heatmap_figure(panels: Sequence[Panel], rows: Sequence[str], columns: Sequen
     beside = 0.09 * max((len(r) for r in row_labels), default=0)
     under = 0.045 * max((len(c) for c in column_labels), default=0)
     height = 1.2 + 0.4 * len(rows) + under
-    figure = Figure(figsize=(3 + 1.3 * len(columns) + beside, height * len(panels)), layout="constrained")
+    figure = Figure(figsize=(3 + 1.3 * len(columns) + beside, height * len(panels) + 0.4), layout="constrained")
+    if title:
+        _suptitle(figure, title)
     axes = figure.subplots(len(panels), 1, squeeze=False)[:, 0]
-    for ax, (title, values, fmt) in zip(axes, panels, strict=True):
+    for ax, (name, values, fmt) in zip(axes, panels, strict=True):
         image = ax.imshow(values, cmap="viridis", aspect="auto")
         ax.set_xticks(range(len(columns)), labels=column_labels, rotation=30, ha="right")
         ax.set_yticks(range(len(rows)), labels=row_labels)
-        ax.set_title(_safe(title))
+        ax.set_title(_safe(name))
+        ax.set_xlabel("target")
+        ax.set_ylabel("attacker")
         middle = (float(np.nanmax(values)) + float(np.nanmin(values))) / 2 if values.size else 0.0
         for (i, j), v in np.ndenumerate(values):
             colour = "black" if v > middle else "white"

@@ -46,7 +46,7 @@ from mathhammer.exceptions import (
     ScenarioError,
     UnknownKeywordError,
 )
-from mathhammer.fields import Fields
+from mathhammer.fields import Fields, accept_rolls
 from mathhammer.hookspecs import HOOK_API_VERSION, hookimpl
 from mathhammer.keywords import (
     KeywordSpec,
@@ -87,7 +87,7 @@ from mathhammer.plan import (
 from mathhammer.registry import KeywordRegistrar, RulesetRegistrar
 from mathhammer.result import Chance
 from mathhammer.ruleset import Compiled, Ruleset
-from mathhammer.versions import Rule, VersionChoice, check_choice
+from mathhammer.versions import Rule, VersionChoice, check_choice, describe
 
 __all__ = [
     "HOOK_API_VERSION",
@@ -140,7 +140,9 @@ __all__ = [
     "TopThreshold",
     "UnknownKeywordError",
     "VersionChoice",
+    "accept_rolls",
     "check_choice",
+    "describe",
     "exact_name",
     "hookimpl",
     "normalise",

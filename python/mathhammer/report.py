@@ -15,7 +15,7 @@ from rich.text import Text
 
 from mathhammer.compare import Comparison, Metric, metric_info
 from mathhammer.display import plain
-from mathhammer.result import MAX_ROWS, NO_EFFECT_TITLE, Result, Row, Stage
+from mathhammer.result import MAX_ROWS, NO_EFFECT_TITLE, RULES_TITLE, Result, Row, Stage
 
 BAR_WIDTH = 30
 """Characters of the longest bar in a distribution chart."""
@@ -98,8 +98,7 @@ def render(result: Result, *, full: bool = False) -> RenderableType:
         if name in result.stages:
             parts += [Text(""), distribution_table(result.stages[name], full=full)]
     if result.rule_versions:
-        versions = ", ".join(f"{rule} = {version}" for rule, version in result.rule_versions.items())
-        parts += [Text(""), plain(f"rules: {versions}")]
+        parts += [Text(""), Text(f"{RULES_TITLE}:"), *(plain(f"  {line}") for line in result.rule_lines)]
     if result.no_effect:
         parts += [Text(""), Text(f"{NO_EFFECT_TITLE}:"), *(plain(f"  {n}") for n in result.no_effect)]
     return Group(*parts)

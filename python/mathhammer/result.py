@@ -6,7 +6,7 @@ import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +23,9 @@ DISTRIBUTION_STAGES = ("damage", "models_destroyed")
 
 NO_EFFECT_TITLE = "No effect on this calculation"
 """The heading above the keywords accepted that changed nothing, in every report."""
+
+RULES_TITLE = "Rules that ran"
+"""The heading above the rule versions used and what each does, in every report."""
 
 GROUP_STAGE = "destroyed:"
 """The prefix of the stages counting models destroyed in one group of the target: ``destroyed:Captain``."""
@@ -120,9 +123,26 @@ class Stage:
         """Monte Carlo standard error of :attr:`mean` (0 when exact)."""
         return self.sd / math.sqrt(self.trials) if self.trials else 0.0
 
-    def p_at_least(self) -> npt.NDArray[np.float64]:
-        """``p_at_least()[k]`` is P(number >= k)."""
-        return _probabilities(np.cumsum(self.pmf[::-1])[::-1])
+    @overload
+    def p_at_least(self) -> npt.NDArray[np.float64]: ...
+
+    @overload
+    def p_at_least(self, k: int | np.integer[Any]) -> float: ...
+
+    def p_at_least(self, k: int | np.integer[Any] | None = None) -> npt.NDArray[np.float64] | float:
+        """P(number >= ``k``) for one ``k``; without ``k``, every one: ``p_at_least()[k]`` is P(number >= k).
+
+        ``stage.p_at_least(3)`` is the chance of 3 or more; it is 1 for any
+        ``k`` of 0 or less and 0 past the largest possible value.
+
+        Raises:
+            TypeError: for a ``k`` that is not a whole number.
+        """
+        if k is None:
+            return _probabilities(np.cumsum(self.pmf[::-1])[::-1])
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"k is {k!r}; P(number >= k) needs a whole number k")
+        return min(max(float(self.pmf[max(int(k), 0) :].sum()), 0.0), 1.0)
 
     def last_shown(self, tail: float = SHOWN_TAIL) -> int:
         """The largest ``k`` with P(number >= k) of at least ``tail``: where a table or chart may stop."""
@@ -235,6 +255,9 @@ class Result:
             ``destroyed:<group>`` for each group of the target (see :meth:`group`).
         target_models: Models in the target unit.
         rule_versions: Which version of each rule was used.
+        rule_descriptions: What the version of each rule that was used does, in words.
+        attacker: The attacking side's name ("" when the ruleset gave none).
+        target: The target's name ("" when the ruleset gave none).
         fast_path: Whether pool outcomes were drawn from exact tables.
         seconds: Wall time of the run.
     """
@@ -262,6 +285,32 @@ class Result:
     group_models: Mapping[str, int] = field(default_factory=dict)
     """Models in each group of the target, by group name, in the target's order; each group has
     the stage ``destroyed:<name>``."""
+    rule_descriptions: Mapping[str, str] = field(default_factory=dict)
+    attacker: str = ""
+    target: str = ""
+
+    @property
+    def name(self) -> str:
+        """``"<attacker> vs <target>"``, else the one name the ruleset gave, else the ruleset's: what charts call it."""
+        return " vs ".join(n for n in (self.attacker, self.target) if n) or self.ruleset
+
+    @property
+    def how(self) -> str:
+        """How it was evaluated, in a few words: ``"exact"`` or ``"Monte Carlo, 200,000 trials"``."""
+        return "exact" if self.evaluator == "exact" else f"Monte Carlo, {self.trials:,} trials"
+
+    @property
+    def rule_lines(self) -> list[str]:
+        """One line per rule version that ran: its name, the version, and what it does in words.
+
+        ``Blast (spec): specification (9th-edition text): at least 3 attacks against 6-10 models; ...``;
+        a rule whose plugin gave no sentence shows only its version.
+        """
+        lines = []
+        for rule, version in self.rule_versions.items():
+            said = self.rule_descriptions.get(rule)
+            lines.append(f"{rule} ({version}): {said}" if said else f"{rule}: {version}")
+        return lines
 
     @property
     def groups(self) -> list[GroupResult]:
@@ -357,6 +406,9 @@ class Result:
             "trials": self.trials,
             "seed": self.seed,
             "rule_versions": dict(self.rule_versions),
+            "rule_descriptions": dict(self.rule_descriptions),
+            "attacker": self.attacker,
+            "target": self.target,
             "target_models": self.target_models,
             "p_unit_destroyed": self.p_unit_destroyed,
             "fast_path": self.fast_path,
@@ -403,12 +455,14 @@ class Result:
     def plot(self, stages: Sequence[str] | None = None) -> Figure:
         """A matplotlib Figure: for each of ``stages``, P(exactly k) and P(at least k).
 
+        Its title names the attacker, the target, the evaluator and, for Monte Carlo, the trials.
+
         Raises:
             MissingDependencyError: when matplotlib is not installed (``pip install 'mathhammer[plot]'``).
         """
         from mathhammer.plotting import distribution_figure
 
-        return distribution_figure({self.ruleset: self}, self.distributions if stages is None else stages)
+        return distribution_figure({self.name: self}, self.distributions if stages is None else stages)
 
     def _repr_html_(self) -> str:
         """An HTML report for Jupyter: per-stage statistics and the distributions with bars, self-contained."""
@@ -435,8 +489,8 @@ class Result:
                 parts.append(_distribution_html(self.stages[name]))
         parts.append("</div>")
         if self.rule_versions:
-            versions = ", ".join(f"{k} = {v}" for k, v in self.rule_versions.items())
-            parts.append(f"<p>rules: {html.escape(versions)}</p>")
+            items = "".join(f"<li>{html.escape(line)}</li>" for line in self.rule_lines)
+            parts.append(f"<p>{RULES_TITLE}:</p><ul>{items}</ul>")
         if self.no_effect:
             items = "".join(f"<li>{html.escape(str(n))}</li>" for n in self.no_effect)
             parts.append(f"<p>{NO_EFFECT_TITLE}:</p><ul>{items}</ul>")
@@ -472,7 +526,7 @@ class Result:
                 bar = "#" * round(row.p * 40)
                 lines.append(f"{row.label:>{width_k}}{row.p:>10.4f}{row.p_at_least:>10.4f}  {bar}")
         if self.rule_versions:
-            lines += ["", "rules: " + ", ".join(f"{k} = {v}" for k, v in self.rule_versions.items())]
+            lines += ["", f"{RULES_TITLE}:", *(f"  {line}" for line in self.rule_lines)]
         if self.no_effect:
             lines += ["", f"{NO_EFFECT_TITLE}:", *(f"  {n}" for n in self.no_effect)]
         return "\n".join(lines)

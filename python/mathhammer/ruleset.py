@@ -18,6 +18,10 @@ class Compiled:
     Attributes:
         plan: The Plan to run.
         rule_versions: Rule name to the version used, recorded in the Result.
+        attacker: The attacking side's name, as charts and reports show it ("" when it has none).
+        target: The target's name ("" when it has none).
+        rule_descriptions: Rule name to what the version used does, in words
+            (:func:`mathhammer.plugin.describe`): the reports print it.
         stage_labels: Counter name to a human label for tables.
         chances: Probabilities to report beside the stages (P(attacker wins)).
         distributions: Further stages whose distribution the Result shows (rounds fought).
@@ -33,6 +37,10 @@ class Compiled:
     """Stages whose mean means nothing (codes read through chances), left out of the tables."""
     no_effect: list[NoEffect] = field(default_factory=list)
     """Keywords the scenario lists that change nothing in this calculation, each with its reason."""
+    # Newer fields go last, so positional construction written before them keeps working.
+    rule_descriptions: dict[str, str] = field(default_factory=dict)
+    attacker: str = ""
+    target: str = ""
 
 
 @runtime_checkable

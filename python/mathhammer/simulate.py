@@ -32,7 +32,13 @@ MAX_THREADS = 1024
 
 
 def compile_scenario(scenario: Any, *, registry: Registry | None = None) -> Compiled:
-    """Compile a scenario object with the ruleset it names (its ``ruleset`` attribute)."""
+    """Compile a scenario object with the ruleset it names (its ``ruleset`` attribute).
+
+    A rule version the ruleset recorded without saying what it does gets the
+    sentence of the keyword rule of that name, when a registered keyword of
+    the ruleset has one: every keyword plugin's versions are described in the
+    reports, whichever ruleset compiled them.
+    """
     registry = registry or default_registry()
     name = getattr(scenario, "ruleset", None)
     if isinstance(scenario, (str, PurePath)):
@@ -43,7 +49,14 @@ def compile_scenario(scenario: Any, *, registry: Registry | None = None) -> Comp
     if not isinstance(name, str):
         raise ScenarioError(f"{type(scenario).__name__} names no ruleset (it has no 'ruleset' attribute)")
     ruleset = registry.ruleset(name)
-    return ruleset.compile(scenario, registry.keyword_table(name))
+    table = registry.keyword_table(name)
+    compiled = ruleset.compile(scenario, table)
+    rules = {spec.rule.name: spec.rule for spec in table.specs.values() if spec.rule is not None}
+    for rule, ran in compiled.rule_versions.items():
+        known = rules.get(rule)
+        if rule not in compiled.rule_descriptions and known is not None and ran in known.versions:
+            compiled.rule_descriptions[rule] = known.versions[ran]
+    return compiled
 
 
 def freeze(scenario: Any, compiled: Compiled, *, registry: Registry | None = None) -> _core.CompiledPlan:
@@ -161,6 +174,9 @@ def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
     """What a Result takes from the compiled scenario whichever evaluator ran."""
     return {
         "rule_versions": compiled.rule_versions,
+        "rule_descriptions": compiled.rule_descriptions,
+        "attacker": compiled.attacker,
+        "target": compiled.target,
         "chances": tuple(compiled.chances),
         "distributions": (*DISTRIBUTION_STAGES, *compiled.distributions),
         "hidden": tuple(compiled.hidden),

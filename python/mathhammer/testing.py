@@ -157,10 +157,13 @@ class ToyRuleset:
             damage=scenario.damage,
             mortal_counter="mortal_wounds",
         )
+        versions: dict[str, str] = {}
         for j, text in enumerate(scenario.keywords):
             where = f"keywords[{j}]"
             spec, params = keywords.lookup(text, source=source, field=where)
             version = scenario.rules.resolve(spec.rule, source=source) if spec.rule is not None else None
+            if spec.rule is not None and version is not None:
+                versions[spec.rule.name] = version
             toy = ToyRules(scenario=scenario, pool=pool, hit=hit, params=params, version=version)
             keywords.apply(spec, toy, source=source, field=where)
         group = Group(name="target", models=scenario.models, wounds=scenario.wounds, save=scenario.save)
@@ -169,7 +172,9 @@ class ToyRuleset:
             target=Target(groups=[group], order=[0]),
             sequences=[pool],
         )
-        return Compiled(plan=plan, stage_labels=dict(TOY_LABELS))
+        # The versions are recorded without saying what they do: the framework
+        # takes each sentence from the keyword's rule.
+        return Compiled(plan=plan, rule_versions=versions, stage_labels=dict(TOY_LABELS))
 
 
 def _extra_hits(rules: ToyRules) -> None:
@@ -179,8 +184,9 @@ def _extra_hits(rules: ToyRules) -> None:
 DEADLY = Rule(
     "Deadly",
     versions={
-        "unsaved": "a critical hit deals its damage with no save",
-        "mortal": "a critical hit inflicts one mortal wound instead, and the attack ends",
+        "unsaved": "the toy rules: a critical hit deals its damage with no save",
+        "mortal": "the toy rules, second printing: a critical hit inflicts one mortal wound instead, and the attack "
+        "ends",
     },
     default="unsaved",
 )

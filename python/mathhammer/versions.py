@@ -1,14 +1,15 @@
 """Rules that changed between editions, as named, selectable versions.
 
-A :class:`Rule` names its versions (each with a line saying what it does and
-where it comes from), a default, and which version each edition preset
-selects. A scenario picks versions per rule, or per weapon, or sets an
-edition preset; the Result records the versions that ran.
+A :class:`Rule` names its versions (each with a sentence saying where it
+comes from and what it does), a default, and which version each edition
+preset selects. A scenario picks versions per rule, or per weapon, or sets an
+edition preset; the Result records the versions that ran and, in words, what
+each of them did (:func:`describe`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mathhammer.exceptions import ScenarioError
@@ -20,7 +21,11 @@ class Rule:
 
     Attributes:
         name: The rule's name, as scenario files spell it (``"Blast"``).
-        versions: Version name to a one-line description with its source.
+        versions: Version name to a short sentence saying where the version
+            comes from and what it does, source first:
+            ``"specification (9th-edition text): at least 3 attacks against
+            6-10 models; maximum against 11+"``. Reports print it as it is,
+            so it is required and must be one line.
         default: The version used when nothing selects another.
         editions: Edition preset (``"10e"``) to the version it selects.
     """
@@ -31,9 +36,25 @@ class Rule:
     editions: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for version, sentence in self.versions.items():
+            if not isinstance(sentence, str) or not sentence.strip() or "\n" in sentence:
+                raise ValueError(
+                    f"rule {self.name!r}: version {version!r} needs a one-line sentence saying what it does "
+                    f"(reports print it), not {sentence!r}"
+                )
         for version in (self.default, *self.editions.values()):
             if version not in self.versions:
                 raise ValueError(f"rule {self.name!r}: {version!r} is not one of its versions {list(self.versions)}")
+
+    def describe(self, versions: Sequence[str]) -> str:
+        """What ``versions`` (those that ran, usually one) do, in words.
+
+        One version gives its sentence; several (weapons that chose
+        differently) give each sentence after its version's name.
+        """
+        if len(versions) == 1:
+            return self.versions[versions[0]]
+        return "; ".join(f"{v}: {self.versions[v]}" for v in versions)
 
     def check(self, version: str, *, source: str | None, field: str) -> str:
         """``version`` if it is one of this rule's, else a ScenarioError listing them."""
@@ -81,3 +102,13 @@ def check_choice(
                 f"{name!r} is not a rule with versions; rules: {known}", source=source, field=f"rules.{name}"
             )
         rules[name].check(version, source=source, field=f"rules.{name}")
+
+
+def describe(rules: Mapping[str, Rule], used: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """Rule name to what the versions that ran do, in words, for each rule of ``used`` in ``rules``.
+
+    Args:
+        rules: The rules with versions, by name.
+        used: Rule name to the versions that ran; names not in ``rules`` are skipped.
+    """
+    return {name: rules[name].describe(list(versions)) for name, versions in used.items() if name in rules}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from fractions import Fraction
 
 import mathhammer_devastating_wounds
 import pytest
@@ -135,3 +137,29 @@ def test_a_lethal_hit_is_not_a_critical_wound(registry: Registry) -> None:
     # Critical hits (1/6) wound automatically but make no wound roll, so only
     # the wound rolls of ordinary hits (3/6) can be critical wounds.
     assert_mean(r["mortal_wounds"], ATTACKS * 3 / 6 * P_CRIT * 3)
+
+
+def test_the_june_2023_mortal_wounds_land_after_the_pool_s_normal_damage(registry: Registry) -> None:
+    # Two auto-hitting D3 attacks into two W4 models (wound 4+, save 2+). One
+    # critical and one failed save: the normal 3 damage first leaves the first
+    # model on 1 wound, then 3 mortal wounds finish it and spill 2 onto the
+    # next (6 damage). Mortal wounds first would waste 2 of the normal damage (4).
+    s = scenario("10e-2023-06", 4, models=2)
+    s = Scenario(
+        attacker=Attacker(weapons=(dataclasses.replace(s.attacker.weapons[0], count=2),)),
+        target=s.target,
+        rules=s.rules,
+    )
+    r = mathhammer.replay(s, [6, 4, 1], registry=registry)  # wound rolls 6 and 4; the save roll 1
+    assert [e["amount"] for e in r["events"] if e["event"] == "damage"] == [3]
+    assert r["damage"] == 6 and r["models_destroyed"] == 1
+    # The whole distribution, by hand: per attack a critical (1/6), a failed
+    # save (wound 4-5, save 1: 1/18) or nothing (7/9).
+    c, n, o = Fraction(1, 6), Fraction(1, 18), Fraction(7, 9)
+    damage = {3: 2 * c * o + 2 * n * o, 6: c * c + 2 * c * n, 4: n * n}  # (n, n): the second hit's excess is lost
+    mean = float(sum(k * p for k, p in damage.items()))
+    exact = mathhammer.evaluate_exact(s, registry=registry)
+    assert exact["damage"].mean == pytest.approx(mean, abs=1e-12)
+    for k, p in damage.items():
+        assert exact["damage"].pmf[k] == pytest.approx(float(p), abs=1e-12)
+    assert_mean(mathhammer.simulate(s, trials=200_000, seed=8, registry=registry)["damage"], mean)

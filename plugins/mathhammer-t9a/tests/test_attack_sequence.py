@@ -218,7 +218,7 @@ def test_revision_is_a_named_option_and_the_result_records_it(exact: Exact, load
 @pytest.mark.parametrize(
     ("attack", "target", "field", "message"),
     [
-        ({"Str": 11}, {}, "attack[0].Str", "from 1 to 10"),
+        ({"Str": 21}, {}, "attack[0].Str", "from 1 to 20"),
         ({"Off": -1}, {}, "attack[0].Off", "from 0 to 10"),
         ({"Att": "0"}, {}, "attack[0].Att", "at least one attack"),
         ({"models": 10_000, "Att": "10D6"}, {}, "attack[0].Att", "attacks one run allows"),
@@ -227,7 +227,7 @@ def test_revision_is_a_named_option_and_the_result_records_it(exact: Exact, load
         ({"Att": "D0"}, {}, "attack[0].Att", "D0"),
         ({"attributes": ["Flaming Attaks"]}, {}, "attack[0].attributes[0]", "known attributes"),
         ({"Strenght": 3}, {}, "attack[0].Strenght", "not a known field"),
-        ({}, {"Res": 0}, "target.Res", "from 1 to 10"),
+        ({}, {"Res": 0}, "target.Res", "from 1 to 20"),
         ({}, {"HP": -1}, "target.HP", "from 1 to 100"),
         ({}, {"champion": True}, "target.champion", "Health Pool"),
     ],
@@ -285,3 +285,53 @@ def test_an_attribute_error_names_where_the_attribute_is_listed(load: Callable[.
 
 def test_wounds_on_automatic_in_any_case(exact: Exact) -> None:
     assert close(exact({"Str": None, "wounds_on": "Automatic"})["wounds"].mean, 5)
+
+
+@pytest.mark.parametrize(
+    ("strength", "modifier", "wounds_on"),
+    [
+        (3, -1, 5),  # 4+ made 5+
+        (3, -3, 6),  # 4+ pushed to 7+: only a natural 6 wounds
+        (1, -5, 6),  # 6+ pushed to 11+: still a natural 6
+        (3, 2, 2),  # 4+ made 2+
+        (5, 3, 2),  # 2+ pulled to -1+: a natural 1 still fails
+    ],
+)
+def test_to_wound_modifiers_keep_natural_6_and_natural_1(
+    exact: Exact, registry: Registry, strength: int, modifier: int, wounds_on: int
+) -> None:
+    """To-Wound Rolls: a natural 6 always wounds and a natural 1 always fails, so modifiers
+    move the roll needed only between 2+ and 6+; both evaluators agree with the hand fraction."""
+    hits = 10 * Fraction(3, 6)  # Off 4 against Def 4 hits on 4+
+    expected = hits * Fraction(7 - wounds_on, 6)
+    attack = {"Str": strength, "wound_modifier": modifier}
+    assert close(exact(attack)["wounds"].mean, expected)
+    scenario = mathhammer.scenario_from_data(scenario_data(attack), registry=registry)
+    simulated = mathhammer.simulate(scenario, trials=200_000, seed=17, registry=registry)
+    assert_mean(simulated["wounds"], float(expected))
+
+
+def test_lethal_strike_keeps_its_natural_6_under_a_to_wound_penalty(exact: Exact) -> None:
+    """Lethal Strike keys on the to-wound 6, which wounds even when a penalty asks for 7+."""
+    result = exact({"Str": 3, "wound_modifier": -3, "AP": 0, "attributes": ["Lethal Strike"]}, {"Arm": 3})
+    # Every wound is a natural 6, and Lethal Strike's AP 10 leaves no armour save.
+    assert close(result["wounds"].mean, 10 * Fraction(3, 6) * Fraction(1, 6))
+    assert close(result["unsaved_wounds"].mean, result["wounds"].mean)
+
+
+def test_wound_modifiers_are_checked(load: Callable[..., Any]) -> None:
+    with pytest.raises(ScenarioError, match=r"wound_modifier.*from -10 to 10"):
+        load({"wound_modifier": 11})
+    with pytest.raises(ScenarioError, match=r"wound_modifier.*wounds automatically"):
+        load({"Str": None, "wounds_on": "automatic", "wound_modifier": -1})
+
+
+def test_python_objects_take_rolls_written_as_a_file_writes_them() -> None:
+    from mathhammer_t9a.model import Attack, Target
+
+    shot = Attack("Longbows", "shooting", models=10, att="1", aim="3+", strength=3)  # type: ignore[arg-type]
+    assert shot == Attack("Longbows", "shooting", models=10, att="1", aim=3, strength=3)
+    assert Attack("Spell", "melee", models=1, att="1", off=3, wounds_on="4+").wounds_on == 4  # type: ignore[arg-type]
+    assert Attack("Spell", "melee", models=1, att="1", off=3, wounds_on="automatic").wounds_on == "automatic"
+    trolls = Target("Trolls", models=4, defensive=3, resilience=4, regeneration="5+", aegis="6+")  # type: ignore[arg-type]
+    assert (trolls.regeneration, trolls.aegis, trolls.fortitude) == (5, 6, None)

@@ -64,3 +64,19 @@ def test_text_b_caps_armour_at_6_and_text_a_adds_it_up() -> None:
     assert armour(8, "A") == 8
     assert armour(8, "B") == 6
     assert armour(4, "B") == 4
+
+
+def test_strength_and_resilience_past_the_table() -> None:
+    """The table is Str - Res throughout, so past 10 the same difference rule applies."""
+    assert [to_wound(s, 12) for s in (10, 11, 12, 13, 14, 20)] == [6, 5, 4, 3, 2, 2]
+    assert to_wound(15, 20) == 6
+
+
+def test_to_wound_modifiers_keep_natural_6_and_natural_1() -> None:
+    """The to-wound roll's faces: a natural 1 fails and a natural 6 wounds, whatever the modifier."""
+    from mathhammer_t9a.compile import _to_wound_roll
+
+    penalised = _to_wound_roll(4, -3)
+    assert (penalised.target, penalised.modifiers, penalised.critical, penalised.natural_fail) == (4, [-3], 6, 1)
+    helped = _to_wound_roll(2, 3)
+    assert (helped.natural_fail, helped.critical) == (1, None)

@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 RULE = Rule(
     name="Blast",
     versions={
-        "spec": "at least 3 attacks against 6-10 models, the maximum against 11+ (the specification, 9th-edition text)",
-        "10e": "+1 attack for every 5 target models (10th edition)",
-        "11e": "+X attack dice (Blast X, default 1) for every 5 target models (11th edition)",
+        "spec": "specification (9th-edition text): at least 3 attacks against 6-10 models; maximum against 11+",
+        "10e": "10th edition: +1 attack for every 5 models in the target",
+        "11e": "11th edition: +X attack dice (Blast X; plain Blast is 1) for every 5 models in the target",
     },
     default="spec",
     editions={"10e": "10e", "11e": "11e"},

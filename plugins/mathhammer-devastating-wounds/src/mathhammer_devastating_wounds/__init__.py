@@ -11,7 +11,10 @@ the version, ``[rules] edition`` picks an edition's:
   to that amount (whether it applies is UNVERIFIED in the notes).
 - ``10e-2023-06``: mortal wounds equal to the Damage, no save, spilling over
   like any mortal wounds; damage modifiers apply before the conversion
-  (June 2023 core rules and launch Rules Commentary).
+  (June 2023 core rules and launch Rules Commentary). The text does not say
+  when they land: the project inflicts them after the pool's normal damage,
+  as the specification and 11th edition order mortal wounds (README.md says
+  why, and why the order "as each attack resolves" is not offered).
 - ``10e-2023-09``: no saving throw of any kind; allocated after all the
   unit's other attacks; damage inflicted normally: excess lost, Feel No Pain
   and damage reduction apply (balance dataslate of 7 September 2023).
@@ -39,13 +42,19 @@ if TYPE_CHECKING:
 RULE = Rule(
     name="Devastating Wounds",
     versions={
-        "11e": "critical wound ends the attack: mortal wounds = D on one model, excess lost, after the pool (11th)",
-        "11e-damage-reduced": "as 11e, with the model's damage reduction applied to D (UNVERIFIED reading)",
-        "10e-2023-06": "critical wound: mortal wounds = D, no save, spilling over (10th, June 2023)",
-        "10e-2023-09": "critical wound: no save, resolved after all other attacks, damage inflicted normally "
-        "(10th, September 2023 dataslate)",
-        "10e-2024": "as 10e-2023-09, then mortal wounds = D instead, on one model (10th, 2024; no-spill reading)",
-        "10e-2024-spill": "as 10e-2024, the mortal wounds spilling over (10th, 2024; core mortal-wound rule)",
+        "11e": "11th edition: a critical wound ends the attack and inflicts mortal wounds equal to its Damage on "
+        "one model, excess lost, after the pool's normal damage",
+        "11e-damage-reduced": "11th edition, an UNVERIFIED reading: a critical wound ends the attack and inflicts "
+        "mortal wounds equal to its Damage less the model's damage reduction, on one model, excess lost, after the "
+        "pool's normal damage",
+        "10e-2023-06": "10th edition, June 2023: a critical wound ends the attack and inflicts mortal wounds equal "
+        "to its Damage, no save, spilling over; inflicted after the pool's normal damage (the text is silent on when)",
+        "10e-2023-09": "10th edition, September 2023 dataslate: a critical wound allows no save and is resolved "
+        "after all the unit's other attacks, its damage inflicted normally (excess lost)",
+        "10e-2024": "10th edition, 2024, the no-spill reading: a critical wound allows no save, is resolved after "
+        "all the unit's other attacks, and inflicts mortal wounds equal to its Damage on one model, excess lost",
+        "10e-2024-spill": "10th edition, 2024, by the core mortal-wound rule: a critical wound allows no save, is "
+        "resolved after all the unit's other attacks, and inflicts mortal wounds equal to its Damage, spilling over",
     },
     default="11e",
     editions={"10e": "10e-2024", "11e": "11e"},

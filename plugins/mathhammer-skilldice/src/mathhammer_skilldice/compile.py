@@ -47,6 +47,7 @@ from mathhammer.plugin import (
     TopThreshold,
     VersionChoice,
     check_choice,
+    describe,
     split_keywords,
 )
 from mathhammer_skilldice.keyword_api import (
@@ -388,6 +389,9 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     return Compiled(
         plan=plan,
         rule_versions=versions,
+        rule_descriptions=describe(RULES, {name: [version] for name, version in versions.items()}),
+        attacker=attacker.name,
+        target=target.name,
         stage_labels=labels,
         chances=chances,
         distributions=distributions,

@@ -11,27 +11,27 @@ from mathhammer.plugin import Rule
 CRITICAL_HITS = Rule(
     "critical_hits",
     versions={
-        "always": "a Critical Hit hits whatever the total: the rules name it a hit and make any match from "
-        "1 + 1 through 12 + 12 one (default)",
-        "needs_total": "a Critical Hit must also reach the DC to hit; a match that misses is a miss",
+        "always": "the project's reading of the rules (default): a Critical Hit hits whatever the total, since "
+        "the rules name it a hit and make any match from 1 + 1 through 12 + 12 one",
+        "needs_total": "the other reading: a Critical Hit must also reach the DC to hit; a match that misses is a miss",
     },
     default="always",
 )
 INFLICT = Rule(
     "inflict",
     versions={
-        "on_hit": "Focus > Panic triggers the weapon's Inflict effect only when the attack hits (default): an "
-        "effect of the attack, and only Hazardous is said to apply whether or not it hit",
-        "always": "Focus > Panic triggers Inflict whether or not the attack hits",
+        "on_hit": "the project's reading of the rules (default): Focus > Panic triggers the weapon's Inflict "
+        "effect only when the attack hits, as an effect of the attack; only Hazardous is said to apply either way",
+        "always": "the other reading: Focus > Panic triggers Inflict whether or not the attack hits",
     },
     default="on_hit",
 )
 ADVANTAGE_DIE = Rule(
     "advantage_die",
     versions={
-        "kept": "re-rolling the Attack Roll re-rolls both Skill Dice and keeps the Advantage or Disadvantage die "
-        "(default): the rules re-roll the Skill Dice, and the d6 is not one",
-        "rerolled": "the Advantage or Disadvantage die is re-rolled with the Skill Dice",
+        "kept": "the project's reading of the rules (default): re-rolling the Attack Roll re-rolls both Skill "
+        "Dice and keeps the Advantage or Disadvantage die, since the d6 is not a Skill Die",
+        "rerolled": "the other reading: the Advantage or Disadvantage die is re-rolled with the Skill Dice",
     },
     default="kept",
 )

@@ -12,6 +12,10 @@ from mathhammer_t9a.model import Attack, Scenario, Target
 from mathhammer_t9a.rules import BEST_SPECIAL_SAVE, REVISION, SPECIAL_SAVES
 
 SPECIAL_SAVE_NAMES = ("Aegis", "Fortitude", "Regeneration")
+MAX_CHARACTERISTIC = 20
+"""The largest Strength and Resilience read. The to-wound table stops at 10, but it is
+the difference Str - Res throughout, so values above 10 follow the same rule (this
+project's reading; see the README)."""
 
 
 def _fail(scenario: Scenario, field: str, message: str) -> NoReturn:
@@ -46,8 +50,15 @@ def _check_attack(scenario: Scenario, i: int, attack: Attack) -> None:
             )
         if attack.wounds_on != "automatic":
             _within(scenario, f"{at}.wounds_on", attack.wounds_on, 2, 6)
+        elif attack.wound_modifier != 0:
+            _fail(
+                scenario,
+                f"{at}.wound_modifier",
+                f"is {attack.wound_modifier!r}, but this attack wounds automatically and rolls no to-wound roll "
+                "to modify; leave it out",
+            )
     else:
-        _within(scenario, f"{at}.Str", attack.strength, 1, 10)
+        _within(scenario, f"{at}.Str", attack.strength, 1, MAX_CHARACTERISTIC)
         if attack.wounds_on is not None:
             _fail(
                 scenario,
@@ -56,6 +67,7 @@ def _check_attack(scenario: Scenario, i: int, attack: Attack) -> None:
             )
     _within(scenario, f"{at}.AP", attack.ap, 0, 10)
     _within(scenario, f"{at}.hit_modifier", attack.hit_modifier, -10, 10)
+    _within(scenario, f"{at}.wound_modifier", attack.wound_modifier, -10, 10)
     if not isinstance(attack.attributes, tuple) or not all(isinstance(a, str) for a in attack.attributes):
         _fail(scenario, f"{at}.attributes", "must be a list of attribute names")
     try:
@@ -77,7 +89,7 @@ def _check_target(scenario: Scenario, t: Target) -> None:
     revision = scenario.revision
     _within(scenario, "target.models", t.models, 1, MAX_MODELS)
     _within(scenario, "target.Def", t.defensive, 0, 10)
-    _within(scenario, "target.Res", t.resilience, 1, 10)
+    _within(scenario, "target.Res", t.resilience, 1, MAX_CHARACTERISTIC)
     _within(scenario, "target.HP", t.hp, 1, 100)
     _within(scenario, "target.Arm", t.armour, 0, 10)
     _within(scenario, "target.hard_target", t.hard_target, 0, 10)

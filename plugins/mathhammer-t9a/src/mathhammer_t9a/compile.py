@@ -43,12 +43,21 @@ from mathhammer.plugin import (
     SpecialSave,
     Target,
     Test,
+    describe,
     split_keywords,
 )
 from mathhammer_t9a.check import check_scenario
 from mathhammer_t9a.keyword_api import AttackRules
 from mathhammer_t9a.model import Attack, Scenario
-from mathhammer_t9a.rules import BEST_SPECIAL_SAVE, SPECIAL_SAVES, armour, melee_to_hit, special_pass, to_wound
+from mathhammer_t9a.rules import (
+    BEST_SPECIAL_SAVE,
+    REVISION,
+    SPECIAL_SAVES,
+    armour,
+    melee_to_hit,
+    special_pass,
+    to_wound,
+)
 
 COUNTERS = ["attacks", "hits", "wounds", "unsaved_wounds"]
 LABELS = {
@@ -199,15 +208,30 @@ def _save(rules: AttackRules, ap: int, denied: set[str], groups: int) -> Save:
     )
 
 
+def _to_wound_roll(needed: int, modifier: int) -> Test:
+    """The to-wound roll: a natural 1 always fails and a natural 6 always wounds (To-Wound
+    Rolls), whatever the modifiers add up to; they are not capped."""
+    return Test(
+        name="wound",
+        target=needed,
+        natural_fail=1,
+        # A natural 6 is a success however far the modifiers push the roll needed.
+        critical=6 if modifier < 0 else None,
+        modifiers=[modifier] if modifier else [],
+        modifier_min=-10,
+        modifier_max=10,
+        counter="wounds",
+    )
+
+
 def _pool(index: int, attack: Attack, scenario: Scenario, keywords: KeywordTable, groups: int) -> AttackPool:
     field = f"attack[{index}]"
     t = scenario.target
-    if attack.strength is not None:
-        wound = Test(name="wound", target=to_wound(attack.strength, t.resilience), natural_fail=1, counter="wounds")
-    elif attack.wounds_on == "automatic":
+    if attack.wounds_on == "automatic":
         wound = Test(name="wound", automatic=True, counter="wounds")
     else:
-        wound = Test(name="wound", target=int(attack.wounds_on or 0), natural_fail=1, counter="wounds")
+        needed = to_wound(attack.strength, t.resilience) if attack.strength is not None else int(attack.wounds_on or 0)
+        wound = _to_wound_roll(needed, attack.wound_modifier)
     hit = Test(name="hit", natural_fail=1, counter="hits")
     pool = AttackPool(
         name=attack.name,
@@ -243,4 +267,11 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         target=target,
         sequences=[_pool(i, a, scenario, keywords, len(target.groups)) for i, a in enumerate(scenario.attacks)],
     )
-    return Compiled(plan=plan, rule_versions={"revision": scenario.revision}, stage_labels=dict(LABELS))
+    return Compiled(
+        plan=plan,
+        rule_versions={"revision": scenario.revision},
+        rule_descriptions=describe({"revision": REVISION}, {"revision": [scenario.revision]}),
+        attacker=" + ".join(dict.fromkeys(a.name for a in scenario.attacks)),
+        target=scenario.target.name,
+        stage_labels=dict(LABELS),
+    )

@@ -42,6 +42,7 @@ def _attack(f: Fields) -> Attack:
         ap=f.integer("AP", 0),
         attributes=tuple(f.texts("attributes", [])),
         hit_modifier=f.integer("hit_modifier", 0),
+        wound_modifier=f.integer("wound_modifier", 0),
     )
     f.done()
     return attack

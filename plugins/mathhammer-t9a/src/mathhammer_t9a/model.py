@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from mathhammer.plugin import accept_rolls
+
 AttackType = Literal["melee", "shooting"]
 Cover = Literal["none", "soft", "hard"]
 
@@ -31,6 +33,8 @@ class Attack:
         ap: Armour Penetration.
         attributes: Attack attributes (``"Poison Attacks"``, ``"Multiple Wounds (D3)"``).
         hit_modifier: Other to-hit modifiers that apply, summed (``-1`` is a penalty).
+        wound_modifier: To-wound modifiers that apply, summed (``-1`` is a penalty); a
+            natural 6 still wounds and a natural 1 still fails, whatever they add up to.
     """
 
     name: str
@@ -44,6 +48,10 @@ class Attack:
     ap: int = 0
     attributes: tuple[str, ...] = ()
     hit_modifier: int = 0
+    wound_modifier: int = 0
+
+    def __post_init__(self) -> None:
+        accept_rolls(self, "aim", "wounds_on")
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,9 @@ class Target:
     distracting: bool = False
     parry: bool = False
     hard_target: int = 0
+
+    def __post_init__(self) -> None:
+        accept_rolls(self, "aegis", "fortitude", "regeneration")
 
 
 @dataclass(frozen=True)

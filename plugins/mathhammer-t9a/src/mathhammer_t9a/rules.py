@@ -11,9 +11,9 @@ from mathhammer.plugin import Rule
 REVISION = Rule(
     "revision",
     versions={
-        "B": "the text with 'Melee Attacks', Health Pools and Regeneration, which the NewRecruit army-builder data "
-        "encodes (default)",
-        "A": "the text with 'Close Combat Attacks', Fortitude and Hopeless Shots",
+        "B": "2022 rules, text B (the default, which the NewRecruit army-builder data encodes): 'Melee Attacks', "
+        "Health Pools and Regeneration",
+        "A": "2022 rules, text A: 'Close Combat Attacks', Fortitude and Hopeless Shots",
     },
     default="B",
 )

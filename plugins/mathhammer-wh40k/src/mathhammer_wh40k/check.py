@@ -132,6 +132,7 @@ def check_scenario(s: Scenario, source: str | None = None) -> None:
     c = _Checker(source if source is not None else getattr(s, "source", None))
     c.kind("scenario", s, Scenario, "a mathhammer_wh40k.Scenario")
     c.kind("attacker", s.attacker, Attacker, "an Attacker")
+    c.kind("attacker.name", s.attacker.name, str, "text")
     c.kind("target", s.target, Target, "a Target")
     weapons = c.items("attacker.weapons", s.attacker.weapons, Weapon, "Weapon")
     abilities = c.items("attacker.mortal_wounds", s.attacker.mortal_wounds, MortalWoundsAbility, "MortalWoundsAbility")

@@ -56,6 +56,7 @@ from mathhammer.plugin import (
     Target,
     Test,
     check_choice,
+    describe,
     parse_dice,
     split_keywords,
     split_restriction,
@@ -87,9 +88,18 @@ LABELS = {
     "attacker_models_destroyed": "Attacker destroyed",
 }
 RULE_VERSIONS = {
-    "attack_sequence": "11e (specification)",
-    "hit_modifier_cap": "+/-1 (specification)",
-    "mortal_wounds": "spill over (specification); 11e allocation order",
+    "attack_sequence": "11e",
+    "hit_modifier_cap": "+/-1",
+    "mortal_wounds": "spill",
+}
+"""The ruleset's rules that have one version, always reported."""
+RULE_DESCRIPTIONS = {
+    "attack_sequence": "specification (11th-edition text): hit, wound, then saves through the allocation groups "
+    "in their order, then damage; excess damage of an attack is lost",
+    "hit_modifier_cap": "specification: a hit roll is never modified by more than -1 or +1 (11th edition caps wound "
+    "rolls the same way)",
+    "mortal_wounds": "specification: one at a time, 1 damage each, spilling over to the next model, after the "
+    "pool's normal damage; 11th edition's order (a wounded non-CHARACTER first)",
 }
 EDITIONS = ("10e", "11e")
 """Edition presets a scenario may name in ``[rules] edition``."""
@@ -97,11 +107,10 @@ EDITIONS = ("10e", "11e")
 COVER = Rule(
     "Cover",
     versions={
-        "11e": "ranged attacks against a target in cover worsen BS by one step, outside the +/-1 hit cap "
-        "(11th edition)",
-        "11e-modifier": "the same as a -1 hit modifier, inside the +/-1 cap (the [DC] engine's reading)",
-        "10e": "+1 to the armour save against ranged attacks, not for Sv 3+ or better against AP 0; a save is never "
-        "improved by more than 1 (10th edition)",
+        "11e": "11th edition: ranged attacks against a target in cover worsen BS by one step, outside the +/-1 hit cap",
+        "11e-modifier": "11th edition, another calculator's reading: cover is a -1 hit modifier, inside the +/-1 cap",
+        "10e": "10th edition: +1 to the armour save against ranged attacks, not for Sv 3+ or better against AP 0; "
+        "a save is never improved by more than 1",
     },
     default="11e",
     editions={"10e": "10e", "11e": "11e"},
@@ -109,8 +118,8 @@ COVER = Rule(
 STEALTH = Rule(
     "Stealth",
     versions={
-        "11e": "a target with Stealth has the Benefit of Cover against ranged attacks (11th edition)",
-        "10e": "ranged attacks against a target whose models all have Stealth get -1 to hit (10th edition)",
+        "11e": "11th edition: a target with Stealth has the Benefit of Cover against ranged attacks",
+        "10e": "10th edition: ranged attacks against a target whose models all have Stealth get -1 to hit",
     },
     default="11e",
     editions={"10e": "10e", "11e": "11e"},
@@ -306,7 +315,15 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         plan.sequences.append(pool)
     plan.sequences += after_attacks
     versions.update({rule: ", ".join(v) for rule, v in used.items()})
-    return Compiled(plan=plan, rule_versions=versions, stage_labels=dict(LABELS), no_effect=no_effect)
+    return Compiled(
+        plan=plan,
+        rule_versions=versions,
+        rule_descriptions={**RULE_DESCRIPTIONS, **describe(versioned, used)},
+        attacker=scenario.attacker.label(),
+        target=scenario.target.name,
+        stage_labels=dict(LABELS),
+        no_effect=no_effect,
+    )
 
 
 def _situation(

@@ -128,6 +128,7 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
         mortal_wounds=tuple(_mortal_wounds(m) for m in a.tables("mortal_wounds", [])),
         models=tuple(_model(m) for m in a.tables("models", [])),
         keywords=tuple(a.texts("keywords", [])),
+        name=a.text("name", ""),
     )
     a.done()
     t = root.table("target")

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from mathhammer.plugin import VersionChoice
+from mathhammer.plugin import VersionChoice, accept_rolls
 
 Reroll = Literal["none", "ones", "failures", "non_critical"]
 
@@ -25,14 +25,17 @@ class Modifiers:
     critical_wound: int = 6
     """Unmodified wound rolls at or above this are critical wounds."""
 
+    def __post_init__(self) -> None:
+        accept_rolls(self, "critical_hit", "critical_wound")
+
 
 @dataclass(frozen=True)
 class Weapon:
     """One weapon profile, fired by ``count`` models.
 
     ``skill`` is BS for ranged weapons and WS for melee ones, as the lowest
-    roll that hits (3 for "3+"); ``None`` only for a weapon that automatically
-    hits. ``attacks`` and ``damage`` are dice expressions.
+    roll that hits: 3, or ``"3+"`` as a scenario file writes it; ``None``
+    only for a weapon that automatically hits. ``attacks`` and ``damage`` are dice expressions.
     """
 
     name: str
@@ -53,6 +56,9 @@ class Weapon:
     rules: Mapping[str, str] = field(default_factory=dict)
     """Rule versions for this weapon only (rule name to version), over the scenario's."""
 
+    def __post_init__(self) -> None:
+        accept_rolls(self, "skill")
+
 
 @dataclass(frozen=True)
 class ModelProfile:
@@ -71,6 +77,9 @@ class ModelProfile:
     halve_damage: bool = False
     """Halve the Damage of each attack allocated to the model (rounding up), before any reduction."""
 
+    def __post_init__(self) -> None:
+        accept_rolls(self, "save", "invulnerable", "feel_no_pain", "feel_no_pain_mortal")
+
 
 @dataclass(frozen=True)
 class MortalWoundsAbility:
@@ -82,12 +91,23 @@ class MortalWoundsAbility:
 
 @dataclass(frozen=True)
 class Attacker:
-    """The attacking unit: its weapons, abilities, keywords and (optionally) its models."""
+    """The attacking unit: its weapons, abilities, keywords and (optionally) its models and name.
+
+    Without a ``name`` reports and charts call it after its weapons (:meth:`label`).
+    """
 
     weapons: tuple[Weapon, ...]
     mortal_wounds: tuple[MortalWoundsAbility, ...] = ()
     models: tuple[ModelProfile, ...] = ()
     keywords: tuple[str, ...] = ()
+    name: str = ""
+
+    def label(self) -> str:
+        """The name, else its weapons' and abilities' names (``"Bolt rifle + Bolt pistol"``), at most three."""
+        if self.name:
+            return self.name
+        names = list(dict.fromkeys([w.name for w in self.weapons] + [m.name for m in self.mortal_wounds]))
+        return " + ".join(names[:3]) + (" + ..." if len(names) > 3 else "")
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,21 @@ pub const MAX_BYTES: u64 = 500 * 1024 * 1024;
 /// own overhead).
 pub(super) const STATE_BYTES: u64 = 48;
 
+/// An admitted evaluation that has taken this many times the work estimated
+/// for it stops: the estimate was wrong for this Plan, and Monte Carlo will
+/// answer sooner than waiting out the whole budget.
+pub const OVERRUN: u64 = 4;
+
+/// Estimates below this are counted as this much when the overrun is judged:
+/// four times a tiny estimate is still only a few milliseconds of work, and
+/// stopping there would decline Plans that cost nothing.
+pub const OVERRUN_FLOOR: u64 = MAX_WORK / 40;
+
 /// Why the evaluation stopped early, if it did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stop {
     Work,
+    Overrun(u64),
     Memory(u64),
     Interrupted,
 }
@@ -37,6 +48,10 @@ enum Stop {
 thread_local! {
     /// Work done by the evaluation running on this thread.
     static WORK: Cell<u64> = const { Cell::new(0) };
+    /// The work estimated for it before it started.
+    static ESTIMATE: Cell<u64> = const { Cell::new(0) };
+    /// Measuring the estimate: admit whatever it says, never stop on it.
+    static MEASURING: Cell<bool> = const { Cell::new(false) };
     /// Why it stopped early.
     static STOPPED: Cell<Option<Stop>> = const { Cell::new(None) };
     /// A stop the caller may ask for from another thread.
@@ -47,6 +62,7 @@ thread_local! {
 /// early once `stop` is set.
 pub(super) fn reset(stop: Option<Arc<AtomicBool>>) {
     WORK.with(|w| w.set(0));
+    ESTIMATE.with(|e| e.set(u64::MAX / OVERRUN));
     STOPPED.with(|s| s.set(None));
     STOP.with(|s| *s.borrow_mut() = stop);
 }
@@ -57,6 +73,27 @@ fn stop(why: Stop) {
             s.set(Some(why));
         }
     });
+}
+
+/// The work estimated for the evaluation once it is admitted: from then on
+/// it stops once it has taken [`OVERRUN`] times as much.
+pub(super) fn expect(estimate: u64) {
+    ESTIMATE.with(|e| e.set(estimate));
+}
+
+/// Whether the estimate is being measured rather than obeyed
+/// ([`super::measure`]).
+pub(super) fn measuring() -> bool {
+    MEASURING.with(Cell::get)
+}
+
+pub(super) fn set_measuring(on: bool) {
+    MEASURING.with(|m| m.set(on));
+}
+
+/// The work done so far, and the work estimated.
+pub(super) fn work() -> (u64, u64) {
+    (WORK.with(Cell::get), ESTIMATE.with(Cell::get))
 }
 
 /// Has the evaluation stopped early?
@@ -75,8 +112,15 @@ pub(super) fn spend(n: usize) -> bool {
         w.set(total);
         total
     });
+    let estimate = if measuring() {
+        u64::MAX / OVERRUN
+    } else {
+        ESTIMATE.with(Cell::get)
+    };
     if total > MAX_WORK {
         stop(Stop::Work);
+    } else if total > OVERRUN.saturating_mul(estimate.max(OVERRUN_FLOOR)) {
+        stop(Stop::Overrun(estimate));
     } else if STOP.with(|s| {
         s.borrow()
             .as_ref()
@@ -103,6 +147,10 @@ pub(super) fn verdict() -> Result<(), CoreError> {
         Some(Stop::Interrupted) => Err(CoreError::Interrupted),
         Some(Stop::Work) => Err(decline(format!(
             "too many outcomes to evaluate within {MAX_WORK} steps of work (its limit, about a second or two)"
+        ))),
+        Some(Stop::Overrun(estimate)) => Err(decline(format!(
+            "it took more than {OVERRUN} times the {} steps of work estimated for it, so it stopped early rather than keep the caller waiting",
+            estimate.max(OVERRUN_FLOOR)
         ))),
         Some(Stop::Memory(bytes)) => Err(decline(format!(
             "too many outcomes: they would hold about {} MB of distributions, over its limit of {} MB",
@@ -132,6 +180,26 @@ mod tests {
         assert!(spend(1), "work stops once memory did");
         reset(None);
         assert!(verdict().is_ok());
+    }
+
+    #[test]
+    fn work_past_four_times_the_estimate_stops() {
+        reset(None);
+        expect(OVERRUN_FLOOR * 2);
+        assert!(!spend(
+            usize::try_from(OVERRUN * OVERRUN_FLOOR * 2).unwrap()
+        ));
+        assert!(spend(1));
+        let e = verdict().unwrap_err().to_string();
+        assert!(e.contains("4 times the 500000 steps"), "{e}");
+    }
+
+    #[test]
+    fn a_tiny_estimate_counts_as_the_floor() {
+        reset(None);
+        expect(10);
+        assert!(!spend(usize::try_from(OVERRUN * OVERRUN_FLOOR).unwrap()));
+        assert!(spend(1));
     }
 
     #[test]

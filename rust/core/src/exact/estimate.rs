@@ -12,6 +12,7 @@
 use super::budget::MAX_WORK;
 use super::TABLE_BUDGET;
 use crate::dice::DiceExpr;
+use crate::plan::Excess;
 use crate::program::{Inflict, InflictKind, Program, RunAction, RunPool, RunSequence, RunTest};
 use crate::tables::{one_token, slot, Builder, MAX_WORK as TABLE_WORK};
 use std::collections::BTreeSet;
@@ -132,7 +133,7 @@ pub(super) fn tabulation_steps(pool: &RunPool) -> Option<u64> {
             .collect();
         for n in 0..attacks {
             let ranges = most.iter().fold(1u64, |acc, &mx| {
-                acc.saturating_mul(n.saturating_mul(mx) + 1)
+                acc.saturating_mul(n.saturating_mul(mx).saturating_add(1))
             });
             let held = ranges.min(multisets(n, outcomes));
             steps = steps.saturating_add(held.saturating_mul(outcomes));
@@ -156,4 +157,281 @@ fn multisets(n: u64, kinds: u64) -> u64 {
         };
     }
     ways
+}
+
+/// The part of the target a stretch of hits can reach, in allocation order:
+/// the states on it and how far one hit can move a state along it.
+#[derive(Debug, Clone, Copy)]
+struct Reach {
+    /// States on the reachable part: one per wound it can lose (allocation
+    /// takes one group at a time, so states follow one line rather than
+    /// every combination of groups).
+    line: u64,
+    /// How many values the wounds one hit takes can spread over, less one.
+    spread: u64,
+}
+
+impl Reach {
+    /// States a chain of `hits` unsaved hits reaches from one state.
+    fn chain(self, hits: u64) -> u64 {
+        hits.saturating_mul(self.spread)
+            .saturating_add(1)
+            .min(self.line)
+    }
+    /// States reached by any number of hits up to `hits`, from one state.
+    fn mixed(self, hits: u64) -> u64 {
+        hits.saturating_mul(self.spread + 1)
+            .saturating_add(1)
+            .min(self.line)
+    }
+}
+
+/// The target as a line of groups in allocation order, for [`Reach`].
+struct Line<'p> {
+    groups: Vec<&'p crate::plan::Group>,
+}
+
+impl<'p> Line<'p> {
+    fn new(target: &'p crate::plan::Target) -> Self {
+        let mut order: Vec<usize> = (0..target.groups.len()).collect();
+        order.sort_by_key(|&g| {
+            (
+                target.groups[g].tier,
+                target.order.iter().position(|&o| o == g).unwrap_or(g),
+            )
+        });
+        Line {
+            groups: order.iter().map(|&g| &target.groups[g]).collect(),
+        }
+    }
+
+    /// What `hits` hits of `damage` can reach, all of them from the start
+    /// (hits before the stretch included): every group until they could
+    /// have destroyed the groups before it. With `lost`, damage past the
+    /// front model's wounds is lost, so against one-wound models every hit
+    /// takes the same.
+    fn reach(&self, hits: u64, damage: DiceExpr, lost: bool) -> Reach {
+        let mut line = 1u64;
+        let mut spread = 0u64;
+        let mut before = 0u64;
+        for g in &self.groups {
+            if before > hits {
+                break;
+            }
+            let lo = if g.feel_no_pain.is_some() || g.feel_no_pain_mortal.is_some() {
+                0
+            } else {
+                g.modify_damage(damage.min())
+            };
+            let hi = g.modify_damage(damage.max());
+            let (lo, hi) = if lost {
+                (lo.min(g.wounds), hi.min(g.wounds))
+            } else {
+                (lo, hi)
+            };
+            spread = spread.max(u64::from(hi - lo));
+            line += u64::from(g.models) * u64::from(g.wounds);
+            let per_model = u64::from(g.wounds.div_ceil(hi.max(1)));
+            before = before.saturating_add(u64::from(g.models) * per_model);
+        }
+        Reach { line, spread }
+    }
+}
+
+/// The pmf of `d` as the evaluator's loops read it: (its length as a
+/// vector, and the sum of the values it can take).
+fn support(d: DiceExpr) -> (u64, u64) {
+    let (lo, hi) = (u64::from(d.min()), u64::from(d.max()));
+    (hi + 1, (lo..=hi).sum())
+}
+
+/// The estimated work on the target's states: each pool's saves and harm
+/// from every state it starts in, and mortal wounds and held harm state by
+/// state. It follows what `pool.rs`, `saves.rs` and `evaluator.rs` spend
+/// (their loops call `spend` with these products); the states reached are
+/// estimated from the wounds the attacks can reach and the spread of their
+/// damage, not enumerated. Calibrated against the work counted on Plans of
+/// many shapes (`benches/exact_calibration.py`): see `docs/architecture.md`.
+pub(super) fn state_steps(program: &Program, carry_failed: bool, carry_mortal: bool) -> u64 {
+    let line = Line::new(&program.plan.target);
+    let mut states = 1u64;
+    let mut carried = 1u64;
+    let mut hits = 0u64;
+    let mut steps = 0u64;
+    for seq in &program.sequences {
+        let (work, reach, count) = match seq {
+            RunSequence::Pool(pool) => {
+                let tokens = saved_at_most(pool);
+                hits = hits.saturating_add(tokens);
+                let reach = line.reach(hits, pool.damage, pool.excess == Excess::Lost);
+                let own = PoolStates {
+                    pool,
+                    groups: &program.plan.target.groups,
+                    reach,
+                    tokens,
+                };
+                let (work, count) = own.steps(states, carry_mortal);
+                (work, reach, count)
+            }
+            RunSequence::Mortal { amount, rolls, .. } => {
+                let times = rolls.map_or(1, |r| u64::from(r.count));
+                let most = times.saturating_mul(u64::from(amount.max()));
+                hits = hits.saturating_add(most);
+                let reach = line.reach(hits, DiceExpr::fixed(1), true);
+                let (_, sum) = support(*amount);
+                // Each mortal wound moves every state one wound at most.
+                let work = (1..=times)
+                    .map(|t| {
+                        states
+                            .saturating_mul(reach.mixed(t.saturating_mul(u64::from(amount.max()))))
+                            .saturating_mul(sum)
+                    })
+                    .fold(0u64, u64::saturating_add);
+                (
+                    work,
+                    reach,
+                    if carry_mortal {
+                        most.saturating_add(1)
+                    } else {
+                        1
+                    },
+                )
+            }
+            RunSequence::Heal { .. } | RunSequence::Mark { .. } => continue,
+        };
+        steps = steps.saturating_add(work);
+        carried = carried.saturating_mul(count);
+        // The states lie on the line of wounds lost from the start, one per
+        // place every hit so far can reach (with failed saves carried, one
+        // per place each number of them can reach), times the other counts
+        // carried.
+        let places = if carry_failed {
+            (0..=hits)
+                .map(|f| reach.chain(f))
+                .fold(0u64, u64::saturating_add)
+        } else {
+            reach.mixed(hits)
+        };
+        states = states.max(places.saturating_mul(carried));
+        if steps > MAX_WORK.saturating_mul(1000) {
+            break;
+        }
+    }
+    steps
+}
+
+/// One pool's part of the target, for [`state_steps`].
+struct PoolStates<'a> {
+    pool: &'a RunPool,
+    groups: &'a [crate::plan::Group],
+    reach: Reach,
+    /// The most tokens reaching its save.
+    tokens: u64,
+}
+
+impl PoolStates<'_> {
+    /// Saves resolved lowest first from one state (`saves.rs`): face by
+    /// face, a chain of hits from each state reached so far (on a face that
+    /// fails for no group the chain stays where it is), then each (state,
+    /// dice left) combined with the binomial of the dice showing the face.
+    fn lowest_first(&self, width: u64, after_saves: u64) -> u64 {
+        let PoolStates {
+            pool,
+            groups,
+            reach,
+            tokens,
+        } = *self;
+        let mut reached = 1u64;
+        let mut steps = 0u64;
+        for face in 1..=pool.save.die {
+            let fails = groups
+                .iter()
+                .enumerate()
+                .any(|(g, group)| !pool.save.saves(g, group, face));
+            let chain = |f: u64| if fails { reach.chain(f) } else { 1 };
+            let built: u64 = (0..tokens)
+                .map(|f| chain(f).saturating_mul(width))
+                .fold(0u64, u64::saturating_add)
+                .saturating_mul(super::SAVE_BRANCH_STEPS + 1);
+            let combined: u64 = (0..=tokens)
+                .map(chain)
+                .fold(0u64, u64::saturating_add)
+                .saturating_mul(tokens);
+            steps = steps.saturating_add(reached.saturating_mul(built.saturating_add(combined)));
+            if fails {
+                // Later faces start from the states failures reached, about
+                // a quarter of them distinct per state left to branch from.
+                reached = reached.max(after_saves.div_ceil(4));
+            }
+        }
+        steps
+    }
+
+    /// The pool's estimated work on `states` starting states: (steps, the
+    /// factor the counts it carries in the state multiply the states by).
+    fn steps(&self, states: u64, carry_mortal: bool) -> (u64, u64) {
+        let PoolStates {
+            pool,
+            groups,
+            reach,
+            tokens,
+        } = *self;
+        let (width, _) = support(pool.damage);
+        // Failed saves as unsaved hits, one chain per starting state.
+        let chain: u64 = (0..tokens)
+            .map(|f| reach.chain(f).saturating_mul(width))
+            .fold(0u64, u64::saturating_add);
+        let after_saves = reach.mixed(tokens);
+        let mut per_state = if pool.save.alike(groups) {
+            chain
+        } else {
+            self.lowest_first(width, after_saves)
+        };
+        // Harm outside the save, event by event, on the states after the
+        // saves (or held, then resolved the same way once every attack is).
+        let mut held = 1u64;
+        let mut mortal = 1u64;
+        for a in pool.tests.iter().flat_map(RunTest::actions) {
+            let RunAction::Inflict(inflict) = a else {
+                continue;
+            };
+            let cost = match inflict.kind {
+                InflictKind::Mortal { amount, .. } => {
+                    let d = amount.unwrap_or(pool.damage);
+                    if carry_mortal {
+                        mortal =
+                            mortal.max(tokens.saturating_mul(u64::from(d.max())).saturating_add(1));
+                    }
+                    support(d).1
+                }
+                InflictKind::Damage { damage, .. } => support(damage.unwrap_or(pool.damage)).0,
+            };
+            if inflict.after_all {
+                held = held.max(tokens.saturating_add(1));
+            }
+            let events = (1..=tokens)
+                .map(|e| e.saturating_mul(after_saves))
+                .fold(0u64, u64::saturating_add);
+            per_state = per_state.saturating_add(events.saturating_mul(cost));
+        }
+        (
+            states.saturating_mul(per_state),
+            held.saturating_mul(mortal),
+        )
+    }
+}
+
+/// The most tokens that reach the pool's save: its attack dice, times each
+/// test's extra tokens.
+fn saved_at_most(pool: &RunPool) -> u64 {
+    pool.tests.iter().fold(pool.max_attacks(), |tokens, t| {
+        let extra: u64 = t
+            .actions()
+            .map(|a| match a {
+                RunAction::Extra(d) => u64::from(d.max()),
+                _ => 0,
+            })
+            .sum();
+        tokens.saturating_mul(1 + extra)
+    })
 }

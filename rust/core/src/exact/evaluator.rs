@@ -8,7 +8,7 @@ use super::state::{
     add, alive, failed, front, held, held_focus, mortals, with_held, with_held_focus, with_mortals,
     Dist, Unit,
 };
-use super::{Exact, MAX_STATES};
+use super::MAX_STATES;
 use crate::error::CoreError;
 use crate::plan::{Excess, Plan, Side};
 use crate::program::{Inflict, InflictKind, RunPool, RunSequence};
@@ -66,7 +66,7 @@ impl<'p> Evaluator<'p> {
     /// with what was carried in the states added in, then the target's and
     /// the attacker's damage and models destroyed, then the models destroyed
     /// in each of the target's groups.
-    pub(super) fn finish(mut self, failed_counter: Option<usize>) -> Exact {
+    pub(super) fn finish(mut self, failed_counter: Option<usize>) -> Vec<Vec<f64>> {
         let mut damage = Vec::new();
         let mut destroyed = Vec::new();
         let mut per_group = vec![Vec::new(); self.unit.groups.len()];
@@ -106,7 +106,7 @@ impl<'p> Evaluator<'p> {
             pmfs.push(slain);
         }
         pmfs.extend(per_group);
-        Exact { pmfs }
+        pmfs
     }
 
     pub(super) fn count(&mut self, counter: Option<usize>, pmf: &[f64]) {

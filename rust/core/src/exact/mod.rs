@@ -36,11 +36,10 @@ use evaluator::Evaluator;
 const MAX_STATES: usize = 200_000;
 /// The most groups a side may have (see the state's packing).
 const MAX_GROUPS: usize = 3;
-/// Steps the lowest-first save resolution may take for one pool before the
-/// evaluator declines. A step here is one state's branch over a damage roll,
-/// which costs far more than a multiply-add (up to about 2 µs each when the
-/// states are many), so the limit is a second or two of that work.
-const MAX_SAVE_WORK: u64 = 2_000_000;
+/// Steps one branch of a state over a damage roll in the lowest-first save
+/// resolution counts for: it costs several multiply-adds (hashing the states
+/// of chains kept per face), measured as described in `estimate.rs`.
+const SAVE_BRANCH_STEPS: u64 = 5;
 /// Table entries one pool may build.
 const TABLE_BUDGET: usize = 1 << 21;
 
@@ -49,6 +48,10 @@ const TABLE_BUDGET: usize = 1 << 21;
 #[derive(Debug, Clone)]
 pub struct Exact {
     pub pmfs: Vec<Vec<f64>>,
+    /// Steps of work the evaluation took, and the steps estimated for it
+    /// before it started (see `MAX_WORK`).
+    pub work: u64,
+    pub estimate: u64,
 }
 
 /// Evaluate `program` exactly.
@@ -77,7 +80,12 @@ pub fn evaluate_until(
     // Work past the budget empties the distributions; whatever went on, the
     // evaluation declines then rather than answer from them.
     verdict()?;
-    result
+    let (work, estimate) = budget::work();
+    result.map(|pmfs| Exact {
+        pmfs,
+        work,
+        estimate,
+    })
 }
 
 /// Evaluate `program` exactly on a worker thread, calling `poll` on this one
@@ -120,8 +128,47 @@ pub fn evaluate_polled(
     })
 }
 
-fn evaluate_within_budget(program: &Program) -> Result<Exact, CoreError> {
+/// What one evaluation took against the work estimated for it.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    /// Steps estimated before it started (0 when declined before estimating).
+    pub estimate: u64,
+    /// Steps it took, finished or not.
+    pub work: u64,
+    /// Its end: the distributions' absence, or why it declined.
+    pub outcome: Result<(), CoreError>,
+}
+
+/// Evaluate `program` and say what it took against its estimate. With
+/// `obey`, as [`evaluate`] does (declining from the estimate, stopping at
+/// four times it); without, the estimate is measured rather than obeyed:
+/// the Plan runs until it finishes or the budget ([`MAX_WORK`]) is spent.
+/// For calibrating the estimate and testing what declining costs
+/// (`examples/exact_calibration.rs`), not for answers.
+#[doc(hidden)]
+#[must_use]
+pub fn measure(program: &Program, obey: bool) -> Measured {
+    budget::reset(None);
+    budget::set_measuring(!obey);
+    let result = evaluate_within_budget(program);
+    let outcome = verdict().and(result.map(|_| ()));
+    let (work, expected) = budget::work();
+    budget::set_measuring(false);
+    let estimate = if expected == u64::MAX / budget::OVERRUN {
+        0
+    } else {
+        expected
+    };
+    Measured {
+        estimate,
+        work,
+        outcome,
+    }
+}
+
+fn evaluate_within_budget(program: &Program) -> Result<Vec<Vec<f64>>, CoreError> {
     let admission = admit::admit(program)?;
+    budget::expect(admission.estimate);
     let mut ev = Evaluator::new(&program.plan, admission);
     for seq in &program.sequences {
         match seq {

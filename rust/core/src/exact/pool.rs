@@ -49,7 +49,6 @@ impl Evaluator<'_> {
         // order, then the saves, then the harm events.
         let same_faces = pool.save.alike(self.unit.groups);
         let mut next = Dist::default();
-        let mut save_work = 0u64;
         for (&s0, &p0) in &self.states {
             verdict()?;
             if next.len() > MAX_STATES {
@@ -68,7 +67,7 @@ impl Evaluator<'_> {
             let after_saves = if same_faces {
                 self.saved_alike(s0, &step, most_failed)
             } else {
-                self.saved_lowest_first(s0, &step, &mut save_work)?
+                self.saved_lowest_first(s0, &step)?
             };
             self.harm_after_saves(after_saves, p0, focus, &step, &mut next)?;
         }
@@ -289,12 +288,7 @@ impl Evaluator<'_> {
 
     /// The states after the saves from `s0` when groups save differently,
     /// resolved lowest first: `after[e]` as in [`Self::saved_alike`].
-    fn saved_lowest_first(
-        &self,
-        s0: u128,
-        step: &Step<'_>,
-        save_work: &mut u64,
-    ) -> Result<Vec<Dist>, CoreError> {
+    fn saved_lowest_first(&self, s0: u128, step: &Step<'_>) -> Result<Vec<Dist>, CoreError> {
         let Step {
             pool,
             order,
@@ -313,7 +307,7 @@ impl Evaluator<'_> {
             .iter()
             .map(|(&(w, e), &p)| ((s0, w, e), p))
             .collect();
-        for ((s, e), q) in self.lowest_first(start, order, last, pool, damage, save_work)? {
+        for ((s, e), q) in self.lowest_first(start, order, last, pool, damage)? {
             add(&mut after_saves[e as usize], s, q);
         }
         Ok(after_saves)

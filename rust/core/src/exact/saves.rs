@@ -1,10 +1,10 @@
 //! Saves rolled together and resolved lowest first, exactly, through groups
 //! that save differently.
 
-use super::budget::{decline, hold, verdict, STATE_BYTES};
+use super::budget::{hold, spend, verdict, STATE_BYTES};
 use super::evaluator::Evaluator;
 use super::state::{add, failed, with_failed, Dist, Fast, Unit};
-use super::MAX_SAVE_WORK;
+use super::SAVE_BRANCH_STEPS;
 use crate::error::CoreError;
 use crate::program::RunPool;
 use crate::tables::binomial_pmf;
@@ -27,7 +27,6 @@ impl Evaluator<'_> {
         last: usize,
         pool: &RunPool,
         damage: &[f64],
-        work: &mut u64,
     ) -> Result<HashMap<(u128, u32), f64, Fast>, CoreError> {
         let sides = pool.save.die;
         let mut cur = start;
@@ -57,20 +56,15 @@ impl Evaluator<'_> {
                     );
                     // Each state of the step branches over the damage roll
                     // (and Feel No Pain) in `unsaved`.
-                    *work +=
-                        (chain.last().map_or(0, HashMap::len) * damage.len().max(1) * 6) as u64;
+                    let branches = chain.last().map_or(0, HashMap::len) * damage.len().max(1);
                     held += d.len() as u64 * STATE_BYTES;
                     chain.push(d);
+                    if spend(branches.saturating_mul(SAVE_BRANCH_STEPS as usize)) {
+                        break;
+                    }
                 }
                 hold(held);
                 verdict()?;
-                if *work > MAX_SAVE_WORK {
-                    return Err(decline(format!(
-                        "pool {:?}: too many outcomes for saves resolved lowest first through groups that save \
-                         differently",
-                        pool.name
-                    )));
-                }
                 chains.insert(s, chain);
             }
             let mut next: HashMap<(u128, u32, u32), f64, Fast> = HashMap::default();
@@ -94,13 +88,9 @@ impl Evaluator<'_> {
                     .entry(r)
                     .or_insert_with(|| binomial_pmf(r, p_face));
                 for (c, &b) in counts.iter().enumerate() {
-                    *work += chain[c].len() as u64;
-                    if *work > MAX_SAVE_WORK {
-                        return Err(decline(format!(
-                            "pool {:?}: too many outcomes for saves resolved lowest first through groups that save \
-                             differently",
-                            pool.name
-                        )));
+                    if spend(chain[c].len()) {
+                        // The budget is spent: end with its reason.
+                        verdict()?;
                     }
                     if b > 0.0 {
                         for (&s2, &x) in &chain[c] {

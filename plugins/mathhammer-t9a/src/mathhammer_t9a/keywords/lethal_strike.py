@@ -25,8 +25,10 @@ def apply(rules: AttackRules) -> None:
     rules.text_b_only("Lethal Strike", "only its clause denying Fortitude is verified, not its effect on armour")
     if rules.wound.automatic:
         return  # no to-wound roll, no 6 to roll
+    # A natural 6 always wounds (To-Wound Rolls), so it is a success even when
+    # to-wound modifiers push the roll needed past 6.
     rules.wound.critical = 6
-    rules.wound.critical_requires_success = True
+    rules.wound.critical_requires_success = False
     rules.critical_wound = CriticalWound(ap=LETHAL_AP, denied={"Regeneration"})
 
 

@@ -30,10 +30,11 @@ if TYPE_CHECKING:
 RULE = Rule(
     "Hazardous",
     versions={
-        "11e": "a hazard roll of 1-2 per weapon: 1 mortal wound (3 if all MONSTER/VEHICLE) (11th edition)",
-        "10e-2024": "a test of 1 per weapon: 3 mortal wounds on one bearer, excess lost (10th edition, 2024)",
-        "10e-2023": "a test of 1 per weapon: the bearer is destroyed, or 3 mortal wounds if CHARACTER/MONSTER/VEHICLE "
-        "(10th edition, June 2023)",
+        "11e": "11th edition: one hazard roll per weapon; a 1-2 inflicts 1 mortal wound (3 if every model is a "
+        "MONSTER or VEHICLE)",
+        "10e-2024": "10th edition, 2024: one test per weapon; a 1 inflicts 3 mortal wounds on one bearer, excess lost",
+        "10e-2023": "10th edition, June 2023: one test per weapon; a 1 destroys the bearer, or inflicts 3 mortal "
+        "wounds on a CHARACTER, MONSTER or VEHICLE",
     },
     default="11e",
     editions={"10e": "10e-2024", "11e": "11e"},

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 RULE = Rule(
     "Heavy",
     versions={
-        "11e": '+1 to hit if unengaged, not set up this turn and no model moved more than 3" (11th edition)',
-        "10e": "+1 to hit if the unit Remained Stationary (10th edition)",
+        "11e": "11th edition: +1 to hit if the unit is not engaged, was not set up this turn and no model moved "
+        'more than 3"',
+        "10e": "10th edition: +1 to hit if the unit Remained Stationary",
     },
     default="11e",
     editions={"10e": "10e", "11e": "11e"},

@@ -23,9 +23,11 @@ if TYPE_CHECKING:
 RULE = Rule(
     "Indirect Fire",
     versions={
-        "11e": "cover, no hit re-rolls, unmodified 1-5 fail (1-3 if stationary and spotted) (11th edition, 10.07)",
-        "10e-2023": "-1 to hit and cover (10th edition, June 2023)",
-        "10e-2024": "-1 to hit, cover and unmodified 1-3 fail; no Torrent (10th edition errata, by August 2024)",
+        "11e": "11th edition (10.07): the target has cover, hit rolls are not re-rolled, and unmodified hit rolls "
+        "of 1-5 fail (1-3 if stationary and spotted)",
+        "10e-2023": "10th edition, June 2023: -1 to hit, and the target has cover",
+        "10e-2024": "10th edition errata (by August 2024): -1 to hit, the target has cover, and unmodified hit rolls "
+        "of 1-3 fail; Torrent weapons cannot fire indirectly",
     },
     default="11e",
     editions={"10e": "10e-2024", "11e": "11e"},

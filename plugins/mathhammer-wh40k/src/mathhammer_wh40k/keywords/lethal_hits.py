@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 RULE = Rule(
     "Lethal Hits",
     versions={
-        "always": "every critical hit wounds automatically (10th edition; 11th edition's option, always taken)",
+        "always": "10th edition, and 11th edition's option always taken: every critical hit wounds automatically",
         "roll": "11th edition's option declined: critical hits roll to wound like other hits",
     },
     default="always",

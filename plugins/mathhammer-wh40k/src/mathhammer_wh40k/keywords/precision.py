@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 RULE = Rule(
     "Precision",
     versions={
-        "11e": "a visible CHARACTER's group becomes the current group until destroyed (11th edition, 24.28)",
-        "10e": "wounding attacks may be allocated to a visible CHARACTER (10th edition)",
+        "11e": "11th edition (24.28): a visible CHARACTER's group becomes the current group until it is destroyed",
+        "10e": "10th edition: wounding attacks may be allocated to a visible CHARACTER",
     },
     default="11e",
     editions={"10e": "10e", "11e": "11e"},

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 RULE = Rule(
     "Psychic",
     versions={
-        "11e": "ignores harmful modifiers to BS and to the hit roll (11th edition; the beneficial ones are kept)",
-        "10e": "no effect on the dice (10th edition: it only marks the attack as a Psychic Attack)",
+        "11e": "11th edition: harmful modifiers to BS and to the hit roll are ignored; beneficial ones are kept",
+        "10e": "10th edition: no effect on the dice; it only marks the attack as a Psychic Attack",
     },
     default="11e",
     editions={"10e": "10e", "11e": "11e"},

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 RULE = Rule(
     "Twin-linked",
     versions={
-        "failures": "re-roll failed wound rolls (10th and 11th edition; the usual choice)",
-        "fish": "re-roll every wound roll that is not a critical wound (fishing for criticals)",
+        "failures": "10th and 11th edition, the usual choice: failed wound rolls are re-rolled",
+        "fish": "10th and 11th edition, fishing for critical wounds: every wound roll that is not a critical wound "
+        "is re-rolled",
     },
     default="failures",
 )

@@ -1,0 +1,82 @@
+//! What the exact evaluator's budget costs a caller: it declines a Plan far
+//! past its budget from the estimate, before doing the work; it does not
+//! decline a Plan that finishes within the budget however high the estimate
+//! runs; and it stops an admitted Plan that takes four times its estimate.
+
+use mathhammer_core::exact::{measure, MAX_WORK};
+use mathhammer_core::{CoreError, Plan, Program};
+use serde_json::{json, Value};
+
+/// Plans drawn by `benches/exact_calibration.py` (seed 1): two whose
+/// estimate runs high (about 49 and 22 million steps for 2.5 and 3.2 million
+/// taken), and one whose estimate runs low (about 0.58 million for more than
+/// the whole budget).
+const PLANS: &str = include_str!("data/estimate-plans.jsonl");
+
+/// About a quarter of a second of work on the machines the budget was
+/// measured on (`MAX_WORK` is about 1.3 s there).
+const QUARTER_SECOND: u64 = MAX_WORK / 5;
+
+fn plan(n: usize) -> Program {
+    let line = PLANS.lines().nth(n).expect("the fixture has three plans");
+    Program::new(Plan::from_json(line).unwrap()).unwrap()
+}
+
+fn program(plan: &Value) -> Program {
+    Program::new(Plan::from_json(&plan.to_string()).unwrap()).unwrap()
+}
+
+#[test]
+fn a_plan_far_past_the_budget_is_declined_from_its_estimate_with_little_work() {
+    // Three pools of 40 attacks with D6 damage and mortal wounds spilling
+    // into three groups of 30 six-wound models with Feel No Pain.
+    let pool = |focus: usize| {
+        json!({"kind": "attack", "name": format!("P{focus}"), "attacks": [{"models": 40, "dice": "1"}],
+            "steps": [{"name": "hit", "target": 3, "natural_fail": 1, "critical": 6,
+                "effects": [{"on": "critical", "action": "mortal", "amount": "D3", "spill": true, "focus": true}]}],
+            "save": {"ap": -1}, "damage": {"dice": "D6"}, "focus": [focus]})
+    };
+    let group =
+        |name: &str| json!({"name": name, "models": 30, "wounds": 6, "save": 4, "feel_no_pain": 5});
+    let plan = json!({"version": 1, "counters": [],
+        "target": {"groups": [group("A"), group("B"), group("C")], "order": [0, 1, 2]},
+        "sequences": [pool(0), pool(1), pool(2)]});
+    let m = measure(&program(&plan), true);
+    let e = m.outcome.unwrap_err().to_string();
+    assert!(e.contains("steps of work estimated"), "{e}");
+    assert!(m.work <= QUARTER_SECOND, "declining took {} steps", m.work);
+}
+
+#[test]
+fn plans_that_finish_within_the_budget_are_admitted_though_their_estimate_runs_high() {
+    for n in [0, 1] {
+        let m = measure(&plan(n), true);
+        assert!(m.outcome.is_ok(), "plan {n}: {:?}", m.outcome);
+        assert!(
+            m.estimate > 2 * m.work,
+            "plan {n} estimate {} work {}",
+            m.estimate,
+            m.work
+        );
+        assert!(m.work < MAX_WORK);
+    }
+}
+
+#[test]
+fn an_admitted_plan_that_takes_four_times_its_estimate_stops() {
+    let p = plan(2);
+    let m = measure(&p, true);
+    let Err(CoreError::Declined { reason }) = &m.outcome else {
+        panic!("{:?}", m.outcome)
+    };
+    assert!(reason.contains("4 times the"), "{reason}");
+    assert!(
+        m.work <= 4 * m.estimate.max(MAX_WORK / 40) + MAX_WORK / 100,
+        "{} steps",
+        m.work
+    );
+    assert!(m.work <= QUARTER_SECOND + MAX_WORK / 20, "{} steps", m.work);
+    // Measured rather than obeyed, the same Plan runs to the whole budget.
+    let unobeyed = measure(&p, false);
+    assert!(unobeyed.work > MAX_WORK, "{}", unobeyed.work);
+}
