@@ -229,7 +229,9 @@ def test_a_roll_of_several_dice_is_told_die_by_die_with_its_class() -> None:
     assert "→ 1 mortal wound on the attacking unit (Hazardous)." in lines
     assert "→ 1 mortal wound (Inflict Direct Damage)." in lines
     assert "3 damage to the Raiders: against its thresholds, 2 wounds lost." in lines
-    assert lines[-1].startswith("In all: Attacks 5, Hits 3, Critical Hits 1, Inflicts 2, Panic > Focus (Hazardous) 2")
+    assert lines[-1].startswith(
+        "In all: Attacks 5, Hits 3, Critical Hits 1, Inflicts 2, Battle Shock tests 2, Panic > Focus (Hazardous) 2"
+    )
 
 
 def test_a_save_roll_names_the_wounded_model_it_goes_to(tmp_path: Path) -> None:

@@ -138,12 +138,17 @@ class CompiledPlan:
     @property
     def numbers(self) -> list[str]:
         """Names of the histograms ``simulate`` returns: counters, damage, models destroyed, the attacker's,
-        then ``destroyed:<group>`` for each of the target's groups."""
+        then ``destroyed:<group>`` for each of the target's groups, then ``damage:<weapon>`` and
+        ``mortal_wounds:<weapon>`` for each name of ``credited``."""
     @property
     def groups(self) -> list[str]: ...
     @property
     def group_models(self) -> list[int]:
         """Models in each of the target's groups, by index."""
+    @property
+    def credited(self) -> list[str]:
+        """Names of the sequences (attack pools, mortal-wound sources) aimed at the target, in order: the last two
+        numbers per name are the wounds the target lost to it and the mortal wounds it inflicted."""
     @property
     def target_models(self) -> int: ...
     def uses_fast_path(self) -> bool:
@@ -191,7 +196,8 @@ def chunk_count(trials: int) -> int:
     """The chunks a run of ``trials`` trials has: ``CHUNK_TRIALS`` trials each, the last one maybe fewer."""
 
 def replay(plan: CompiledPlan, dice: list[object]) -> dict[str, object]:
-    """Resolve one trial with the given dice; returns counters, damage, models destroyed, events."""
+    """Resolve one trial with the given dice; returns counters, damage, models destroyed, ``by_sequence`` (per
+    sequence aimed at the target, its ``damage`` and ``mortal_wounds``), events."""
 
 def replay_seeded(plan: CompiledPlan, seed: int, trial: int = 0) -> dict[str, object]:
     """Replay trial ``trial`` of a die-by-die run with ``seed`` (``simulate(..., die_by_die=True)``).
@@ -201,8 +207,11 @@ def replay_seeded(plan: CompiledPlan, seed: int, trial: int = 0) -> dict[str, ob
 
 def evaluate_exact(
     plan: CompiledPlan, progress: Callable[[int, int], object] | None = None
-) -> list[npt.NDArray[np.float64]]:
+) -> list[npt.NDArray[np.float64] | float]:
     """Exact distributions, one pmf per name in ``plan.numbers``; raises :class:`DeclinedError` saying why.
+
+    A number whose distribution the evaluator does not work out (the wounds lost to one of several weapons) is
+    given as its exact mean, a float.
 
     ``progress(0, 0)`` is called about ten times a second; an exception it raises stops the evaluation
     and is raised here (the way to cancel an evaluation running off the main thread).

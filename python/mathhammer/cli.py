@@ -134,6 +134,11 @@ def _parser() -> argparse.ArgumentParser:
     plot.add_argument("-o", "--output", required=True, help="image to write: .png, .svg or .html")
     plot.add_argument("-a", "--attacker", action="append", help="from libraries: an attacker, by name (repeat)")
     plot.add_argument("-t", "--target", action="append", help="from libraries: a target, by name (repeat)")
+    plot.add_argument(
+        "--weapons",
+        action="store_true",
+        help="chart each weapon's mean damage and mortal wounds instead (one scenario or pairing)",
+    )
     comp = sub.add_parser(
         "compare",
         parents=[evaluation],
@@ -148,8 +153,8 @@ def _parser() -> argparse.ArgumentParser:
         "--metric",
         action="append",
         type=_metric,
-        help=f"what to show: {', '.join(METRICS)}, or destroyed:GROUP for P(that group destroyed)"
-        " (repeat; default the first three)",
+        help=f"what to show: {', '.join(METRICS)}, destroyed:GROUP for P(that group destroyed), damage:WEAPON for"
+        " the mean wounds lost to one weapon, or mortal_wounds:WEAPON (repeat; default the first three)",
     )
     comp.add_argument("--plot", metavar="IMAGE", help="also draw the matrices as heatmaps: .png, .svg or .html")
     comp.add_argument("--json", action="store_true", help="print every cell's Result as JSON")
@@ -311,6 +316,14 @@ def _plot(run: _Run) -> int:
         figure = plotting.distribution_figure(results, stages)
     title = plotting.chart_title(list(results.values()))
     extra = "".join(f"<h2>{html.escape(name)}</h2>{result._repr_html_()}" for name, result in results.items())
+    if args.weapons:
+        if len(results) != 1:
+            raise ScenarioError(
+                f"charts the weapons of one scenario or pairing, and {len(results)} were given; name one file, or"
+                " one attacker (-a) and one target (-t)",
+                field="--weapons",
+            )
+        figure = plotting.weapons_figure(next(iter(results.values())))
     written = plotting.save(figure, args.output, title=title, extra_html=extra)
     print(printable(f"wrote {written}"))
     return 0

@@ -42,7 +42,7 @@ import numpy.typing as npt
 from mathhammer.exceptions import DeclinedError, ScenarioError
 from mathhammer.extras import require
 from mathhammer.registry import Registry, default_registry
-from mathhammer.result import GROUP_STAGE, Result
+from mathhammer.result import GROUP_STAGE, WEAPON_DAMAGE, WEAPON_MORTAL, Result
 from mathhammer.scenario import read_toml, scenario_from_data
 from mathhammer.simulate import (
     DEFAULT_TRIALS,
@@ -60,7 +60,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 Metric = str
-"""A number a comparison reports: a key of :data:`METRICS`, or ``destroyed:<group>`` for P(that group destroyed)."""
+"""A number a comparison reports: a key of :data:`METRICS`, ``destroyed:<group>`` for P(that group destroyed),
+``damage:<weapon>`` for the mean wounds lost to one weapon, or ``mortal_wounds:<weapon>`` for its mortal wounds."""
 
 
 class Percent:
@@ -86,20 +87,28 @@ METRICS: dict[Metric, tuple[str, str | Percent]] = {
 
 
 def metric_info(metric: Metric) -> tuple[str, str | Percent]:
-    """The title and cell format of ``metric``: one of :data:`METRICS`, or ``destroyed:<group>``.
+    """The title and cell format of ``metric``: one of :data:`METRICS`, ``destroyed:<group>``,
+    ``damage:<weapon>`` or ``mortal_wounds:<weapon>``.
 
     Raises:
-        ScenarioError: naming the metric and those known, for one that is neither.
+        ScenarioError: naming the metric and those known, for one that is none of these.
     """
     if metric in METRICS:
         return METRICS[metric]
     group = metric.removeprefix(GROUP_STAGE)
     if metric.startswith(GROUP_STAGE) and group:
         return (f"P({group} destroyed)", Percent())
+    weapon = metric.removeprefix(WEAPON_DAMAGE)
+    if metric.startswith(WEAPON_DAMAGE) and weapon:
+        return (f"Expected damage: {weapon}", "{:.2f}")
+    weapon = metric.removeprefix(WEAPON_MORTAL)
+    if metric.startswith(WEAPON_MORTAL) and weapon:
+        return (f"Expected mortal wounds: {weapon}", "{:.2f}")
     known = ", ".join(METRICS)
     raise ScenarioError(
         f"is {metric!r}; expected one of {known}, or {GROUP_STAGE}<group> (P(that group destroyed), such as"
-        f" {GROUP_STAGE}Captain)",
+        f" {GROUP_STAGE}Captain), {WEAPON_DAMAGE}<weapon> (the mean wounds lost to that weapon, such as"
+        f" {WEAPON_DAMAGE}Lascannon) or {WEAPON_MORTAL}<weapon>",
         field="metric",
     )
 
@@ -388,12 +397,17 @@ class Comparison:
 
 
 def cell(result: Result, metric: Metric) -> float:
-    """``metric`` of one Result: a mean, P(unit destroyed), or P(group destroyed) (NaN without that group)."""
+    """``metric`` of one Result: a mean, P(unit destroyed), P(group destroyed) (NaN without that group), or a
+    weapon's mean damage or mortal wounds (NaN when that attacker has no such weapon)."""
     if metric == "p_unit_destroyed":
         return result.p_unit_destroyed
     if metric.startswith(GROUP_STAGE) and metric not in METRICS:
         group = metric.removeprefix(GROUP_STAGE)
         return result.group(group).p_destroyed if group in result.group_models else math.nan
+    for prefix, which in ((WEAPON_DAMAGE, 0), (WEAPON_MORTAL, 1)):
+        if metric.startswith(prefix) and metric not in METRICS:
+            stages = result.weapon_stages.get(metric.removeprefix(prefix))
+            return result[stages[which]].mean if stages else math.nan
     return result[metric].mean
 
 

@@ -223,7 +223,7 @@ class SpecialSave:
 
 @dataclass
 class Save:
-    """The pool's wounds are rolled together and resolved lowest first.
+    """The pool's wounds are rolled together and resolved lowest first (or, with ``in_turn``, one at a time).
 
     A roll saves when it is above ``natural_fail`` and either reaches the
     current group's invulnerable save unmodified, or reaches its armour save
@@ -244,6 +244,9 @@ class Save:
     special: list[SpecialSave | None] = field(default_factory=list)
     rolled: bool = True
     """False for attacks no save applies to: nothing is rolled, every token is unsaved."""
+    in_turn: bool = False
+    """True to save the wounds one at a time instead, each rolled against the group current then and its damage
+    dealt before the next is rolled (attacks allocated one by one, as in 40k's 10th edition)."""
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if v is not None and k != "special"}

@@ -172,6 +172,11 @@ def distribution_figure(
         label = _safe(shown[0][stage_name].label if shown else stage_name)
         for i, (n, name, result) in enumerate(having):
             stage = result[stage_name]
+            if not stage.distribution_known:
+                raise ValueError(
+                    f"{stage_name!r} has only an exact mean here, no distribution to chart; simulate it with Monte"
+                    " Carlo, or chart the weapons' means (Result.plot_weapons)"
+                )
             pmf = _binned(stage.pmf, first, step, bins)
             tail = _padded(stage.p_at_least()[first::step], bins)
             offset = (i - (len(having) - 1) / 2) * width * step
@@ -193,6 +198,36 @@ def distribution_figure(
                 exactly.legend(fontsize="small")
             else:  # many series: the legend beside the charts, not over them
                 at_least.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0), ncols=2)
+    return figure
+
+
+def weapons_figure(result: Result) -> Figure:
+    """The mean wounds the target lost to each weapon, and the mean mortal wounds each inflicted, as bars
+    (with a 95% interval, ± 1.96 standard errors, when simulated).
+
+    Raises:
+        MissingDependencyError: when matplotlib is not installed.
+        ValueError: when the Result lists no weapon.
+    """
+    weapons = result.weapons
+    if not weapons:
+        raise ValueError("this Result lists no weapon aimed at the target")
+    Figure = _figure_class()
+    figure = Figure(figsize=(11, 1.2 + 0.5 * len(weapons)), layout="constrained")
+    axes = figure.subplots(1, 2, squeeze=False)[0]
+    names = [_safe(w.name) for w in weapons]
+    y = np.arange(len(weapons))
+    for ax, title, stages in (
+        (axes[0], "Mean damage (wounds lost)", [w.damage for w in weapons]),
+        (axes[1], "Mean mortal wounds", [w.mortal_wounds for w in weapons]),
+    ):
+        means = [s.mean for s in stages]
+        errors = [1.96 * s.se for s in stages]
+        ax.barh(y, means, xerr=errors if any(errors) else None, color="#4c78a8")
+        ax.set_yticks(y, names)
+        ax.invert_yaxis()
+        ax.set_title(title)
+        ax.grid(axis="x", alpha=0.3)
     return figure
 
 

@@ -8,6 +8,8 @@ report for code that wants a string with no dependency on rich.
 
 from __future__ import annotations
 
+import math
+
 from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -59,7 +61,10 @@ def stages_table(result: Result) -> Table:
         row: list[RenderableType] = [plain(stage.label), f"{stage.mean:.3f}"]
         if not exact:
             row.append(f"{stage.se:.4f}")
-        row += [f"{stage.sd:.3f}", f"{stage.percentile(5)}-{stage.percentile(95)}"]
+        if stage.distribution_known:
+            row += [f"{stage.sd:.3f}", f"{stage.percentile(5)}-{stage.percentile(95)}"]
+        else:
+            row += ["-", "-"]
         table.add_row(*row)
     return table
 
@@ -89,6 +94,8 @@ def render(result: Result, *, full: bool = False) -> RenderableType:
     ``full`` shows every value of a wide distribution rather than bins.
     """
     parts: list[RenderableType] = [plain(result.description, style="bold"), Text(""), stages_table(result)]
+    if result.mean_only_note:
+        parts.append(plain(result.mean_only_note))
     parts.append(Text(f"\nP(unit destroyed) = {probability(result.p_unit_destroyed)}", style="bold"))
     parts += [plain(line) for line in result.group_lines]
     for chance in result.chances:
@@ -116,7 +123,7 @@ def comparison_table(comparison: Comparison, metric: Metric) -> Table:
         cells = []
         for j, target in enumerate(comparison.targets):
             result = comparison.results[attacker, target]
-            cell = fmt.format(values[i, j])
+            cell = "-" if math.isnan(values[i, j]) else fmt.format(values[i, j])
             if result.evaluator == "monte_carlo" and metric in result.stages:
                 cell += f" ±{result[metric].se:.2f}"
             cells.append(cell)

@@ -30,6 +30,15 @@ RULES_TITLE = "Rules that ran"
 GROUP_STAGE = "destroyed:"
 """The prefix of the stages counting models destroyed in one group of the target: ``destroyed:Captain``."""
 
+WEAPON_DAMAGE = "damage:"
+"""The prefix of the stages counting the wounds the target lost to one weapon (one attack pool, or one ability
+inflicting mortal wounds): ``damage:Lascannon``. Wounds lost, as ``damage`` counts them: removed from models after
+Feel No Pain, never damage wasted on a model already destroyed."""
+
+WEAPON_MORTAL = "mortal_wounds:"
+"""The prefix of the stages counting the mortal wounds one weapon inflicted on the target, before Feel No Pain:
+``mortal_wounds:Lascannon``."""
+
 SHOWN_TAIL = 5e-5
 """Tables of a distribution stop where P(>= k) falls below this (it would print as 0.0000)."""
 
@@ -104,14 +113,27 @@ class Stage:
     label: str
     pmf: npt.NDArray[np.float64]
     trials: int
+    known_mean: float | None = None
+    """The exact mean of a number whose distribution the exact evaluator does not work out (the wounds lost to
+    one of several weapons: it follows their sum); its :attr:`pmf` is then empty."""
+
+    @property
+    def distribution_known(self) -> bool:
+        """Whether :attr:`pmf` is the number's distribution (false when only its mean is known)."""
+        return self.known_mean is None
 
     @property
     def mean(self) -> float:
+        if self.known_mean is not None:
+            return self.known_mean
         return float(np.dot(np.arange(len(self.pmf)), self.pmf))
 
     @property
     def sd(self) -> float:
-        """Standard deviation of the number itself (sample-corrected for Monte Carlo)."""
+        """Standard deviation of the number itself (sample-corrected for Monte Carlo); NaN when only the mean is
+        known."""
+        if self.known_mean is not None:
+            return math.nan
         k = np.arange(len(self.pmf))
         var = float(np.dot((k - self.mean) ** 2, self.pmf))
         if self.trials > 1:
@@ -193,6 +215,8 @@ class Stage:
         return frame
 
     def to_dict(self, *, with_pmf: bool) -> dict[str, Any]:
+        if self.known_mean is not None:
+            return {"mean": self.mean, "se": 0.0, "sd": None, "distribution_known": False}
         d: dict[str, Any] = {"mean": self.mean, "se": self.se, "sd": self.sd}
         if with_pmf:
             d["pmf"] = [float(p) for p in self.pmf]
@@ -241,6 +265,38 @@ class GroupResult:
 
 
 @dataclass(frozen=True)
+class WeaponResult:
+    """What one weapon (one attack pool, or one ability inflicting mortal wounds) did to the target.
+
+    Attributes:
+        name: The pool's name, as the Result lists it (pooled weapons are named together: ``"Bolt rifle +
+            Bolt pistol"``).
+        damage: The stage ``damage:<name>``: the wounds the target lost to this weapon (removed from models after
+            Feel No Pain; damage wasted on a model already destroyed does not count).
+        mortal_wounds: The stage ``mortal_wounds:<name>``: the mortal wounds it inflicted, before Feel No Pain.
+
+    Monte Carlo gives each distribution. The exact evaluator gives the exact mean of both, and their
+    distributions where it works them out (mortal wounds mostly; damage for the first weapon, when no harm is
+    held until every attack is resolved, or the only one): ``stage.distribution_known`` says which.
+    """
+
+    name: str
+    damage: Stage
+    mortal_wounds: Stage
+
+    @property
+    def mean_damage(self) -> float:
+        """The mean wounds the target lost to this weapon."""
+        return self.damage.mean
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "damage": self.damage.to_dict(with_pmf=True),
+            "mortal_wounds": self.mortal_wounds.to_dict(with_pmf=True),
+        }
+
+
+@dataclass(frozen=True)
 class Result:
     """Everything a run reports.
 
@@ -252,7 +308,8 @@ class Result:
         seed: Seed of the run; the same seed gives the same Result (``None`` when exact).
         stages: Reported numbers in order: the ruleset's counters, then
             ``damage`` (wounds actually removed) and ``models_destroyed``, then
-            ``destroyed:<group>`` for each group of the target (see :meth:`group`).
+            ``destroyed:<group>`` for each group of the target (see :meth:`group`), then
+            ``damage:<weapon>`` and ``mortal_wounds:<weapon>`` for each weapon (see :meth:`weapon`).
         target_models: Models in the target unit.
         rule_versions: Which version of each rule was used.
         rule_descriptions: What the version of each rule that was used does, in words.
@@ -288,6 +345,9 @@ class Result:
     rule_descriptions: Mapping[str, str] = field(default_factory=dict)
     attacker: str = ""
     target: str = ""
+    weapon_stages: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """Each weapon (attack pool, or ability inflicting mortal wounds) aimed at the target, in order: its
+    stages ``damage:<name>`` and ``mortal_wounds:<name>``."""
 
     @property
     def name(self) -> str:
@@ -313,6 +373,20 @@ class Result:
         return lines
 
     @property
+    def weapons(self) -> list[WeaponResult]:
+        """Each weapon aimed at the target, in the order they attack, with what it did."""
+        return [self.weapon(name) for name in self.weapon_stages]
+
+    def weapon(self, name: str) -> WeaponResult:
+        """The weapon (attack pool) called ``name``: ``result.weapon("Lascannon").mean_damage`` is the mean
+        wounds the target lost to it."""
+        if name not in self.weapon_stages:
+            known = ", ".join(repr(w) for w in self.weapon_stages) or "none"
+            raise KeyError(f"{name!r} is not a weapon of this Result; its weapons are {known}")
+        damage, mortal = self.weapon_stages[name]
+        return WeaponResult(name, self.stages[damage], self.stages[mortal])
+
+    @property
     def groups(self) -> list[GroupResult]:
         """Each group of the target, in the target's order, with its models destroyed."""
         return [self.group(name) for name in self.group_models]
@@ -326,13 +400,28 @@ class Result:
 
     @property
     def shown(self) -> list[Stage]:
-        """The stages the per-stage tables show (a group's models destroyed only when the target has several)."""
+        """The stages the per-stage tables show: a group's models destroyed only when the target has several, a
+        weapon's damage only when several weapons attack, and its mortal wounds only when it inflicted some."""
         one_group = len(self.group_models) <= 1
+        one_weapon = len(self.weapon_stages) <= 1
+        mortal = {m for _, m in self.weapon_stages.values()}
         return [
             s
             for name, s in self.stages.items()
-            if name not in self.hidden and not (one_group and self._is_group_stage(name))
+            if name not in self.hidden
+            and not (one_group and self._is_group_stage(name))
+            and not (self._is_weapon_stage(name) and (one_weapon or (name in mortal and s.mean == 0)))
         ]
+
+    @property
+    def mean_only_note(self) -> str | None:
+        """A line saying why some rows show no spread: stages the exact evaluator knows only by their mean."""
+        if all(stage.distribution_known for stage in self.shown):
+            return None
+        return (
+            "- : only the exact mean is known (what one weapon did, where it depends on what the others left);"
+            " Monte Carlo gives the distribution"
+        )
 
     @property
     def group_lines(self) -> list[str]:
@@ -361,23 +450,34 @@ class Result:
     @classmethod
     def from_pmfs(
         cls,
-        pmfs: Sequence[npt.NDArray[np.float64]],
+        pmfs: Sequence[npt.NDArray[np.float64] | float],
         names: Sequence[str],
         labels: Mapping[str, str],
         **fields: Any,
     ) -> Result:
         """Build from distributions, one pmf per name in order: exact ones
-        (``trials=0``) or a simulation's (``trials`` behind each estimate)."""
+        (``trials=0``) or a simulation's (``trials`` behind each estimate). A float in place of a pmf is an
+        exact mean whose distribution is not known."""
         trials = int(fields["trials"])
+        weapons = fields.get("weapon_stages", {})
+        damage = {d: w for w, (d, _) in weapons.items()}
+        mortal = {m: w for w, (_, m) in weapons.items()}
         stages = {}
         for name, pmf in zip(names, pmfs, strict=True):
             if name.startswith(GROUP_STAGE):
                 default = f"Models destroyed: {name.removeprefix(GROUP_STAGE)}"
+            elif name in damage:
+                default = f"Damage: {damage[name]}"
+            elif name in mortal:
+                default = f"Mortal wounds: {mortal[name]}"
             else:
                 default = name.replace("_", " ").capitalize()
-            stages[name] = Stage(
-                name, labels.get(name, default), _probabilities(np.asarray(pmf, dtype=np.float64)), trials
-            )
+            label = labels.get(name, default)
+            if isinstance(pmf, float):
+                # The exact evaluator knows only this number's mean.
+                stages[name] = Stage(name, label, np.zeros(0), trials, known_mean=pmf)
+            else:
+                stages[name] = Stage(name, label, _probabilities(np.asarray(pmf, dtype=np.float64)), trials)
         return cls(stages=stages, **fields)
 
     def __getitem__(self, name: str) -> Stage:
@@ -413,19 +513,26 @@ class Result:
             "p_unit_destroyed": self.p_unit_destroyed,
             "fast_path": self.fast_path,
             "seconds": self.seconds,
-            "stages": [name for name in self.stages if not self._is_group_stage(name)],
+            "stages": [
+                name for name in self.stages if not self._is_group_stage(name) and not self._is_weapon_stage(name)
+            ],
             "chances": {c.label: dict(zip(("p", "se"), c.of(self.stages), strict=True)) for c in self.chances},
             "no_effect": [n.to_dict() for n in self.no_effect],
             "groups": {g.name: g.to_dict() for g in self.groups},
+            "weapons": {w.name: w.to_dict() for w in self.weapons},
         }
         for name, stage in self.stages.items():
-            if not self._is_group_stage(name):
+            if not self._is_group_stage(name) and not self._is_weapon_stage(name):
                 d[name] = stage.to_dict(with_pmf=name in self.distributions)
         return d
 
     def _is_group_stage(self, name: str) -> bool:
         """Is ``name`` a group's ``destroyed:<group>`` stage (reported under ``groups`` in JSON)?"""
         return name.startswith(GROUP_STAGE) and name.removeprefix(GROUP_STAGE) in self.group_models
+
+    def _is_weapon_stage(self, name: str) -> bool:
+        """Is ``name`` a weapon's ``damage:`` or ``mortal_wounds:`` stage (reported under ``weapons`` in JSON)?"""
+        return any(name in pair for pair in self.weapon_stages.values())
 
     @property
     def description(self) -> str:
@@ -464,6 +571,16 @@ class Result:
 
         return distribution_figure({self.name: self}, self.distributions if stages is None else stages)
 
+    def plot_weapons(self) -> Figure:
+        """A matplotlib Figure: the mean damage and mortal wounds of each weapon, as bars.
+
+        Raises:
+            MissingDependencyError: when matplotlib is not installed (``pip install 'mathhammer[plot]'``).
+        """
+        from mathhammer.plotting import weapons_figure
+
+        return weapons_figure(self)
+
     def _repr_html_(self) -> str:
         """An HTML report for Jupyter: per-stage statistics and the distributions with bars, self-contained."""
         exact = self.evaluator == "exact"
@@ -471,9 +588,10 @@ class Result:
         rows = []
         for stage in self.shown:
             se = "" if exact else f"<td>{stage.se:.4f}</td>"
+            sd = f"{stage.sd:.3f}" if stage.distribution_known else "-"
             rows.append(
                 f"<tr><td style='text-align:left'>{html.escape(stage.label)}</td>"
-                f"<td>{stage.mean:.3f}</td>{se}<td>{stage.sd:.3f}</td></tr>"
+                f"<td>{stage.mean:.3f}</td>{se}<td>{sd}</td></tr>"
             )
         parts = [
             "<div class='mathhammer-result'>",
@@ -512,6 +630,8 @@ class Result:
         ]
         for stage in self.shown:
             lines.append(f"{stage.label:<{width}}{stage.mean:>10.3f}{stage.se:>10.4f}")
+        if self.mean_only_note:
+            lines.append(self.mean_only_note)
         lines.append(f"{'P(unit destroyed)':<{width}}{self.p_unit_destroyed:>10.4f}")
         if len(self.group_models) > 1:
             for g in self.groups:

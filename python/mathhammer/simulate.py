@@ -21,7 +21,7 @@ from mathhammer import _core, limits
 from mathhammer.exceptions import DeclinedError, PlanError, PluginError, RulesetError, ScenarioError
 from mathhammer.plan import Plan
 from mathhammer.registry import Registry, default_registry
-from mathhammer.result import DISTRIBUTION_STAGES, GROUP_STAGE, Result
+from mathhammer.result import DISTRIBUTION_STAGES, GROUP_STAGE, WEAPON_DAMAGE, Result
 from mathhammer.ruleset import Compiled
 
 DEFAULT_TRIALS = 1_000_000
@@ -187,8 +187,16 @@ def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
 def _group_models(core: _core.CompiledPlan) -> dict[str, int]:
     """Models in each group of the target, by the name its stage ``destroyed:<name>`` gives it."""
     models = core.group_models
-    names = core.numbers[len(core.numbers) - len(models) :]
+    end = len(core.numbers) - 2 * len(core.credited)
+    names = core.numbers[end - len(models) : end]
     return {name.removeprefix(GROUP_STAGE): m for name, m in zip(names, models, strict=True)}
+
+
+def _weapon_stages(core: _core.CompiledPlan) -> dict[str, tuple[str, str]]:
+    """Each weapon aimed at the target, by the name its stage ``damage:<name>`` gives it: its two stages."""
+    credited = len(core.credited)
+    names = core.numbers[len(core.numbers) - 2 * credited :] if credited else []
+    return {names[2 * i].removeprefix(WEAPON_DAMAGE): (names[2 * i], names[2 * i + 1]) for i in range(credited)}
 
 
 def _ruleset_version(scenario: Any, registry: Registry | None) -> str:
@@ -334,6 +342,7 @@ def simulated_result(
         seed=seed,
         target_models=core.target_models,
         group_models=_group_models(core),
+        weapon_stages=_weapon_stages(core),
         **_from_ruleset(compiled),
         fast_path=not die_by_die and core.uses_fast_path(),
         seconds=seconds,
@@ -378,6 +387,7 @@ def evaluate_exact_prepared(prepared: Prepared, *, progress: Callable[[int, int]
         seed=None,
         target_models=core.target_models,
         group_models=_group_models(core),
+        weapon_stages=_weapon_stages(core),
         **_from_ruleset(compiled),
         seconds=time.perf_counter() - start,
         ruleset_version=prepared.ruleset_version,

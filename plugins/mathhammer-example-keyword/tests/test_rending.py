@@ -38,6 +38,11 @@ def test_the_batch_hook_matches_the_data_plan(registry: Registry) -> None:
     batch = mathhammer.simulate(rending("Rending (batch)"), trials=200_000, seed=3, registry=registry)
     for stage in ("hits", "wounds", "failed_saves", "mortal_wounds", "damage", "models_destroyed"):
         assert_same_distribution(data[stage], batch[stage])
+    # The one weapon did all the damage and mortal wounds, chunk by chunk as trial by trial.
+    claws = batch.weapon("Claws")
+    assert list(claws.damage.pmf) == list(batch["damage"].pmf)
+    assert list(claws.mortal_wounds.pmf) == list(batch["mortal_wounds"].pmf)
+    assert_same_distribution(data.weapon("Claws").mortal_wounds, claws.mortal_wounds)
 
 
 def test_replays_call_the_hook_too(registry: Registry) -> None:

@@ -82,7 +82,7 @@ def test_the_attack_roll_hits_on_the_dc_and_classes_come_from_the_two_d12(run: R
     """Attack Roll: 2d12 + Skill >= DC. Matching d12 are a Critical Hit (a hit, default reading);
     Focus higher Inflicts (on a hit), Panic higher is Hazardous whether or not it hit."""
     roll = attack_roll()
-    result = run()
+    result = run({"keywords": ["Hazardous 1"]})
     assert_mean(result["hits"], 5 * float(p(roll, hit=True)))
     assert_mean(result["critical_hits"], 5 * 12 / 144)
     assert_mean(result["inflicts"], 5 * float(p(roll, hit=True, cls="F")))
@@ -102,6 +102,16 @@ def test_advantage_and_disadvantage_together_roll_both_dice(run: Run) -> None:
     assert_mean(result["hits"], 5 * float(p(attack_roll(sixes=(1, -1)), hit=True)))
 
 
+def test_advantage_and_disadvantage_cancel_in_the_other_reading(run: Run) -> None:
+    """advantage_with_disadvantage = "cancel": with both, neither d6 is rolled; alone, each still is."""
+    rules = {"advantage_with_disadvantage": "cancel"}
+    both = run({"advantage": True, "disadvantage": True}, rules=rules)
+    assert_mean(both["hits"], 5 * float(p(attack_roll(), hit=True)))
+    alone = run({"advantage": True}, rules=rules)
+    assert_mean(alone["hits"], 5 * float(p(attack_roll(advantage=1), hit=True)))
+    assert both.rule_versions["advantage_with_disadvantage"] == "cancel"
+
+
 @pytest.mark.parametrize(
     ("reroll", "advantage_die"),
     [("attack_roll", "kept"), ("attack_roll", "rerolled"), ("ones", "kept"), ("ones", "rerolled")],
@@ -110,7 +120,11 @@ def test_re_rolls(run: Run, reroll: str, advantage_die: str) -> None:
     """Re-rolling the Attack Roll re-rolls both Skill Dice (the Advantage die kept, or, in the other
     reading, re-rolled too); re-rolling natural 1s re-rolls only a die showing 1; the second stands."""
     roll = attack_roll(advantage=1, reroll=reroll, advantage_die=advantage_die, dc=20)
-    result = run({"advantage": True, "reroll": reroll}, {"dc": 20}, rules={"advantage_die": advantage_die})
+    result = run(
+        {"advantage": True, "reroll": reroll, "keywords": ["Hazardous 1"]},
+        {"dc": 20},
+        rules={"advantage_die": advantage_die},
+    )
     assert_mean(result["hits"], 5 * float(p(roll, hit=True)))
     assert_mean(result["hazardous"], 5 * float(p(roll, cls="P")))
 
@@ -210,7 +224,12 @@ def test_the_example_runs_and_reports_every_stage(registry: mathhammer.Registry)
         "damage",
         "attacker_damage",
     }
-    assert result.rule_versions == {"critical_hits": "always", "inflict": "on_hit", "advantage_die": "kept"}
+    assert result.rule_versions == {
+        "critical_hits": "always",
+        "inflict": "on_hit",
+        "advantage_die": "kept",
+        "advantage_with_disadvantage": "both_dice",
+    }
 
 
 @pytest.mark.parametrize(
@@ -368,12 +387,13 @@ def test_a_shaken_unit_strikes_back_with_disadvantage() -> None:
     then strike back with -1d6."""
     registry = skilldice_registry()
 
-    def fight(effect: str | None) -> Result:
+    def fight(effect: str | None, advantage: bool = False, reading: str = "both_dice") -> Result:
         data = duel(rounds=1)
         data["attacker"].update(hp_per_model=100)
         data["attacker"]["weapons"][0].update(skill=20)
         data["target"].update(models=100, hp_per_model=3)
-        data["target"]["weapons"][0].update(models=100, skill=3, damage="1")
+        data["target"]["weapons"][0].update(models=100, skill=3, damage="1", advantage=advantage)
+        data["rules"] = {"advantage_with_disadvantage": reading}
         if effect:
             data["battle_shock"] = effect
         scenario = mathhammer.scenario_from_data(data, registry=registry)
@@ -381,6 +401,13 @@ def test_a_shaken_unit_strikes_back_with_disadvantage() -> None:
 
     assert_mean(fight(None)["return_hits"], 99 * float(p(attack_roll(skill=3), hit=True)))
     assert_mean(fight("Shaken")["return_hits"], 99 * float(p(attack_roll(skill=3, advantage=-1), hit=True)))
+    # A weapon with Advantage, shaken: both dice, or (cancelling) neither.
+    both = attack_roll(skill=3, sixes=(1, -1))
+    assert_mean(fight("Shaken", advantage=True)["return_hits"], 99 * float(p(both, hit=True)))
+    plain = attack_roll(skill=3)
+    assert_mean(fight("Shaken", advantage=True, reading="cancel")["return_hits"], 99 * float(p(plain, hit=True)))
+    unshaken = attack_roll(skill=3, advantage=1)
+    assert_mean(fight(None, advantage=True, reading="cancel")["return_hits"], 99 * float(p(unshaken, hit=True)))
 
 
 def test_a_powers_damage_meets_the_thresholds_and_causes_battle_shock(run: Run) -> None:
@@ -450,3 +477,23 @@ def test_keywords_are_read_as_printed_brackets_and_all(run: Run) -> None:
     plain = run({"keywords": ["Hazardous 2"]})
     printed = run({"keywords": ["[HAZARDOUS 2]"]})
     assert printed["attacker_damage"].pmf.tolist() == plain["attacker_damage"].pmf.tolist()
+
+
+def test_no_hazardous_line_for_weapons_without_hazardous(registry: mathhammer.Registry) -> None:
+    """Panic > Focus is reported as Hazardous only where a weapon has Hazardous, and as a chance
+    per attack only when every weapon of the side has it."""
+
+    def compiled(*weapons: dict[str, Any]) -> Any:
+        data = scenario_data()
+        data["attacker"]["weapons"] = [
+            {"name": f"W{i}", "models": 5 // len(weapons), "skill": 3, "damage": "D6", **w}
+            for i, w in enumerate(weapons)
+        ]
+        return mathhammer.compile_scenario(mathhammer.scenario_from_data(data, registry=registry), registry=registry)
+
+    def hazardous_lines(c: Any) -> tuple[bool, bool]:
+        return "hazardous" in c.plan.counters, any(ch.stage == "hazardous" for ch in c.chances)
+
+    assert hazardous_lines(compiled({})) == (False, False)
+    assert hazardous_lines(compiled({"keywords": ["Hazardous 1"]})) == (True, True)
+    assert hazardous_lines(compiled({"keywords": ["Hazardous 1"]}, {})) == (True, False)

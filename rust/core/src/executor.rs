@@ -62,6 +62,7 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
                     name: seq.name().to_string(),
                 });
             }
+            let before = ws.harm();
             match seq {
                 RunSequence::Pool(pool) => {
                     // A pool attacking the attacker sees the sides swapped, so
@@ -79,6 +80,7 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
                 RunSequence::Heal { .. } => heal(seq, ws, dice, obs),
                 RunSequence::Mark { .. } => mark(seq, ws, dice, obs),
             }
+            ws.attribute(program.attributed[index], before);
         }
     }
     resolve_deferred(program, ws, dice, obs);
@@ -217,7 +219,10 @@ pub(crate) fn resolve_deferred<D: DiceSource, O: Observer>(
             // The pool's focus group, if still alive, stays first.
             ws.focus = focus.filter(|&f| ws.state.alive[f] > 0);
             order_with_focus(ws);
+            let before = ws.harm();
             inflict(pool, ws, what, dice, obs);
+            // Held harm is its pool's, whenever it lands.
+            ws.attribute(program.attributed[index], before);
         }
     }
 }
@@ -408,7 +413,7 @@ pub(crate) fn run_pool_saves<D: DiceSource, O: Observer>(
     pending_harm(pool, ws, dice, obs);
 }
 
-/// Saves: rolled together, resolved lowest first.
+/// Saves: rolled together, resolved lowest first (or one at a time).
 fn roll_saves<D: DiceSource, O: Observer>(
     pool: &RunPool,
     ws: &mut Workspace<'_>,
@@ -416,6 +421,16 @@ fn roll_saves<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
+    if pool.save.in_turn {
+        declare(pool, ws);
+        if obs.enabled() && wounds > 0 {
+            obs.event(Event::Order {
+                groups: ws.order.clone(),
+            });
+        }
+        saves_in_turn(pool, ws, wounds, dice, obs);
+        return;
+    }
     ws.save_faces.clear();
     ws.save_faces.resize(pool.save.die as usize + 1, 0);
     for _ in 0..wounds {
@@ -494,6 +509,37 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
             if !saved && !pool.save.special_saves(g, dice, obs) {
                 unsaved(pool, ws, current, dice, obs);
             }
+        }
+    }
+}
+
+/// Save `wounds` tokens one at a time through the allocation order in
+/// `ws.order`: each rolled against the group current then (its special save
+/// after a failed roll), and its damage dealt before the next is rolled.
+/// Once the unit is destroyed the rolls are still checked (against the last
+/// group) so the failed-save count keeps counting, but they inflict nothing.
+pub(crate) fn saves_in_turn<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    wounds: u32,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    let mut last_group = ws.state.current(&ws.order).unwrap_or(ws.order[0]);
+    for _ in 0..wounds {
+        let current = ws.state.current(&ws.order);
+        let g = current.unwrap_or(last_group);
+        last_group = g;
+        let roll = dice.roll(pool.save.die);
+        let saved = pool.save.saves(g, ws.state.group(g), roll);
+        obs.event(Event::Save {
+            roll,
+            group: current,
+            saved,
+            wounds_left: current.map(|g| ws.state.front[g]),
+        });
+        if !saved && !pool.save.special_saves(g, dice, obs) {
+            unsaved(pool, ws, current, dice, obs);
         }
     }
 }
@@ -749,6 +795,7 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
+    state.mortal += n;
     // A focus group alive takes them first; then the usual order.
     let pick = |state: &TargetState<'_>| state.pick_for_mortal(first);
     if spill {

@@ -68,7 +68,8 @@ impl Tally {
     /// Each number a finished trial records, by index, in the order of
     /// [`Program::numbers`]: the counters, then damage and models destroyed,
     /// then the attacker's, then the models destroyed in each of the
-    /// target's groups.
+    /// target's groups, then each attributed sequence's wounds and mortal
+    /// wounds.
     #[inline]
     pub(crate) fn each_number(ws: &Workspace<'_>, mut f: impl FnMut(usize, u32)) {
         let c = ws.counters.len();
@@ -85,6 +86,11 @@ impl Tally {
         }
         for (g, &alive) in ws.state.alive.iter().enumerate() {
             f(next + g, ws.state.group(g).models - alive);
+        }
+        next += ws.state.alive.len();
+        for (i, &(damage, mortal)) in ws.by_sequence.iter().enumerate() {
+            f(next + 2 * i, damage);
+            f(next + 2 * i + 1, mortal);
         }
     }
 
@@ -343,6 +349,7 @@ fn run_chunk_sequenced(
             }
             RunSequence::Pool(pool) => {
                 let flip = pool.against == Side::Attacker;
+                let slot = program.attributed[index];
                 for ws in &mut wss {
                     if flip {
                         ws.flip();
@@ -359,15 +366,22 @@ fn run_chunk_sequenced(
                     }
                 }
                 for ws in &mut wss {
+                    // The tests harm nothing: only the saves and what follows
+                    // them are the pool's harm (a pool aimed at the
+                    // attacker, swapped here, has no slot).
+                    let before = ws.harm();
                     executor::run_pool_saves(pool, ws, &mut stream, &mut NoTrace);
                     if flip {
                         ws.flip();
                     }
+                    ws.attribute(slot, before);
                 }
             }
             RunSequence::Mortal { .. } => {
                 for ws in &mut wss {
+                    let before = ws.harm();
                     executor::mortal_source(seq, ws, &mut stream, &mut NoTrace);
+                    ws.attribute(program.attributed[index], before);
                 }
             }
         }

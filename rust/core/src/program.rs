@@ -84,6 +84,8 @@ pub(crate) struct RunTopThreshold {
 pub(crate) struct RunSave {
     /// False when no save applies: nothing is rolled and every token fails.
     pub(crate) rolled: bool,
+    /// Saved one at a time against the group current then, not lowest first.
+    pub(crate) in_turn: bool,
     pub(crate) die: u32,
     pub(crate) natural_fail: u32,
     /// Per group: AP plus save modifiers plus the group's own, capped.
@@ -152,6 +154,10 @@ pub struct Program {
     /// A fight's counters: rounds begun, and how it ended.
     pub(crate) rounds_counter: Option<usize>,
     pub(crate) outcome_counter: Option<usize>,
+    /// Per sequence, its slot among the sequences whose harm to the target
+    /// is reported on its own (attack pools and mortal-wound sources aimed at
+    /// the target), in order; `None` for the others.
+    pub(crate) attributed: Vec<Option<usize>>,
 }
 
 pub(crate) fn classify(t: &Test, natural: u32) -> Outcome {
@@ -224,12 +230,22 @@ impl Program {
                 plan.counter_index("rounds.outcome_counter", r.outcome_counter.as_ref())?,
             ),
         };
+        let mut slots = 0..;
+        let attributed = sequences
+            .iter()
+            .map(|seq| match seq {
+                RunSequence::Pool(p) if p.against == Side::Target => slots.next(),
+                RunSequence::Mortal { against, .. } if *against == Side::Target => slots.next(),
+                _ => None,
+            })
+            .collect();
         Ok(Program {
             plan,
             sequences,
             hooks: None,
             rounds_counter,
             outcome_counter,
+            attributed,
         })
     }
 
@@ -435,7 +451,11 @@ impl Program {
     /// attacker's models, `attacker_damage` and `attacker_models_destroyed`,
     /// then the models destroyed in each of the target's groups, by index:
     /// `destroyed:<group name>` (`destroyed:<group name>#<index>` for a
-    /// group whose name an earlier group already took).
+    /// group whose name an earlier group already took), then, for each
+    /// sequence aimed at the target ([`Program::attributed_sequences`]), the
+    /// wounds the target lost to it, `damage:<sequence name>`, and the
+    /// mortal wounds it inflicted, `mortal_wounds:<sequence name>` (with
+    /// `#<index>` added the same way).
     #[must_use]
     pub fn numbers(&self) -> Vec<String> {
         let mut names = self.plan.counters.clone();
@@ -451,12 +471,62 @@ impl Program {
                 names.push(name);
             }
         }
+        for index in self.attributed_sequences() {
+            let seq = self.sequences[index].name();
+            for prefix in [SEQUENCE_DAMAGE, SEQUENCE_MORTAL] {
+                let name = format!("{prefix}{seq}");
+                if names.contains(&name) {
+                    names.push(format!("{name}#{index}"));
+                } else {
+                    names.push(name);
+                }
+            }
+        }
         names
+    }
+
+    /// The sequences whose harm to the target a trial reports on its own,
+    /// by index, in order: every attack pool and mortal-wound source aimed
+    /// at the target.
+    #[must_use]
+    pub fn attributed_sequences(&self) -> Vec<usize> {
+        (0..self.sequences.len())
+            .filter(|&i| self.attributed[i].is_some())
+            .collect()
+    }
+
+    /// Does sequence `index` hold harm until every sequence is resolved?
+    pub(crate) fn held_by(&self, index: usize) -> bool {
+        match &self.sequences[index] {
+            RunSequence::Pool(pool) => pool.tests.iter().flat_map(RunTest::actions).any(|a| {
+                matches!(
+                    a,
+                    RunAction::Inflict(Inflict {
+                        after_all: true,
+                        ..
+                    })
+                )
+            }),
+            _ => false,
+        }
+    }
+
+    /// The name of sequence `index`, as the Plan gives it.
+    #[must_use]
+    pub fn sequence_name(&self, index: usize) -> &str {
+        self.sequences[index].name()
     }
 }
 
 /// The prefix of the numbers counting the models destroyed in one group.
 pub const GROUP_DESTROYED: &str = "destroyed:";
+/// The prefix of the numbers counting the wounds the target lost to one
+/// sequence (one weapon's attack pool): wounds removed from its models,
+/// after Feel No Pain, without damage lost to excess.
+pub const SEQUENCE_DAMAGE: &str = "damage:";
+/// The prefix of the numbers counting the mortal wounds one sequence
+/// inflicted on the target, before Feel No Pain.
+pub const SEQUENCE_MORTAL: &str = "mortal_wounds:";
 
 impl RunSequence {
     /// The sequence's name, as the Plan gives it.
@@ -563,6 +633,7 @@ impl RunSave {
     ) -> Result<RunSave, CoreError> {
         Ok(RunSave {
             rolled: save.rolled,
+            in_turn: save.in_turn,
             die: save.die,
             natural_fail: save.natural_fail,
             modifier: (0..groups)

@@ -22,7 +22,9 @@
 
 use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::{Chance, Multinomial};
-use crate::executor::{declare, drive, gather_attacks, inflict, resolve_save_faces, unsaved};
+use crate::executor::{
+    declare, drive, gather_attacks, inflict, resolve_save_faces, saves_in_turn, unsaved,
+};
 use crate::plan::{Excess, Group, Side};
 use crate::program::{Inflict, Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
@@ -310,6 +312,8 @@ pub(crate) fn resolve<D: DiceSource>(
             ws.state
                 .apply_fixed(&ws.order, failed, pool.damage.min(), dice);
         }
+    } else if pool.save.in_turn {
+        saves_in_turn(pool, ws, wounds, dice, &mut NoTrace);
     } else {
         ws.save_faces.clear();
         ws.save_faces.resize(pool.save.die as usize + 1, 0);

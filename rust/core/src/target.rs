@@ -17,6 +17,9 @@ pub struct TargetState<'p> {
     /// Wounds removed from models (after Feel No Pain, without excess).
     pub damage: u32,
     pub destroyed: u32,
+    /// Mortal wounds inflicted on these models, before Feel No Pain (also
+    /// those that found no model left to wound).
+    pub mortal: u32,
     models: u32,
     /// Which side these models are on, for the events they report.
     pub side: Side,
@@ -31,6 +34,7 @@ impl<'p> TargetState<'p> {
             front: target.groups.iter().map(|g| g.wounds).collect(),
             damage: 0,
             destroyed: 0,
+            mortal: 0,
             models: target.groups.iter().map(|g| g.models).sum(),
             side,
         }
@@ -43,6 +47,7 @@ impl<'p> TargetState<'p> {
         }
         self.damage = 0;
         self.destroyed = 0;
+        self.mortal = 0;
     }
 
     /// Does any group convert damage through thresholds?

@@ -402,13 +402,16 @@ impl DiceSource for Script<'_> {
     }
 }
 
-/// What one failed save may change: the target's models, and the counters.
+/// What one failed save may change: the target's models, the harm credited
+/// to the one pool, and the counters.
 fn snapshot(ws: &Workspace<'_>) -> Vec<u32> {
     let s = &ws.state;
-    let mut key = Vec::with_capacity(s.alive.len() * 2 + 2 + ws.counters.len());
+    let mut key = Vec::with_capacity(s.alive.len() * 2 + 5 + ws.counters.len());
     key.extend(&s.alive);
     key.extend(&s.front);
-    key.extend([s.damage, s.destroyed]);
+    key.extend([s.damage, s.destroyed, s.mortal]);
+    let (damage, mortal) = ws.by_sequence[0];
+    key.extend([damage, mortal]);
     key.extend(&ws.counters);
     key
 }
@@ -417,9 +420,12 @@ fn restore(ws: &mut Workspace<'_>, key: &[u32]) {
     let groups = ws.state.alive.len();
     ws.state.alive.copy_from_slice(&key[..groups]);
     ws.state.front.copy_from_slice(&key[groups..2 * groups]);
-    ws.state.damage = key[2 * groups];
-    ws.state.destroyed = key[2 * groups + 1];
-    ws.counters.copy_from_slice(&key[2 * groups + 2..]);
+    let at = 2 * groups;
+    ws.state.damage = key[at];
+    ws.state.destroyed = key[at + 1];
+    ws.state.mortal = key[at + 2];
+    ws.by_sequence[0] = (key[at + 3], key[at + 4]);
+    ws.counters.copy_from_slice(&key[at + 5..]);
 }
 
 /// Every way one failed save can resolve from each of `states`, with the
@@ -446,7 +452,10 @@ fn after_one_failed_save(
                 at: 0,
                 beyond: None,
             };
+            // The Plan is this one pool: all it does is the pool's harm.
+            let before = ws.harm();
             failed_save(pool, ws, &mut script);
+            ws.attribute(Some(0), before);
             if let Some(sides) = script.beyond {
                 for face in 1..=sides {
                     let mut longer = prefix.clone();

@@ -16,6 +16,9 @@ pub struct TrialOutcome {
     pub destroyed: u32,
     /// Models destroyed in each of the target's groups, by index.
     pub group_destroyed: Vec<u32>,
+    /// Per sequence aimed at the target (`Program::attributed_sequences`),
+    /// the wounds the target lost to it and the mortal wounds it inflicted.
+    pub by_sequence: Vec<(u32, u32)>,
 }
 
 /// Reusable buffers for running many trials without allocating.
@@ -46,6 +49,9 @@ pub struct Workspace<'p> {
     pub(crate) extra_mortal: u32,
     /// The first error a batch hook raised in this workspace's trials.
     pub(crate) failure: Option<CoreError>,
+    /// Per sequence aimed at the target, the wounds it lost to it and the
+    /// mortal wounds it inflicted so far (see [`Workspace::attribute`]).
+    pub(crate) by_sequence: Vec<(u32, u32)>,
 }
 
 impl Workspace<'_> {
@@ -70,6 +76,29 @@ impl Workspace<'_> {
         self.counters.iter_mut().for_each(|c| *c = 0);
         self.marks.iter_mut().for_each(|m| *m = false);
         self.deferred.clear();
+        self.by_sequence.iter_mut().for_each(|h| *h = (0, 0));
+    }
+
+    /// The target's wounds lost and mortal wounds taken so far, to be read
+    /// before a sequence (or a held harm) and given to [`Self::attribute`]
+    /// after it. Read while the sides are not swapped.
+    #[inline]
+    pub(crate) fn harm(&self) -> (u32, u32) {
+        (self.state.damage, self.state.mortal)
+    }
+
+    /// Credit what the target lost since `before` (from [`Self::harm`]) to
+    /// attributed sequence `slot`: every wound removed and mortal wound
+    /// inflicted in between was that sequence's. Healing (its own sequence)
+    /// is never in between, so the wounds lost only grow.
+    #[inline]
+    pub(crate) fn attribute(&mut self, slot: Option<usize>, before: (u32, u32)) {
+        if let Some(i) = slot {
+            let (damage, mortal) = self.harm();
+            let h = &mut self.by_sequence[i];
+            h.0 += damage.saturating_sub(before.0);
+            h.1 += mortal.saturating_sub(before.1);
+        }
     }
 }
 
@@ -105,6 +134,7 @@ impl<'p> Workspace<'p> {
             criticals: Vec::new(),
             extra_mortal: 0,
             failure: None,
+            by_sequence: vec![(0, 0); program.attributed_sequences().len()],
         }
     }
 }
@@ -127,5 +157,6 @@ pub fn outcome(ws: &Workspace<'_>) -> TrialOutcome {
         group_destroyed: (0..ws.state.alive.len())
             .map(|g| ws.state.group(g).models - ws.state.alive[g])
             .collect(),
+        by_sequence: ws.by_sequence.clone(),
     }
 }

@@ -907,7 +907,9 @@ fn hazard_rolls_hurt_the_attackers_own_models_or_are_only_counted() {
             "damage",
             "models_destroyed",
             "destroyed:Troopers",
-            "destroyed:Hero"
+            "destroyed:Hero",
+            "damage:Gun",
+            "mortal_wounds:Gun"
         ]
     );
     // With them, the 3 mortal wounds stop at the one model they start on.
@@ -920,7 +922,9 @@ fn hazard_rolls_hurt_the_attackers_own_models_or_are_only_counted() {
             "attacker_damage",
             "attacker_models_destroyed",
             "destroyed:Troopers",
-            "destroyed:Hero"
+            "destroyed:Hero",
+            "damage:Gun",
+            "mortal_wounds:Gun"
         ]
     );
     let (out, events, _) = replay(&p, vec![1, 1, 1, 4]).unwrap();
@@ -1156,6 +1160,9 @@ fn a_seeded_replay_is_the_trial_the_run_draws() {
         let mut told: Vec<usize> = outcome.counters.iter().map(|&c| c as usize).collect();
         told.extend([outcome.damage as usize, outcome.destroyed as usize]);
         told.extend(outcome.group_destroyed.iter().map(|&d| d as usize));
+        for &(damage, mortal) in &outcome.by_sequence {
+            told.extend([damage as usize, mortal as usize]);
+        }
         assert_eq!(told, trial_of_run(&p, seed, k), "seed {seed}, trial {k}");
         // The dice drawn, replayed, tell the same trial.
         let (again, again_events, used) = replay(&p, dice.clone()).unwrap();
@@ -1165,4 +1172,23 @@ fn a_seeded_replay_is_the_trial_the_run_draws() {
         );
         assert_eq!(again_events.len(), events.len());
     }
+}
+
+/// Saves in turn roll each token's save against the group current then, in
+/// the order rolled: a 3 then a 1 kill a 4+ model and then a 2+ one. Rolled
+/// together and sorted, the 1 meets the 4+ model and the 3 is saved by the
+/// 2+ one.
+#[test]
+fn saves_in_turn_are_resolved_in_the_order_rolled() {
+    let mut plan = json!({"version": 1, "counters": ["failed_saves"],
+        "target": {"groups": [{"name": "A", "models": 1, "wounds": 1, "save": 4},
+            {"name": "B", "models": 1, "wounds": 1, "save": 2}], "order": [0, 1], "wounded_groups_first": true},
+        "sequences": [{"kind": "attack", "name": "Gun", "attacks": [{"models": 2, "dice": "1"}],
+            "steps": [{"name": "hit", "automatic": true}],
+            "save": {"counter": "failed_saves"}, "damage": {"dice": "1"}}]});
+    let (sorted, _, used) = replay(&program(&plan), vec![3, 1]).unwrap();
+    assert_eq!((sorted.counters[0], sorted.destroyed, used), (1, 1, 2));
+    plan["sequences"][0]["save"]["in_turn"] = json!(true);
+    let (in_turn, _, used) = replay(&program(&plan), vec![3, 1]).unwrap();
+    assert_eq!((in_turn.counters[0], in_turn.destroyed, used), (2, 2, 2));
 }

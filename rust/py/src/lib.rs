@@ -15,7 +15,7 @@ use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner, Tally};
 use numpy::{IntoPyArray, PyArray1};
 use panics::guard;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyFloat};
 use std::sync::{Arc, OnceLock};
 
 /// A parsed dice expression.
@@ -174,6 +174,18 @@ impl PyCompiledPlan {
             .map(|g| g.models)
             .collect()
     }
+    /// Names of the sequences (attack pools, mortal-wound sources) aimed at
+    /// the target, in order: the last two numbers per name, in the same
+    /// order, are the wounds the target lost to it and the mortal wounds it
+    /// inflicted.
+    #[getter]
+    fn credited(&self) -> Vec<String> {
+        self.program
+            .attributed_sequences()
+            .into_iter()
+            .map(|i| self.program.sequence_name(i).to_string())
+            .collect()
+    }
     /// Models in the target.
     #[getter]
     fn target_models(&self) -> u32 {
@@ -311,7 +323,9 @@ fn chunk_count_py(trials: u64) -> u64 {
 }
 
 /// Evaluate the Plan exactly; one pmf (float64 array) per name in
-/// `plan.numbers`. Raises `DeclinedError`, saying why, for a Plan the exact
+/// `plan.numbers`, or, for a number whose distribution the evaluator does not
+/// work out (the wounds lost to one of several weapons), its exact mean as a
+/// float. Raises `DeclinedError`, saying why, for a Plan the exact
 /// evaluator cannot do exactly. The GIL is released while it runs; about ten
 /// times a second it is taken back briefly to honour Ctrl-C and call
 /// `progress(0, 0)`, whose exception stops the evaluation: off the main
@@ -321,13 +335,21 @@ fn evaluate_exact_py<'py>(
     py: Python<'py>,
     plan: &PyCompiledPlan,
     progress: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Vec<Bound<'py, PyArray1<f64>>>> {
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let progress = progress.map(|p| p.clone().unbind());
     guard(|| {
         let exact = enter_core(py, progress.as_ref(), None, |poll| {
             mathhammer_core::exact::evaluate_polled(&plan.program, poll)
         })?;
-        Ok(exact.pmfs.into_iter().map(|p| p.into_pyarray(py)).collect())
+        exact
+            .pmfs
+            .into_iter()
+            .zip(exact.means)
+            .map(|(pmf, mean)| match mean {
+                Some(m) => Ok(PyFloat::new(py, m).into_any()),
+                None => Ok(pmf.into_pyarray(py).into_any()),
+            })
+            .collect()
     })
 }
 
@@ -657,6 +679,14 @@ fn trial_dict<'py>(
         d.set_item("attacker_damage", damage)?;
         d.set_item("attacker_models_destroyed", destroyed)?;
     }
+    let credited = PyDict::new(py);
+    for (name, &(damage, mortal)) in plan.credited().iter().zip(&outcome.by_sequence) {
+        let one = PyDict::new(py);
+        one.set_item("damage", damage)?;
+        one.set_item("mortal_wounds", mortal)?;
+        credited.set_item(name, one)?;
+    }
+    d.set_item("by_sequence", credited)?;
     d.set_item("dice_used", used)?;
     let list = events
         .iter()

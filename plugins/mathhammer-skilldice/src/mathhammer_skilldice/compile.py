@@ -51,6 +51,7 @@ from mathhammer.plugin import (
     split_keywords,
 )
 from mathhammer_skilldice.keyword_api import (
+    PANIC_HIGHER,
     AttackRules,
     BattleShockRules,
     PowerRules,
@@ -117,6 +118,37 @@ def _prefixed(name: str) -> bool:
     return name.startswith((INFLICT_PREFIX, POWER_PREFIX, SHOCK_PREFIX))
 
 
+def _advantage_dice(
+    weapon: Weapon, versions: Mapping[str, str], granted: str | None, shaken: str | None
+) -> list[RollDie]:
+    """The Advantage d6 (added) and the Disadvantage d6 (subtracted) of an Attack Roll.
+
+    Either is a state (it does not stack with itself); each comes from the weapon or from
+    a mark set this round (``granted`` by a power, ``shaken`` by Battle Shock). A roll
+    with both rolls both, or, under ``advantage_with_disadvantage = "cancel"``, neither:
+    each die is then rolled only while the other's condition does not hold.
+    """
+    # Only a re-rolled Attack Roll may re-roll the d6 (natural 1s name the Skill Dice alone).
+    rerolled = versions["advantage_die"] == "rerolled" and weapon.reroll == "attack_roll"
+    cancel = versions["advantage_with_disadvantage"] == "cancel"
+    dice = []
+    # (always, mark, subtract) for Advantage, then Disadvantage.
+    sides = [(weapon.advantage, granted, False), (weapon.disadvantage, shaken, True)]
+    for (always, mark, subtract), (other_always, other_mark, _) in zip(sides, sides[::-1], strict=True):
+        if not (always or mark is not None) or (cancel and other_always):
+            continue
+        dice.append(
+            RollDie(
+                ADVANTAGE,
+                subtract=subtract,
+                rerolled=rerolled,
+                when=None if always else mark,
+                unless=other_mark if cancel else None,
+            )
+        )
+    return dice
+
+
 def _attack_roll(
     weapon: Weapon,
     target: Unit,
@@ -127,15 +159,7 @@ def _attack_roll(
 ) -> Test:
     """The Attack Roll. ``granted`` names the mark of a power granting Advantage this round,
     ``shaken`` that of a Battle Shock giving Disadvantage."""
-    dice = [RollDie(SKILL_DIE), RollDie(SKILL_DIE)]
-    # Only a re-rolled Attack Roll may re-roll the d6 (natural 1s name the Skill Dice alone).
-    rerolled = versions["advantage_die"] == "rerolled" and weapon.reroll == "attack_roll"
-    # Advantage adds a d6 and Disadvantage subtracts one; either is a state (it does not
-    # stack with itself), and a unit with both rolls both.
-    if weapon.advantage or granted is not None:
-        dice.append(RollDie(ADVANTAGE, rerolled=rerolled, when=None if weapon.advantage else granted))
-    if weapon.disadvantage or shaken is not None:
-        dice.append(RollDie(ADVANTAGE, subtract=True, rerolled=rerolled, when=None if weapon.disadvantage else shaken))
+    dice = [RollDie(SKILL_DIE), RollDie(SKILL_DIE), *_advantage_dice(weapon, versions, granted, shaken)]
     return Test(
         name="attack roll",
         target=target.dc,
@@ -179,10 +203,22 @@ def _apply(
     keywords.apply(spec, rules, source=rules.scenario.source, field=field)
 
 
-def _count_classes(rules: AttackRules) -> None:
-    """Count Inflicts and Hazardous rolls whatever the weapon does with them."""
+def _count_inflicts(rules: AttackRules) -> None:
+    """Count Inflicts whatever the weapon does with them."""
     rules.on_inflict(Effect(on="success", action="count", counter=rules.prefix + "inflicts"))
-    rules.on_panic(Effect(on="success", action="count", counter=rules.prefix + "hazardous"))
+
+
+def _acts_on_panic(pool: AttackPool) -> bool:
+    """Does something of the weapon's act when Panic is higher than Focus (Hazardous)?"""
+    return any(e.class_ == PANIC_HIGHER and e.action != "count" for t in pool.steps for e in t.effects)
+
+
+def _count_hazardous(rules: AttackRules, pool: AttackPool) -> None:
+    """Count Hazardous rolls (Panic higher than Focus) of a weapon they do something to:
+    a weapon without Hazardous has no Hazardous stage."""
+    if _acts_on_panic(pool):
+        rules.add_counter("hazardous", LABELS["hazardous"])
+        rules.on_panic(Effect(on="success", action="count", counter=rules.prefix + "hazardous"))
 
 
 def _strikes(
@@ -199,7 +235,8 @@ def _strikes(
     """One side's attacks with one weapon: a pool, its keywords and Inflict effect applied."""
     prefix = rules.prefix
     for name in COUNTERS:
-        rules.add_counter(name, LABELS[name])
+        if name != "hazardous":
+            rules.add_counter(name, LABELS[name])
     pool = AttackPool(
         name=weapon.name,
         attacks=[
@@ -234,8 +271,9 @@ def _strikes(
     pool.steps = [roll]
     pool.top_threshold = _shock_consequence(shock, "attacker" if side == "target" else "target")
     rules.pool, rules.attack_roll, rules.weapon = pool, roll, weapon
-    _count_classes(rules)
+    _count_inflicts(rules)
     _pool(index, weapon, scenario, keywords, rules)
+    _count_hazardous(rules, pool)
     return pool
 
 
@@ -302,14 +340,21 @@ def _battle_shock(scenario: Scenario, keywords: KeywordTable) -> BattleShockRule
     return shock
 
 
-def _chances(prefix: str, label: str, defender: str) -> list[Chance]:
-    """Per attack P(hit), P(Critical Hit), P(Inflict), P(Hazardous); P(at least one Battle Shock test)."""
+def _chances(prefix: str, label: str, defender: str, pools: list[AttackPool]) -> list[Chance]:
+    """Per attack P(hit), P(Critical Hit), P(Inflict), and P(Hazardous) when every weapon of
+    the side has Hazardous (else "per attack" would count attacks that cannot be Hazardous);
+    P(at least one Battle Shock test)."""
     per = prefix + "attacks"
+    hazardous = bool(pools) and all(_acts_on_panic(p) for p in pools)
     return [
         Chance(f"{label}P(hit) per attack", prefix + "hits", per=per),
         Chance(f"{label}P(Critical Hit) per attack", prefix + "critical_hits", per=per),
         Chance(f"{label}P(Inflict) per attack", prefix + "inflicts", per=per),
-        Chance(f"{label}P(Panic > Focus: Hazardous) per attack", prefix + "hazardous", per=per),
+        *(
+            [Chance(f"{label}P(Panic > Focus: Hazardous) per attack", prefix + "hazardous", per=per)]
+            if hazardous
+            else []
+        ),
         Chance(f"P(Battle Shock test for {defender})", prefix + "battle_shock", at_least=1),
     ]
 
@@ -353,7 +398,8 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
             for i, w in enumerate(scenario.weapons)
         ),
     ]
-    chances = _chances("", f"{attacker.name}: " if fight else "", target.name)
+    weapons = [s for s in strikes if isinstance(s, AttackPool) and s.against == "target"]
+    chances = _chances("", f"{attacker.name}: " if fight else "", target.name, weapons)
     distributions = ["attacker_damage"]
     if fight is not None:
         theirs = rules_for("return_", f"{target.name}: ")
@@ -381,7 +427,12 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
             Chance(f"P(both stand after {fight.rounds} rounds)", "outcome", exactly=0),
             Chance("P(both destroyed)", "outcome", exactly=3),
             *chances,
-            *_chances("return_", f"{target.name}: ", attacker.name),
+            *_chances(
+                "return_",
+                f"{target.name}: ",
+                attacker.name,
+                [s for s in back if isinstance(s, AttackPool) and s.against == "attacker"],
+            ),
         ]
         distributions = ["rounds", "attacker_damage"]
     else:

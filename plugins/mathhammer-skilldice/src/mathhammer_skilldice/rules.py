@@ -35,7 +35,16 @@ ADVANTAGE_DIE = Rule(
     },
     default="kept",
 )
-RULES = {rule.name: rule for rule in (CRITICAL_HITS, INFLICT, ADVANTAGE_DIE)}
+ADVANTAGE_WITH_DISADVANTAGE = Rule(
+    "advantage_with_disadvantage",
+    versions={
+        "both_dice": "the project's reading of the rules (default): Advantage adds 1d6 and Disadvantage subtracts "
+        "1d6, so a roll with both rolls both dice",
+        "cancel": "the other reading: Advantage and Disadvantage cancel out, and a roll with both rolls neither d6",
+    },
+    default="both_dice",
+)
+RULES = {rule.name: rule for rule in (CRITICAL_HITS, INFLICT, ADVANTAGE_DIE, ADVANTAGE_WITH_DISADVANTAGE)}
 """The ruleset's rules with versions (keywords may bring their own)."""
 
 SKILL_DIE = 12

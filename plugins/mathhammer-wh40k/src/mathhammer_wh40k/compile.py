@@ -11,7 +11,10 @@ The mapping, rule by rule (section names from the specification):
 - Wound roll: the S-vs-T table, unmodified 1 fails, unmodified 6 is a critical
   wound, modifiers capped to +/-1.
 - Saves: rolled together, lowest first, through the allocation groups in the
-  declared order; AP modifies Sv, InSv is unmodified, a 1 always fails.
+  declared order; AP modifies Sv, InSv is unmodified, a 1 always fails. With
+  ``Allocation = "10e"`` (or ``edition = "10e"``) each attack is allocated and
+  saved in turn instead: a wounded model first, then ``allocation_order``,
+  each model with its own Sv/InSv.
 - Damage: the D characteristic, rolled per unsaved attack; excess is lost;
   a model's damage reduction and halving apply (halve, subtract, never below 1).
 - Mortal wounds "in addition to the normal damage" (weapon field
@@ -101,6 +104,11 @@ RULE_DESCRIPTIONS = {
     "mortal_wounds": "specification: one at a time, 1 damage each, spilling over to the next model, after the "
     "pool's normal damage; 11th edition's order (a wounded non-CHARACTER first)",
 }
+MORTAL_WOUNDS_IN_TURN = (
+    "specification: one at a time, 1 damage each, spilling over to the next model, after the pool's normal damage; "
+    "allocated like an attack (10th edition): a wounded model first, then allocation_order"
+)
+"""What mortal wounds do when attacks are allocated one at a time (``Allocation = "10e"``)."""
 EDITIONS = ("10e", "11e")
 """Edition presets a scenario may name in ``[rules] edition``."""
 
@@ -124,7 +132,19 @@ STEALTH = Rule(
     default="11e",
     editions={"10e": "10e", "11e": "11e"},
 )
-RULESET_RULES = {rule.name: rule for rule in (COVER, STEALTH, PSYCHIC)}
+ALLOCATION = Rule(
+    "Allocation",
+    versions={
+        "11e": "specification (11th-edition text): the wounds of a pool are saved together, lowest roll first, "
+        "through the allocation groups in the declared order",
+        "10e": "10th edition, the order among models this project's reading: attacks are allocated one at a time, "
+        "each to a model already wounded if there is one, else in allocation_order, and saved with that model's "
+        "own Sv/InSv before the next",
+    },
+    default="11e",
+    editions={"10e": "10e", "11e": "11e"},
+)
+RULESET_RULES = {rule.name: rule for rule in (COVER, STEALTH, PSYCHIC, ALLOCATION)}
 """The ruleset's own rules with versions (keywords bring theirs)."""
 
 REROLL_BREADTH: tuple[Reroll, ...] = ("none", "ones", "failures", "non_critical")
@@ -270,6 +290,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         return chosen
 
     after_attacks: list[MortalWounds] = []
+    in_turn = False
     no_effect: list[NoEffect] = []
     for members in pools.values():
         weapons = [scenario.attacker.weapons[i] for i in members]
@@ -310,6 +331,10 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                 field=f"attacker.weapons[{members[0]}].skill",
             )
         in_cover = _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
+        # 10th edition allocates and saves one attack at a time (a wounded model
+        # first, as the core always does), not the whole pool lowest first.
+        pool.save.in_turn = version_of(ALLOCATION, weapon=members[0]) == "10e"
+        in_turn = in_turn or pool.save.in_turn
         no_effect += _idle_in_situation(resolved[members[0]], hit, in_cover, pool.name, no_effect)
         _name_pool_sources(plan, members)
         plan.sequences.append(pool)
@@ -318,7 +343,12 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     return Compiled(
         plan=plan,
         rule_versions=versions,
-        rule_descriptions={**RULE_DESCRIPTIONS, **describe(versioned, used)},
+        rule_descriptions={
+            **RULE_DESCRIPTIONS,
+            # The same models, in the same order: 10th edition allocates a mortal wound like an attack.
+            **({"mortal_wounds": MORTAL_WOUNDS_IN_TURN} if in_turn else {}),
+            **describe(versioned, used),
+        },
         attacker=scenario.attacker.label(),
         target=scenario.target.name,
         stage_labels=dict(LABELS),

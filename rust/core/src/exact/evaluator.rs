@@ -5,8 +5,8 @@ use super::admit::Admission;
 use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
 use super::pmf::{accumulate, compound, convolve, dice_pmf, harm_damage};
 use super::state::{
-    add, alive, failed, front, held, held_focus, mortals, with_held, with_held_focus, with_mortals,
-    Dist, Unit,
+    add, alive, failed, front, held, held_focus, marker, mortals, with_held, with_held_focus,
+    with_marker, with_mortals, Dist, Unit,
 };
 use super::MAX_STATES;
 use crate::error::CoreError;
@@ -41,6 +41,49 @@ pub(super) struct Evaluator<'p> {
     /// The mortal-wound counter carried in the state, when mortal wounds
     /// reduced by the model they hit make it depend on the state.
     pub(super) carry_mortal: Option<usize>,
+    /// Per sequence aimed at the target (`Program::attributed`), what it did:
+    /// see [`Credit`].
+    pub(super) credit: Vec<Credit>,
+    /// The distribution of the mortal wounds the sequence just evaluated
+    /// inflicted, when it does not depend on the target's state.
+    pub(super) mortal_pmf: Option<Vec<f64>>,
+    /// The pools holding harm until every attack is resolved, in order: the
+    /// slot each is credited in, and, for each but the last, the state field
+    /// noting how many harms were held by the end of that pool.
+    pub(super) holders: Vec<Holder>,
+}
+
+/// A pool holding harm until every attack is resolved: the slot it is
+/// credited in, and the state field noting how many harms were held by its
+/// end (none for the last such pool).
+pub(super) type Holder = (Option<usize>, Option<u32>);
+
+/// Every number's distribution, and, for a number known only by its mean
+/// (its distribution then empty), that mean.
+pub(super) type Finished = (Vec<Vec<f64>>, Vec<Option<f64>>);
+
+/// What one sequence aimed at the target did: the mean wounds the target
+/// lost to it and the mean mortal wounds it inflicted (as far as they are
+/// carried in the state), and the distributions of both where they are
+/// known exactly.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Credit {
+    pub(super) means: [f64; 2],
+    pub(super) damage: Option<Vec<f64>>,
+    pub(super) mortal: Option<Vec<f64>>,
+}
+
+/// The mean wounds lost and, with `mortal`, the mean mortal wounds carried,
+/// over the states of `dist`, weighted by their chances.
+pub(super) fn expected(unit: &Unit<'_>, dist: &Dist, mortal: bool) -> [f64; 2] {
+    let mut m = [0.0; 2];
+    for (&s, &p) in dist {
+        m[0] += p * f64::from(unit.damage(s));
+        if mortal {
+            m[1] += p * f64::from(mortals(s));
+        }
+    }
+    m
 }
 
 impl<'p> Evaluator<'p> {
@@ -54,6 +97,9 @@ impl<'p> Evaluator<'p> {
             deferred: None,
             carry_failed: admission.carry_failed,
             carry_mortal: admission.carry_mortal,
+            credit: Vec::new(),
+            mortal_pmf: None,
+            holders: Vec::new(),
             attacker: plan.attacker.as_ref().map(|a| {
                 let unit = Unit::new(a);
                 let start = unit.start();
@@ -65,8 +111,10 @@ impl<'p> Evaluator<'p> {
     /// The distributions every number of the Plan ends with: the counters,
     /// with what was carried in the states added in, then the target's and
     /// the attacker's damage and models destroyed, then the models destroyed
-    /// in each of the target's groups.
-    pub(super) fn finish(mut self, failed_counter: Option<usize>) -> Vec<Vec<f64>> {
+    /// in each of the target's groups, then each attributed sequence's
+    /// wounds and mortal wounds (a distribution where it is known exactly,
+    /// otherwise only its mean, in the second list).
+    pub(super) fn finish(mut self, failed_counter: Option<usize>) -> Finished {
         let mut damage = Vec::new();
         let mut destroyed = Vec::new();
         let mut per_group = vec![Vec::new(); self.unit.groups.len()];
@@ -94,6 +142,10 @@ impl<'p> Evaluator<'p> {
             self.counters[c] = convolve(&self.counters[c], &carried_mortal);
         }
         let mut pmfs = self.counters;
+        // One sequence aimed at the target did all its harm.
+        if let [only] = &mut self.credit[..] {
+            only.damage = Some(damage.clone());
+        }
         pmfs.push(damage);
         pmfs.push(destroyed);
         if let Some((unit, states)) = &self.attacker {
@@ -106,7 +158,42 @@ impl<'p> Evaluator<'p> {
             pmfs.push(slain);
         }
         pmfs.extend(per_group);
-        pmfs
+        let mut means = vec![None; pmfs.len()];
+        for credit in self.credit {
+            for (known, mean) in [
+                (credit.damage, credit.means[0]),
+                (credit.mortal, credit.means[1]),
+            ] {
+                let only_mean = known.is_none().then_some(mean);
+                pmfs.push(known.unwrap_or_default());
+                means.push(only_mean);
+            }
+        }
+        (pmfs, means)
+    }
+
+    /// The mean wounds lost and mortal wounds carried over every state.
+    pub(super) fn expected_harm(&self) -> [f64; 2] {
+        expected(&self.unit, &self.states, self.carry_mortal.is_some())
+    }
+
+    /// The distribution of the wounds the target has lost so far.
+    pub(super) fn damage_pmf(&self) -> Vec<f64> {
+        let mut pmf = Vec::new();
+        for (&s, &p) in &self.states {
+            accumulate(&mut pmf, self.unit.damage(s), p);
+        }
+        pmf
+    }
+
+    /// Note in every state how many harms are held now, in the field `at`,
+    /// so the held harm can be credited to the pools that held it.
+    pub(super) fn mark_held(&mut self, at: u32) {
+        let mut next = Dist::default();
+        for (&s, &p) in &self.states {
+            add(&mut next, with_marker(s, at, held(s)), p);
+        }
+        self.states = next;
     }
 
     pub(super) fn count(&mut self, counter: Option<usize>, pmf: &[f64]) {
@@ -310,12 +397,27 @@ impl Evaluator<'_> {
             return Ok(());
         };
         let damage = dice_pmf(pool.damage);
+        let carried = self.carry_mortal.is_some();
         let mut next = Dist::default();
         for (&s0, &p0) in &self.states {
             let n = held(s0);
             let focus = held_focus(s0);
-            let mut d = Dist::from_iter([(with_held_focus(with_held(s0, 0), None), p0)]);
-            for _ in 0..n {
+            // The held harms in the order queued: the first `ends[0]` are the
+            // first holder's, and so on; the last holder has the rest.
+            let ends: Vec<u32> = self
+                .holders
+                .iter()
+                .map(|&(_, at)| at.map_or(n, |at| marker(s0, at)))
+                .collect();
+            let mut start = with_held_focus(with_held(s0, 0), None);
+            for &(_, at) in &self.holders {
+                if let Some(at) = at {
+                    start = with_marker(start, at, 0);
+                }
+            }
+            let mut d = Dist::from_iter([(start, p0)]);
+            for i in 0..n {
+                let before = expected(&self.unit, &d, carried);
                 d = match what.kind {
                     InflictKind::Mortal {
                         amount,
@@ -363,6 +465,16 @@ impl Evaluator<'_> {
                         out
                     }
                 };
+                let after = expected(&self.unit, &d, carried);
+                let holder = ends
+                    .iter()
+                    .position(|&end| i < end)
+                    .unwrap_or(ends.len().saturating_sub(1));
+                if let Some(slot) = self.holders.get(holder).and_then(|h| h.0) {
+                    let credit = &mut self.credit[slot];
+                    credit.means[0] += after[0] - before[0];
+                    credit.means[1] += after[1] - before[1];
+                }
             }
             for (s, p) in d {
                 add(&mut next, s, p);
@@ -394,12 +506,14 @@ impl Evaluator<'_> {
         };
         let one = dice_pmf(*amount);
         let total = compound(&times, &one);
+        let carried = self.carry_mortal.is_some() && self.carry_mortal == *counter;
+        self.mortal_pmf = (!carried).then(|| total.clone());
         let landing = Landing {
             spill: *spill,
             focus: None,
             fnp: *feel_no_pain,
         };
-        if self.carry_mortal.is_some() && self.carry_mortal == *counter {
+        if carried {
             // The count is carried in the target's states: add it there
             // (jointly with the target's damage when it is the one hit).
             if *against == Side::Target {

@@ -30,7 +30,8 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 
 pub use budget::{MAX_BYTES, MAX_WORK};
-use evaluator::Evaluator;
+use evaluator::{Credit, Evaluator, Finished, Holder};
+use state::marker_fields;
 
 /// The most distinct target states the evaluator carries before declining.
 const MAX_STATES: usize = 200_000;
@@ -44,10 +45,14 @@ const SAVE_BRANCH_STEPS: u64 = 5;
 const TABLE_BUDGET: usize = 1 << 21;
 
 /// Exact distributions, one per number of [`Program::numbers`]: `pmfs[i][v]`
-/// is the probability that number `i` is `v`.
+/// is the probability that number `i` is `v`. A number whose distribution
+/// the evaluator does not work out (the wounds lost to one sequence among
+/// several, whose sum is all it follows) has an empty pmf and its exact mean
+/// in `means[i]`; every other number's `means[i]` is `None`.
 #[derive(Debug, Clone)]
 pub struct Exact {
     pub pmfs: Vec<Vec<f64>>,
+    pub means: Vec<Option<f64>>,
     /// Steps of work the evaluation took, and the steps estimated for it
     /// before it started (see `MAX_WORK`).
     pub work: u64,
@@ -81,8 +86,9 @@ pub fn evaluate_until(
     // evaluation declines then rather than answer from them.
     verdict()?;
     let (work, estimate) = budget::work();
-    result.map(|pmfs| Exact {
+    result.map(|(pmfs, means)| Exact {
         pmfs,
+        means,
         work,
         estimate,
     })
@@ -166,11 +172,16 @@ pub fn measure(program: &Program, obey: bool) -> Measured {
     }
 }
 
-fn evaluate_within_budget(program: &Program) -> Result<Vec<Vec<f64>>, CoreError> {
+fn evaluate_within_budget(program: &Program) -> Result<Finished, CoreError> {
     let admission = admit::admit(program)?;
     budget::expect(admission.estimate);
     let mut ev = Evaluator::new(&program.plan, admission);
-    for seq in &program.sequences {
+    ev.credit = vec![Credit::default(); program.attributed_sequences().len()];
+    ev.holders = holders(program, admission)?;
+    let holding = ev.holders.len();
+    let mut before = ev.expected_harm();
+    for (index, seq) in program.sequences.iter().enumerate() {
+        ev.mortal_pmf = None;
         match seq {
             RunSequence::Pool(pool) => ev.pool(pool)?,
             RunSequence::Mortal { .. } => ev.mortal_source(seq)?,
@@ -179,7 +190,63 @@ fn evaluate_within_budget(program: &Program) -> Result<Vec<Vec<f64>>, CoreError>
                 return Err(decline("the plan sets marks that later rolls depend on"))
             }
         }
+        // What the sequence did is the change in the means over it (harm it
+        // holds is credited as it lands, in `resolve_held`).
+        let after = ev.expected_harm();
+        if let Some(slot) = program.attributed[index] {
+            // The first sequence aimed at the target, with no harm held to
+            // land later: the wounds lost so far are all its own.
+            let damage = (slot == 0 && holding == 0).then(|| ev.damage_pmf());
+            let mortal = ev.mortal_pmf.take();
+            let credit = &mut ev.credit[slot];
+            credit.means[0] += after[0] - before[0];
+            credit.means[1] += after[1] - before[1];
+            credit.mortal = mortal;
+            credit.damage = damage;
+        }
+        if let Some(at) = program
+            .held_by(index)
+            .then(|| {
+                ev.holders
+                    .iter()
+                    .position(|h| h.0 == program.attributed[index])
+            })
+            .flatten()
+            .and_then(|j| ev.holders[j].1)
+        {
+            ev.mark_held(at);
+        }
+        before = after;
     }
     ev.resolve_held()?;
     Ok(ev.finish(admission.failed_counter))
+}
+
+/// The pools that hold harm until every attack is resolved, in order: the
+/// slot each is credited in and, for each but the last, the state field
+/// that notes how many harms were held by its end.
+fn holders(program: &Program, admission: admit::Admission) -> Result<Vec<Holder>, CoreError> {
+    let pools: Vec<usize> = (0..program.sequences.len())
+        .filter(|&i| program.held_by(i))
+        .collect();
+    let fields = marker_fields(
+        program.plan.target.groups.len(),
+        admission.carry_failed,
+        admission.carry_mortal.is_some(),
+    );
+    if pools.len() > fields.len() + 1 {
+        return Err(decline(format!(
+            "{} pools hold harm until every attack is resolved, more than the {} whose harm can be told apart",
+            pools.len(),
+            fields.len() + 1
+        )));
+    }
+    Ok(pools
+        .iter()
+        .enumerate()
+        .map(|(j, &i)| {
+            let at = (j + 1 < pools.len()).then(|| fields[j]);
+            (program.attributed[i], at)
+        })
+        .collect())
 }

@@ -66,6 +66,8 @@ impl Evaluator<'_> {
             };
             let after_saves = if same_faces {
                 self.saved_alike(s0, &step, most_failed)
+            } else if pool.save.in_turn {
+                self.saved_in_turn(s0, &step)?
             } else {
                 self.saved_lowest_first(s0, &step)?
             };
@@ -116,14 +118,20 @@ impl Evaluator<'_> {
             events[e as usize] += p;
         }
         // Mortal wounds counted: each event's amount (unless they depend on
-        // the state, and are carried in it).
+        // the state, and are carried in it); none, for a pool inflicting none.
+        self.mortal_pmf = Some(vec![1.0]);
         if let Some(Inflict {
             kind: InflictKind::Mortal { amount, .. },
             ..
-        }) = inflict.filter(|_| !carry_mortal)
+        }) = inflict
         {
-            let total = compound(&events, &dice_pmf(amount.unwrap_or(pool.damage)));
-            self.count(pool.mortal_counter, &total);
+            if carry_mortal {
+                self.mortal_pmf = None;
+            } else {
+                let total = compound(&events, &dice_pmf(amount.unwrap_or(pool.damage)));
+                self.count(pool.mortal_counter, &total);
+                self.mortal_pmf = Some(total);
+            }
         }
         let failed_harm = self.count_failed_saves(pool, inflict, &save_harm);
         Ok(PoolOutcomes {
@@ -296,12 +304,7 @@ impl Evaluator<'_> {
             outcomes,
         } = *step;
         let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
-        let last = order
-            .iter()
-            .rev()
-            .copied()
-            .find(|&g| alive(s0, g) > 0)
-            .unwrap_or(order[0]);
+        let last = last_standing(s0, order);
         let start: HashMap<(u128, u32, u32), f64, Fast> = outcomes
             .save_harm
             .iter()
@@ -309,6 +312,44 @@ impl Evaluator<'_> {
             .collect();
         for ((s, e), q) in self.lowest_first(start, order, last, pool, damage)? {
             add(&mut after_saves[e as usize], s, q);
+        }
+        Ok(after_saves)
+    }
+
+    /// The states after the saves from `s0` when groups save differently
+    /// and the tokens are saved one at a time: each meets the group current
+    /// then, its damage dealt before the next. `after[e]` as in
+    /// [`Self::saved_alike`].
+    fn saved_in_turn(&self, s0: u128, step: &Step<'_>) -> Result<Vec<Dist>, CoreError> {
+        let Step {
+            pool,
+            order,
+            damage,
+            outcomes,
+        } = *step;
+        let last = last_standing(s0, order);
+        let most = outcomes.save_harm.keys().map(|k| k.0).max().unwrap_or(0);
+        // chain[w]: the states after w tokens saved in turn.
+        let mut chain = vec![Dist::from_iter([(s0, 1.0)])];
+        let mut held = 0u64;
+        for _ in 0..most {
+            let d = self.saved_once(
+                chain.last().expect("starts with one"),
+                order,
+                last,
+                pool,
+                damage,
+            );
+            held += d.len() as u64 * STATE_BYTES;
+            hold(held);
+            verdict()?;
+            chain.push(d);
+        }
+        let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
+        for (&(w, e), &p) in &outcomes.save_harm {
+            for (&s, &q) in &chain[w as usize] {
+                add(&mut after_saves[e as usize], s, p * q);
+            }
         }
         Ok(after_saves)
     }
@@ -395,6 +436,18 @@ impl Evaluator<'_> {
         }
         Ok(())
     }
+}
+
+/// The group a save is checked against once the unit is destroyed during a
+/// pool that starts in `s0`: the last of `order` with a model alive then, the
+/// one current when the last model fell.
+fn last_standing(s0: u128, order: &[usize]) -> usize {
+    order
+        .iter()
+        .rev()
+        .copied()
+        .find(|&g| alive(s0, g) > 0)
+        .unwrap_or(order[0])
 }
 
 /// The distribution of the slots `keep` of a pool's tests, mixed over the

@@ -1,5 +1,5 @@
-//! Saves rolled together and resolved lowest first, exactly, through groups
-//! that save differently.
+//! Saves through groups that save differently, exactly: rolled together and
+//! resolved lowest first, or one at a time.
 
 use super::budget::{hold, spend, verdict, STATE_BYTES};
 use super::evaluator::Evaluator;
@@ -106,6 +106,33 @@ impl Evaluator<'_> {
             *out.entry((s, e)).or_insert(0.0) += q;
         }
         Ok(out)
+    }
+
+    /// One token saved against the current group: each face of the die in
+    /// turn, equally likely. Empty once the evaluation must stop.
+    pub(super) fn saved_once(
+        &self,
+        dist: &Dist,
+        order: &[usize],
+        last: usize,
+        pool: &RunPool,
+        damage: &[f64],
+    ) -> Dist {
+        let sides = pool.save.die;
+        // Each state branches over every face and then over the damage roll
+        // (and Feel No Pain) in `unsaved`.
+        let branches = dist.len() * damage.len().max(1) * sides as usize;
+        if spend(branches.saturating_mul(SAVE_BRANCH_STEPS as usize)) {
+            return Dist::default();
+        }
+        let mut out = Dist::default();
+        let p_face = 1.0 / f64::from(sides);
+        for face in 1..=sides {
+            for (s, q) in self.one_save(dist, face, order, last, pool, damage) {
+                add(&mut out, s, q * p_face);
+            }
+        }
+        out
     }
 
     /// One save roll showing `face` against the current group.

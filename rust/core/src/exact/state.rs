@@ -1,6 +1,7 @@
 //! The target's state as the exact evaluator carries it: packed into one
 //! `u128` per state, with its probability in a hash map.
 
+use super::MAX_GROUPS;
 use crate::allocation::{self, Allocation, Models};
 use crate::plan::{Excess, Group, Target};
 use crate::tables::binomial_pmf;
@@ -198,6 +199,33 @@ const FOCUS_AT: u32 = 96;
 const FAILED_AT: u32 = 98;
 const COUNT_BITS: u32 = 15;
 const MORTAL_AT: u32 = 113;
+/// The fields free to note how much harm was held by the end of a pool
+/// (held harm is credited to the pools that held it, in the order they
+/// held it): two in the place of each group the target does not have, and
+/// those of failed saves and mortal wounds, when not carried.
+pub(super) fn marker_fields(groups: usize, carry_failed: bool, carry_mortal: bool) -> Vec<u32> {
+    let mut at = Vec::new();
+    for g in groups..MAX_GROUPS {
+        let base = GROUP_BITS * g as u32;
+        at.extend([base, base + HELD_BITS]);
+    }
+    if !carry_failed {
+        at.push(FAILED_AT);
+    }
+    if !carry_mortal {
+        at.push(MORTAL_AT);
+    }
+    at
+}
+
+pub(super) fn marker(s: u128, at: u32) -> u32 {
+    field(s, at, HELD_BITS)
+}
+
+pub(super) fn with_marker(s: u128, at: u32, n: u32) -> u128 {
+    put(s, at, HELD_BITS, n)
+}
+
 /// The most failed saves or mortal wounds a state can carry.
 pub(super) const MAX_CARRIED: u32 = (1 << COUNT_BITS) - 1;
 

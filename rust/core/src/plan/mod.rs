@@ -554,6 +554,12 @@ pub struct Save {
     /// token that reaches the save is unsaved (counted as a failure).
     #[serde(default = "yes")]
     pub rolled: bool,
+    /// True to save the tokens one at a time, each rolled against the group
+    /// current then and its damage dealt before the next is rolled (attacks
+    /// allocated one by one, as in 40k's 10th edition), instead of rolling
+    /// them together and resolving them lowest first.
+    #[serde(default)]
+    pub in_turn: bool,
 }
 
 /// A save rolled only when the first save failed (The Ninth Age's Aegis,
