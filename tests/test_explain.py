@@ -284,3 +284,41 @@ def test_a_seed_explains_the_trial_the_simulation_stream_draws() -> None:
             ("models_destroyed", told["models_destroyed"]),
         ]:
             assert histograms[name][value] == 1, (seed, name)
+
+
+MODIFIERS = Path(__file__).resolve().parents[1] / "examples" / "modifiers.toml"
+
+
+def test_the_narration_names_each_modifier_as_its_pool_starts() -> None:
+    lines = [line.strip() for line in explain(mathhammer.load_scenario(MODIFIERS), seed=1).lines]
+    hammer, sword = lines.index("1. Thunder hammer (attacks)"), lines.index("2. Master-crafted power weapon (attacks)")
+    assert lines[hammer + 1 : hammer + 8] == [
+        "Modifier: AP -2 → AP -3 (-1; never above AP 0).",
+        "Modifier: A 3 +1 per model (at least 1).",
+        "Modifier: D 2 +1 (multiply, then add; at least 1).",
+        "Modifier: the target re-rolls saves of 1.",
+        "Modifier: the unit re-rolls one hit roll: the first of this weapon's that fails.",
+        "Modifier: no -1 to wound: S 8 is not greater than T 9.",
+        "Modifier: critical hits on an unmodified 5+.",
+    ]
+    assert lines[sword + 1 : sword + 7] == [
+        "Modifier: S 5 → S 10 (x2; at least 1).",
+        "Modifier: D D3 x2 (multiply, then add; at least 1).",
+        "Modifier: a damage roll below its average is re-rolled.",
+        "Modifier: the target re-rolls saves of 1.",
+        "Modifier: -1 to wound: S 10 is greater than T 9 (the target's ability).",
+        "Modifier: wounds on 2+ instead of the S-against-T roll.",
+    ]
+
+
+def test_a_rerolled_save_is_told_after_the_roll_it_replaces() -> None:
+    scenario = mathhammer.load_scenario(MODIFIERS)
+    for seed in range(200):
+        lines = [line.strip() for line in explain(scenario, seed=seed).lines]
+        rerolled = [i for i, line in enumerate(lines) if line.startswith("re-rolled: ")]
+        if rerolled:
+            break
+    else:
+        pytest.fail("no seed of 200 rolled a save of 1")
+    for i in rerolled:
+        assert lines[i - 1].startswith("▪ 1 ") and lines[i - 1].endswith("fails, and the defender re-rolls it."), lines

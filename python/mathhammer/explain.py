@@ -91,7 +91,7 @@ def explain(
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         used, replay = _seeded(core_plan, seed)
-    lines = narrate(compiled.plan, replay, compiled.stage_labels, sources)
+    lines = narrate(compiled.plan, replay, compiled.stage_labels, sources, compiled.modifiers)
     return Explanation(used, seed if dice is None else None, replay, lines)
 
 
@@ -112,6 +112,7 @@ def narrate(
     replay: Mapping[str, Any],
     labels: Mapping[str, str] | None = None,
     sources: EffectSources | None = None,
+    modifiers: Mapping[str, Sequence[str]] | None = None,
 ) -> list[str]:
     """The narration of a replay of ``plan``, one line per step.
 
@@ -120,8 +121,10 @@ def narrate(
         replay: What ``mathhammer.replay`` returned for it.
         labels: Counter names to human labels (``Compiled.stage_labels``).
         sources: The keyword behind each effect, named where the effect fires.
+        modifiers: The modifiers in force for each attack pool, in words (``Compiled.modifiers``),
+            told as the pool starts.
     """
-    return _Narrator(plan, labels or {}, sources or {}).tell(replay)
+    return _Narrator(plan, labels or {}, sources or {}, modifiers or {}).tell(replay)
 
 
 def _compile_watching_keywords(scenario: Any, registry: Registry | None) -> tuple[Compiled, EffectSources]:
@@ -209,6 +212,11 @@ def _effect(effect: Effect) -> str:
     return effect.action
 
 
+def _rerolls(save: Save, roll: int) -> bool:
+    """Does ``save`` roll a failed ``roll`` again?"""
+    return save.rolled and (save.reroll == "failures" or (save.reroll == "ones" and roll == 1))
+
+
 def _until_next_sequence(events: Sequence[dict[str, Any]], start: int) -> Sequence[dict[str, Any]]:
     for end in range(start, len(events)):
         if events[end]["event"] == "sequence":
@@ -221,8 +229,17 @@ def _ordinal(n: int) -> str:
 
 
 class _Narrator:
-    def __init__(self, plan: Plan, labels: Mapping[str, str], sources: EffectSources) -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        labels: Mapping[str, str],
+        sources: EffectSources,
+        modifiers: Mapping[str, Sequence[str]],
+    ) -> None:
         self.sources = sources
+        self.modifiers = modifiers
+        self.rerolled = False
+        """The next save event is the re-roll of the failed one before it."""
         self.index = 0
         """The index of the current sequence in the Plan."""
         self.plan = plan
@@ -277,6 +294,8 @@ class _Narrator:
             self.lines.append("")
         kind = "attacks" if self.pool else "mortal wounds"
         self.lines.append(f"{e['index'] + 1}. {e['name']} ({kind})")
+        for text in self.modifiers.get(e["name"], []) if self.pool else []:
+            self.say(f"Modifier: {text}.")
 
     def on_attacks(self, e: dict[str, Any]) -> None:
         n = e["count"]
@@ -397,6 +416,14 @@ class _Narrator:
         roll, modifier = e["roll"], self.modifier(group, save)
         shown = f"{roll} (modified to {roll + modifier})" if modifier else str(roll)
         outcome = f"the attack fails ({self.saved_by(roll, modifier, group)})" if e["saved"] else "inflicts damage"
+        rerolled, self.rerolled = self.rerolled, False
+        if rerolled:
+            self.say(f"re-rolled: {shown}: {outcome}.", 3)
+            return
+        in_force = save or (self.pool.save if self.pool else None)
+        if not e["saved"] and in_force is not None and _rerolls(in_force, roll):
+            self.rerolled = True
+            outcome = "fails, and the defender re-rolls it"
         self.say(f"▪ {shown}{where}{profile}: {outcome}.", 2)
 
     def which_model(self, group: str, wounds_left: int | None) -> str:

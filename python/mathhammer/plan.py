@@ -161,6 +161,9 @@ class Test:
     its criticals (``natural_fail`` and ``critical`` do not apply). A
     ``failures`` or ``non_critical`` re-roll re-rolls every die marked
     ``rerolled``; ``ones`` re-rolls those showing 1, never on a critical.
+    With ``reroll_one``, once per pool (per round in a fight), the first die
+    that fails and was not re-rolled already is rolled again (a re-roll of one
+    die granted to the unit; tests of one die only).
     """
 
     __test__ = False  # a Plan primitive, not a pytest test class
@@ -180,9 +183,12 @@ class Test:
     effects: list[Effect] = field(default_factory=list)
     dice: list[RollDie] = field(default_factory=list)
     compare: Compare | None = None
+    reroll_one: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if v is not None and k not in ("effects", "dice", "compare")}
+        if not self.reroll_one:
+            del d["reroll_one"]
         d["effects"] = [e.to_dict() for e in self.effects]
         if self.dice:
             d["dice"] = [{k: v for k, v in asdict(die).items() if v is not None} for die in self.dice]
@@ -229,9 +235,11 @@ class Save:
     current group's invulnerable save unmodified, or reaches its armour save
     after adding ``ap``, ``modifiers`` and the group's entry of
     ``group_modifiers`` (one per group, or none), the total capped at
-    ``modifier_max``. A roll that fails is followed by the group's entry of
+    ``modifier_max``. A roll that fails is rolled again once when ``reroll``
+    says so (``"failures"``: any failed roll; ``"ones"``: a roll of 1), against
+    the same group, and if it still fails is followed by the group's entry of
     ``special`` (one per group, or none), if it has one. ``counter`` counts
-    the attacks that fail both.
+    the attacks that fail them all.
     """
 
     ap: int = 0
@@ -244,12 +252,15 @@ class Save:
     special: list[SpecialSave | None] = field(default_factory=list)
     rolled: bool = True
     """False for attacks no save applies to: nothing is rolled, every token is unsaved."""
+    reroll: Literal["none", "ones", "failures"] = "none"
     in_turn: bool = False
     """True to save the wounds one at a time instead, each rolled against the group current then and its damage
     dealt before the next is rolled (attacks allocated one by one, as in 40k's 10th edition)."""
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if v is not None and k != "special"}
+        if self.reroll == "none":
+            del d["reroll"]
         if self.special:
             d["special"] = [None if s is None else asdict(s) for s in self.special]
         return d
@@ -289,6 +300,11 @@ class AttackPool:
     carries to the group's next model (``"group"``, a health pool) or on
     through the allocation order (``"unit"``). With ``cap_at_wounds`` one
     attack's damage never exceeds the models' wounds characteristic.
+    The damage roll is re-rolled as ``damage_reroll`` says (``"ones"``: each
+    die showing 1; ``"below_average"``: the whole roll when its dice sum to
+    less than their average), then multiplied by ``damage_multiplier``,
+    increased by ``damage_bonus`` (never below 0) and raised to
+    ``damage_minimum``, before the group's own damage modifiers.
     """
 
     name: str
@@ -309,6 +325,15 @@ class AttackPool:
     """What such an attack does besides (a Battle Shock test's effect)."""
     against: Literal["target", "attacker"] = "target"
     """Whose models the pool attacks: the attacker's in a fight's return blows."""
+    feel_no_pain: list[int | None] = field(default_factory=list)
+    """Per group of the side attacked (or none): a Feel No Pain against this pool's harm only (its damage and
+    the mortal wounds it inflicts, as "against Psychic Attacks"); the better of it and the group's own applies."""
+    damage_reroll: Literal["none", "ones", "below_average"] = "none"
+    damage_multiplier: int = 1
+    damage_bonus: int = 0
+    damage_minimum: int = 0
+    damage_reroll_one: bool = False
+    """Once per pool, the first damage roll below its dice's average is rolled again (not with ``damage_reroll``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -322,6 +347,11 @@ class AttackPool:
                 "dice": self.damage,
                 "excess": self.excess,
                 "cap_at_wounds": self.cap_at_wounds,
+                **({"reroll": self.damage_reroll} if self.damage_reroll != "none" else {}),
+                **({"multiplier": self.damage_multiplier} if self.damage_multiplier != 1 else {}),
+                **({"bonus": self.damage_bonus} if self.damage_bonus else {}),
+                **({"minimum": self.damage_minimum} if self.damage_minimum else {}),
+                **({"reroll_one": True} if self.damage_reroll_one else {}),
                 **({"top_threshold_counter": self.top_threshold_counter} if self.top_threshold_counter else {}),
                 **({"top_threshold": self.top_threshold.to_dict()} if self.top_threshold else {}),
             },
@@ -329,6 +359,7 @@ class AttackPool:
             **({"focus": list(self.focus)} if self.focus else {}),
             **({"batch_hook": self.batch_hook} if self.batch_hook is not None else {}),
             **({"against": self.against} if self.against != "target" else {}),
+            **({"feel_no_pain": list(self.feel_no_pain)} if self.feel_no_pain else {}),
         }
 
 

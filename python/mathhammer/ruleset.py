@@ -41,6 +41,8 @@ class Compiled:
     rule_descriptions: dict[str, str] = field(default_factory=dict)
     attacker: str = ""
     target: str = ""
+    modifiers: dict[str, list[str]] = field(default_factory=dict)
+    """The modifiers in force for each attack pool (by the pool's name), each in words, for narration."""
 
 
 @runtime_checkable

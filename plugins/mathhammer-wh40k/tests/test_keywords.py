@@ -169,19 +169,15 @@ def test_melta_adds_damage_at_half_range(registry: Registry, half: bool) -> None
         damage="D6",
         context=Context(half_range=half),
     )
-    damage = (
-        mathhammer.compile_scenario(
-            Scenario(
-                attacker=Attacker(weapons=(Weapon("M", "1", None, 10, "D6", auto_hit=True, keywords=("Melta 2",)),)),
-                target=Target("T", 4, (ModelProfile("M", wounds=20),)),
-                context=Context(half_range=half),
-            ),
-            registry=registry,
-        )
-        .plan.sequences[0]
-        .damage
-    )  # type: ignore[union-attr]
-    assert damage == ("D6+2" if half else "D6")
+    pool = mathhammer.compile_scenario(
+        Scenario(
+            attacker=Attacker(weapons=(Weapon("M", "1", None, 10, "D6", auto_hit=True, keywords=("Melta 2",)),)),
+            target=Target("T", 4, (ModelProfile("M", wounds=20),)),
+            context=Context(half_range=half),
+        ),
+        registry=registry,
+    ).plan.sequences[0]
+    assert (pool.damage, pool.damage_bonus) == ("D6", 2 if half else 0)  # type: ignore[union-attr]
     assert r["damage"].pmf.size <= 2  # W1 models: excess damage is lost
 
 

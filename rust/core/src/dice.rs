@@ -143,6 +143,193 @@ impl DiceExpr {
     }
 }
 
+/// Which results of a roll are rolled again, once, before any modifier.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum DiceReroll {
+    #[default]
+    None,
+    /// Each die showing 1 is rolled again.
+    Ones,
+    /// The whole roll is rolled again when its dice sum to less than their
+    /// average (a D6 showing 1-3, 2D6 summing to 6 or less).
+    BelowAverage,
+}
+
+/// A dice expression rolled with a re-roll policy, then modified: the value
+/// is multiplied by `multiplier`, `bonus` is added (never below 0), and the
+/// result is raised to `minimum`. Multiplying before adding is the order in
+/// which rulesets apply such modifiers (40k: multiply, then add).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModifiedDice {
+    pub dice: DiceExpr,
+    pub reroll: DiceReroll,
+    pub multiplier: u32,
+    pub bonus: i64,
+    pub minimum: u32,
+}
+
+impl From<DiceExpr> for ModifiedDice {
+    fn from(dice: DiceExpr) -> Self {
+        ModifiedDice {
+            dice,
+            reroll: DiceReroll::None,
+            multiplier: 1,
+            bonus: 0,
+            minimum: 0,
+        }
+    }
+}
+
+impl ModifiedDice {
+    /// True when neither a re-roll nor a modifier changes the dice.
+    #[must_use]
+    pub fn is_plain(&self) -> bool {
+        *self == ModifiedDice::from(self.dice)
+    }
+
+    /// True when rolling is needed.
+    #[must_use]
+    pub fn is_random(&self) -> bool {
+        self.dice.is_random()
+    }
+
+    /// The value of an unmodified result `rolled` (the dice with their constant).
+    #[must_use]
+    pub fn modify(&self, rolled: u32) -> u32 {
+        let v = i64::from(rolled) * i64::from(self.multiplier) + self.bonus;
+        (v.max(0) as u32).max(self.minimum)
+    }
+
+    /// The smallest value it can give (the modifiers never lower a value).
+    #[must_use]
+    pub fn min(&self) -> u32 {
+        self.modify(self.dice.min())
+    }
+
+    /// The largest value it can give.
+    #[must_use]
+    pub fn max(&self) -> u32 {
+        self.modify(self.dice.max())
+    }
+
+    /// Is a sum of the dice (without the constant) below their average?
+    fn below_average(&self, sum: i64) -> bool {
+        2 * sum < i64::from(self.dice.count) * (i64::from(self.dice.sides) + 1)
+    }
+
+    /// The dice's sum, each die showing 1 rolled again under `Ones`.
+    fn roll_sum<D: DiceSource>(&self, dice: &mut D) -> i64 {
+        let mut sum = 0;
+        for _ in 0..self.dice.count {
+            let mut face = dice.roll(self.dice.sides);
+            if face == 1 && self.reroll == DiceReroll::Ones {
+                face = dice.roll(self.dice.sides);
+            }
+            sum += i64::from(face);
+        }
+        sum
+    }
+
+    /// Roll it once with `dice`: the same draws as [`DiceExpr::roll`] when plain.
+    pub fn roll<D: DiceSource>(&self, dice: &mut D) -> u32 {
+        let mut sum = self.roll_sum(dice);
+        if self.reroll == DiceReroll::BelowAverage && self.below_average(sum) {
+            sum = self.roll_sum(dice);
+        }
+        self.modify((sum + self.dice.constant).max(0) as u32)
+    }
+
+    /// Roll it once, and roll a result below the average again (a re-roll
+    /// of its own); also says whether that re-roll was used. Under its own
+    /// re-roll policy every result was rolled again already where it could
+    /// be, so the extra one is never used then.
+    pub fn roll_once_more<D: DiceSource>(&self, dice: &mut D) -> (u32, bool) {
+        if self.reroll != DiceReroll::None {
+            return (self.roll(dice), false);
+        }
+        let mut sum = self.roll_sum(dice);
+        let again = self.below_average(sum);
+        if again {
+            sum = self.roll_sum(dice);
+        }
+        (self.modify((sum + self.dice.constant).max(0) as u32), again)
+    }
+
+    /// The exact distribution: `pmf[v]` is the probability of value `v`.
+    #[must_use]
+    pub fn distribution(&self) -> Vec<f64> {
+        if self.is_plain() {
+            return self.dice.distribution();
+        }
+        let d = self.dice;
+        let sides = d.sides as usize;
+        // One die's faces: under `Ones` a 1 is rolled again, so each face
+        // gains the chance of a first 1 times its own.
+        let mut face = vec![0.0; sides + 1];
+        if sides > 0 {
+            let p = 1.0 / sides as f64;
+            for f in face.iter_mut().skip(1) {
+                *f = p;
+            }
+            if self.reroll == DiceReroll::Ones {
+                for f in face.iter_mut().skip(1) {
+                    *f = p * p;
+                }
+                for f in face.iter_mut().skip(2) {
+                    *f += p;
+                }
+            }
+        }
+        let mut sums = vec![1.0_f64];
+        for _ in 0..d.count {
+            let mut next = vec![0.0; sums.len() + sides];
+            for (s, &q) in sums.iter().enumerate() {
+                for (k, &pf) in face.iter().enumerate().skip(1) {
+                    next[s + k] += q * pf;
+                }
+            }
+            sums = next;
+        }
+        if self.reroll == DiceReroll::BelowAverage {
+            let low: f64 = (0..sums.len())
+                .filter(|&s| self.below_average(s as i64))
+                .map(|s| sums[s])
+                .sum();
+            let again = sums.clone();
+            for (s, q) in sums.iter_mut().enumerate() {
+                let kept = if self.below_average(s as i64) {
+                    0.0
+                } else {
+                    *q
+                };
+                *q = kept + low * again[s];
+            }
+        }
+        let mut pmf = vec![0.0; self.max() as usize + 1];
+        for (s, &q) in sums.iter().enumerate() {
+            if q > 0.0 {
+                let v = self.modify((s as i64 + d.constant).max(0) as u32);
+                pmf[v as usize] += q;
+            }
+        }
+        pmf
+    }
+
+    /// The expected value.
+    #[must_use]
+    pub fn mean(&self) -> f64 {
+        if self.is_plain() {
+            return self.dice.mean();
+        }
+        self.distribution()
+            .iter()
+            .enumerate()
+            .map(|(v, p)| v as f64 * p)
+            .sum()
+    }
+}
+
 impl std::fmt::Display for DiceExpr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.count == 0 {
@@ -353,6 +540,98 @@ impl<'de> Deserialize<'de> for DiceExpr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Stream;
+
+    fn modified(text: &str, reroll: DiceReroll, multiplier: u32, bonus: i64) -> ModifiedDice {
+        ModifiedDice {
+            dice: DiceExpr::parse(text).unwrap(),
+            reroll,
+            multiplier,
+            bonus,
+            minimum: 1,
+        }
+    }
+
+    fn close(a: &[f64], b: &[f64]) {
+        assert_eq!(a.len(), b.len(), "{a:?} against {b:?}");
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() < 1e-12, "{a:?} against {b:?}");
+        }
+    }
+
+    #[test]
+    fn modified_dice_distributions_by_hand() {
+        let s = 1.0 / 36.0;
+        // Ones re-rolled: a 1 twice (1/36); any other face 1/6 + 1/36.
+        let ones = modified("D6", DiceReroll::Ones, 1, 0);
+        close(
+            &ones.distribution(),
+            &[0.0, s, 7.0 * s, 7.0 * s, 7.0 * s, 7.0 * s, 7.0 * s],
+        );
+        // Below the average (1-3) rolled again: 1/12 each for 1-3, 1/4 each for 4-6.
+        let low = modified("D6", DiceReroll::BelowAverage, 1, 0);
+        let (a, b) = (1.0 / 12.0, 0.25);
+        close(&low.distribution(), &[0.0, a, a, a, b, b, b]);
+        // Doubled, then 1 taken off: D3 gives 1, 3, 5; with -3, raised to 1: 1, 1, 3.
+        let third = 1.0 / 3.0;
+        let doubled = modified("D3", DiceReroll::None, 2, -1);
+        close(
+            &doubled.distribution(),
+            &[0.0, third, 0.0, third, 0.0, third],
+        );
+        let floored = modified("D3", DiceReroll::None, 2, -3);
+        close(&floored.distribution(), &[0.0, 2.0 * third, 0.0, third]);
+        assert_eq!((floored.min(), floored.max()), (1, 3));
+        // 2D6 below 7 rolled again whole: P(keep 7) = 6/36 + (15/36) * (6/36).
+        let two = modified("2D6", DiceReroll::BelowAverage, 1, 0);
+        let pmf = two.distribution();
+        assert!((pmf[7] - (6.0 / 36.0 + 15.0 / 36.0 * 6.0 / 36.0)).abs() < 1e-12);
+        assert!((pmf.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(
+            (two.mean()
+                - pmf
+                    .iter()
+                    .enumerate()
+                    .map(|(v, p)| v as f64 * p)
+                    .sum::<f64>())
+            .abs()
+                < 1e-12
+        );
+    }
+
+    #[test]
+    fn modified_dice_roll_as_their_distribution_says() {
+        for m in [
+            modified("D6", DiceReroll::Ones, 2, 1),
+            modified("2D3+1", DiceReroll::BelowAverage, 1, -2),
+            modified("D6", DiceReroll::BelowAverage, 2, 0),
+        ] {
+            let pmf = m.distribution();
+            let mut seen = vec![0u32; pmf.len()];
+            let mut rng = Stream::new(5, 0);
+            let n = 60_000;
+            for _ in 0..n {
+                seen[m.roll(&mut rng) as usize] += 1;
+            }
+            for (v, &p) in pmf.iter().enumerate() {
+                let se = (p * (1.0 - p) / f64::from(n)).sqrt();
+                let got = f64::from(seen[v]) / f64::from(n);
+                assert!(
+                    (got - p).abs() <= 5.0 * se + 1e-12,
+                    "{m:?}: value {v}, {got} against {p}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn plain_modified_dice_draw_as_the_expression_does() {
+        let d = DiceExpr::parse("2D6+1").unwrap();
+        let (mut a, mut b) = (Stream::new(9, 0), Stream::new(9, 0));
+        for _ in 0..100 {
+            assert_eq!(ModifiedDice::from(d).roll(&mut a), d.roll(&mut b));
+        }
+    }
 
     #[test]
     fn parses_the_datasheet_forms() {

@@ -10,7 +10,7 @@
 //! wounds with their amounts and Feel No Pain dice.
 
 use crate::batch::{self, Batch};
-use crate::dice::DiceExpr;
+use crate::dice::{DiceExpr, ModifiedDice};
 use crate::plan::{Check, Excess, Outcome, Side};
 use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence, TokenRoute};
 use crate::rng::DiceSource;
@@ -197,7 +197,15 @@ pub(crate) fn mortal_source<D: DiceSource, O: Observer>(
             spill,
         });
         if let Some(state) = ws.side_mut(against) {
-            inflict_mortal(state, n, spill, None, feel_no_pain, dice, obs);
+            inflict_mortal(
+                state,
+                n,
+                spill,
+                None,
+                feel_no_pain.then_some(&[]),
+                dice,
+                obs,
+            );
         }
     }
 }
@@ -279,12 +287,14 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
     ws.entering[0] = attacks;
     ws.pending.clear();
     ws.extra_mortal = 0;
+    ws.one_damage_left = pool.damage_reroll_one;
     ws.passed.clear();
     ws.passed.resize(n_tests, 0);
     ws.criticals.clear();
     ws.criticals.resize(n_tests, 0);
     for (k, t) in pool.tests.iter().enumerate() {
         let n = ws.entering[k];
+        let mut one_left = t.reroll_one;
         if t.automatic && t.on_success.is_empty() {
             bump(&mut ws.counters, t.counter, n);
             ws.passed[k] += n;
@@ -302,7 +312,12 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
                 let first = dice.roll(t.die);
                 let mut roll = first;
                 let mut outcome = t.by_face[roll as usize];
-                let again = t.rerolls(roll, outcome);
+                let mut again = t.rerolls(roll, outcome);
+                if !again && one_left && outcome == Outcome::Fail {
+                    // The unit's one re-roll, on the first die that fails.
+                    one_left = false;
+                    again = true;
+                }
                 if again {
                     roll = dice.roll(t.die);
                     outcome = t.by_face[roll as usize];
@@ -461,13 +476,26 @@ fn pending_harm<D: DiceSource, O: Observer>(
     if ws.extra_mortal > 0 {
         let n = ws.extra_mortal;
         bump(&mut ws.counters, pool.mortal_counter, n);
-        obs.event(Event::Mortal {
-            against: Side::Target,
-            amount: n,
-            spill: true,
-        });
-        inflict_mortal(&mut ws.state, n, true, None, true, dice, obs);
+        spill_mortal(pool, ws, Side::Target, n, dice, obs);
     }
+}
+
+/// `n` of the pool's mortal wounds on the models attacked, spilling over.
+fn spill_mortal<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    against: Side,
+    n: u32,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    obs.event(Event::Mortal {
+        against,
+        amount: n,
+        spill: true,
+    });
+    let fnp = Some(pool.feel_no_pain.as_slice());
+    inflict_mortal(&mut ws.state, n, true, None, fnp, dice, obs);
 }
 
 /// Declare the pool's allocation order; a focus group alive goes first and
@@ -496,21 +524,42 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
     let mut last_group = ws.state.current(&ws.order).unwrap_or(ws.order[0]);
     for face in 1..=pool.save.die {
         for _ in 0..ws.save_faces[face as usize] {
-            let current = ws.state.current(&ws.order);
-            let g = current.unwrap_or(last_group);
-            last_group = g;
-            let saved = pool.save.saves(g, ws.state.group(g), face);
-            obs.event(Event::Save {
-                roll: face,
-                group: current,
-                saved,
-                wounds_left: current.map(|g| ws.state.front[g]),
-            });
-            if !saved && !pool.save.special_saves(g, dice, obs) {
-                unsaved(pool, ws, current, dice, obs);
-            }
+            last_group = save_one(pool, ws, last_group, face, dice, obs);
         }
     }
+}
+
+/// One save roll showing `face`, against the group current now (or `last`
+/// once the unit is destroyed): re-rolled or followed by the special save
+/// when it fails, then the attack's damage if it still fails. Returns the
+/// group it was checked against.
+fn save_one<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    last: usize,
+    face: u32,
+    dice: &mut D,
+    obs: &mut O,
+) -> usize {
+    let current = ws.state.current(&ws.order);
+    let g = current.unwrap_or(last);
+    let saved = pool.save.saves(g, ws.state.group(g), face);
+    let wounds_left = current.map(|g| ws.state.front[g]);
+    obs.event(Event::Save {
+        roll: face,
+        group: current,
+        saved,
+        wounds_left,
+    });
+    let shown = (current, wounds_left);
+    if !saved
+        && !pool
+            .save
+            .roll_again((g, ws.state.group(g)), face, shown, dice, obs)
+    {
+        unsaved(pool, ws, current, dice, obs);
+    }
+    g
 }
 
 /// Save `wounds` tokens one at a time through the allocation order in
@@ -527,20 +576,8 @@ pub(crate) fn saves_in_turn<D: DiceSource, O: Observer>(
 ) {
     let mut last_group = ws.state.current(&ws.order).unwrap_or(ws.order[0]);
     for _ in 0..wounds {
-        let current = ws.state.current(&ws.order);
-        let g = current.unwrap_or(last_group);
-        last_group = g;
         let roll = dice.roll(pool.save.die);
-        let saved = pool.save.saves(g, ws.state.group(g), roll);
-        obs.event(Event::Save {
-            roll,
-            group: current,
-            saved,
-            wounds_left: current.map(|g| ws.state.front[g]),
-        });
-        if !saved && !pool.save.special_saves(g, dice, obs) {
-            unsaved(pool, ws, current, dice, obs);
-        }
+        last_group = save_one(pool, ws, last_group, roll, dice, obs);
     }
 }
 
@@ -579,14 +616,22 @@ pub(crate) fn unsaved<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     bump(&mut ws.counters, pool.save.counter, 1);
-    damage_model(pool, ws, current, Dealt::Roll(pool.damage), dice, obs);
+    let dealt = if ws.one_damage_left && current.is_some() {
+        // The unit's one damage re-roll, on the first roll below average.
+        let (value, used) = pool.damage.roll_once_more(dice);
+        ws.one_damage_left = !used;
+        Dealt::Fixed(value)
+    } else {
+        Dealt::Roll(pool.damage)
+    };
+    damage_model(pool, ws, current, dealt, dice, obs);
 }
 
 /// The damage one attack deals: dice rolled as it lands, or a value known
 /// already.
 #[derive(Debug, Clone, Copy)]
 enum Dealt {
-    Roll(DiceExpr),
+    Roll(ModifiedDice),
     Fixed(u32),
 }
 
@@ -625,12 +670,7 @@ fn top_threshold<D: DiceSource, O: Observer>(
             return;
         }
         let n = amount.roll(dice);
-        obs.event(Event::Mortal {
-            against: ws.state.side,
-            amount: n,
-            spill: true,
-        });
-        inflict_mortal(&mut ws.state, n, true, None, true, dice, obs);
+        spill_mortal(pool, ws, ws.state.side, n, dice, obs);
     }
 }
 
@@ -663,13 +703,14 @@ fn apply_damage<D: DiceSource, O: Observer>(
         bump(&mut ws.counters, pool.top_threshold_counter, 1);
     }
     if pool.excess == Excess::Lost {
-        ws.state.wound_model(g, lost, group.feel_no_pain, dice, obs);
+        ws.state
+            .wound_model(g, lost, pool.fnp(g, group.feel_no_pain), dice, obs);
         return top;
     }
     // Carried on, a point at a time where Feel No Pain rolls for each.
     let mut left = lost;
     while left > 0 {
-        let fnp = ws.state.group(g).feel_no_pain;
+        let fnp = pool.fnp(g, ws.state.group(g).feel_no_pain);
         let take = if fnp.is_some() {
             1
         } else {
@@ -707,7 +748,7 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
             // A hazard of the attack: the attacking unit's own models (only
             // counted when the Plan does not list them).
             let _ = (reduced, focus);
-            let n = amount.unwrap_or(pool.damage).roll(dice);
+            let n = amount.map_or(pool.damage, ModifiedDice::from).roll(dice);
             bump(&mut ws.counters, pool.mortal_counter, n);
             obs.event(Event::Mortal {
                 against: Side::Attacker,
@@ -715,7 +756,7 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
                 spill,
             });
             if let Some(state) = ws.attacker.as_mut() {
-                inflict_mortal(state, n, spill, None, true, dice, obs);
+                inflict_mortal(state, n, spill, None, Some(&[]), dice, obs);
             }
         }
         InflictKind::Mortal {
@@ -725,7 +766,7 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
             focus,
             against: Side::Target,
         } => {
-            let mut n = amount.unwrap_or(pool.damage).roll(dice);
+            let mut n = amount.map_or(pool.damage, ModifiedDice::from).roll(dice);
             let first = ws.focus.filter(|&f| focus && ws.state.alive[f] > 0);
             if reduced {
                 if let Some(g) = ws.state.pick_for_mortal(first) {
@@ -738,7 +779,15 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
                 amount: n,
                 spill,
             });
-            inflict_mortal(&mut ws.state, n, spill, first, true, dice, obs);
+            inflict_mortal(
+                &mut ws.state,
+                n,
+                spill,
+                first,
+                Some(&pool.feel_no_pain),
+                dice,
+                obs,
+            );
         }
         InflictKind::Damage {
             save,
@@ -761,13 +810,22 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
                         saved,
                         wounds_left: current.map(|g| ws.state.front[g]),
                     });
-                    if saved || own.special_saves(g, dice, obs) {
+                    let wounds_left = current.map(|g| ws.state.front[g]);
+                    if saved
+                        || own.roll_again(
+                            (g, ws.state.group(g)),
+                            roll,
+                            (current, wounds_left),
+                            dice,
+                            obs,
+                        )
+                    {
                         return;
                     }
                 }
                 bump(&mut ws.counters, own.counter, 1);
             }
-            let damage = damage.unwrap_or(pool.damage);
+            let damage = damage.map_or(pool.damage, ModifiedDice::from);
             let dealt = if maximize || bonus != 0 {
                 let rolled = if maximize {
                     damage.max()
@@ -785,13 +843,15 @@ pub(crate) fn inflict<D: DiceSource, O: Observer>(
 
 /// Mortal wounds: one at a time, 1 damage each, no save. With `spill` each
 /// picks its model anew; without, they all go to the model the first one
-/// picks and the rest is lost once it is destroyed.
+/// picks and the rest is lost once it is destroyed. `feel_no_pain`: none
+/// applies (`None`), or each group's own against mortal wounds, bettered by
+/// its entry of the slice (a pool's Feel No Pain against its own harm).
 pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
     state: &mut TargetState<'_>,
     n: u32,
     spill: bool,
     first: Option<usize>,
-    feel_no_pain: bool,
+    feel_no_pain: Option<&[Option<u32>]>,
     dice: &mut D,
     obs: &mut O,
 ) {
@@ -803,11 +863,22 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
             let Some(g) = pick(state) else {
                 return;
             };
-            let fnp = state.group(g).mortal_fnp().filter(|_| feel_no_pain);
+            let fnp = mortal_fnp(state.group(g), g, feel_no_pain);
             state.wound_model(g, 1, fnp, dice, obs);
         }
     } else if let Some(g) = pick(state) {
-        let fnp = state.group(g).mortal_fnp().filter(|_| feel_no_pain);
+        let fnp = mortal_fnp(state.group(g), g, feel_no_pain);
         state.wound_model(g, n, fnp, dice, obs);
     }
+}
+
+/// The Feel No Pain group `g` rolls against a mortal wound (see [`inflict_mortal`]).
+pub(crate) fn mortal_fnp(
+    group: &crate::plan::Group,
+    g: usize,
+    feel_no_pain: Option<&[Option<u32>]>,
+) -> Option<u32> {
+    feel_no_pain.and_then(|extra| {
+        crate::plan::better_fnp(group.mortal_fnp(), extra.get(g).copied().flatten())
+    })
 }

@@ -4,11 +4,11 @@
 //! reads this one program.
 
 use crate::batch::BatchHooks;
-use crate::dice::DiceExpr;
+use crate::dice::{DiceExpr, ModifiedDice};
 use crate::error::CoreError;
 use crate::plan::{
-    AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll, Rolls, Save,
-    Sequence, Side, SpecialSave, Test,
+    better_fnp, AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll,
+    Rolls, Save, Sequence, Side, SpecialSave, Test,
 };
 use crate::rng::DiceSource;
 use crate::roll::{Classed, Roll};
@@ -24,6 +24,8 @@ pub(crate) struct RunTest {
     /// `by_face[f]` is the outcome of an unmodified `f` (index 0 unused).
     pub(crate) by_face: Vec<Outcome>,
     pub(crate) reroll: Reroll,
+    /// The first failed die not re-rolled already is rolled again, once per pool.
+    pub(crate) reroll_one: bool,
     pub(crate) counter: Option<usize>,
     /// Each outcome's actions, with the class of the roll they also need.
     pub(crate) on_fail: Vec<(Option<Class>, RunAction)>,
@@ -93,6 +95,8 @@ pub(crate) struct RunSave {
     /// Per group: the save rolled after a failed one.
     pub(crate) special: Vec<Option<SpecialSave>>,
     pub(crate) counter: Option<usize>,
+    /// Failed rolls rolled again, once, before the special save.
+    pub(crate) reroll: Reroll,
 }
 
 #[derive(Debug, Clone)]
@@ -104,7 +108,7 @@ pub(crate) struct RunPool {
     pub(crate) save: RunSave,
     /// Saves tokens take instead of the pool's (`Effect::OwnSave`), by index.
     pub(crate) own_saves: Vec<RunSave>,
-    pub(crate) damage: DiceExpr,
+    pub(crate) damage: ModifiedDice,
     pub(crate) excess: Excess,
     pub(crate) cap_at_wounds: bool,
     pub(crate) top_threshold_counter: Option<usize>,
@@ -114,6 +118,10 @@ pub(crate) struct RunPool {
     pub(crate) mortal_counter: Option<usize>,
     pub(crate) focus: Vec<usize>,
     pub(crate) batch_hook: Option<usize>,
+    /// Per group: Feel No Pain against this pool's harm only.
+    pub(crate) feel_no_pain: Vec<Option<u32>>,
+    /// The first damage roll below average is rolled again, once per pool.
+    pub(crate) damage_reroll_one: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -284,7 +292,9 @@ impl Program {
             own_saves,
             focus: p.focus.clone(),
             batch_hook: p.batch_hook,
-            damage: p.damage.dice,
+            feel_no_pain: p.feel_no_pain.clone(),
+            damage_reroll_one: p.damage.reroll_one,
+            damage: p.damage.roll(),
             excess: p.damage.excess,
             cap_at_wounds: p.damage.cap_at_wounds,
             top_threshold_counter: plan.counter_index(
@@ -413,6 +423,7 @@ impl Program {
                     .collect()
             },
             reroll: t.reroll,
+            reroll_one: t.reroll_one,
             counter: plan.counter_index(&format!("{field}.counter"), t.counter.as_ref())?,
             on_fail,
             on_success,
@@ -648,6 +659,7 @@ impl RunSave {
                 .map(|g| save.special.get(g).copied().flatten())
                 .collect(),
             counter: plan.counter_index(&format!("{field}.counter"), save.counter.as_ref())?,
+            reroll: save.reroll,
         })
     }
 
@@ -664,13 +676,64 @@ impl RunSave {
             .all(|g| faces(g) == faces(0) && self.special_faces(g) == self.special_faces(0))
     }
 
-    /// The chance one save roll (and the special save after it) fails for a
-    /// model of group `g`.
+    /// The chance one save roll (its re-roll, and the special save after
+    /// it) fails for a model of group `g`.
     pub(crate) fn fail_chance(&self, g: usize, groups: &[Group]) -> f64 {
-        let fails = (1..=self.die)
+        (1..=self.die)
             .filter(|&f| !self.saves(g, &groups[g], f))
-            .count();
-        fails as f64 / f64::from(self.die) * (1.0 - self.special_pass(g))
+            .map(|f| 1.0 - self.second_chance(g, &groups[g], f))
+            .sum::<f64>()
+            / f64::from(self.die)
+    }
+
+    /// Is a failed roll of `face` rolled again?
+    #[inline]
+    pub(crate) fn rerolls(&self, face: u32) -> bool {
+        self.rolled
+            && match self.reroll {
+                Reroll::Failures => true,
+                Reroll::Ones => face == 1,
+                Reroll::None | Reroll::NonCritical => false,
+            }
+    }
+
+    /// The chance a roll of `face` that failed for group `g` is saved after
+    /// all: by its re-roll, else by the special save.
+    pub(crate) fn second_chance(&self, g: usize, group: &Group, face: u32) -> f64 {
+        let again = if self.rerolls(face) {
+            let saving = (1..=self.die).filter(|&f| self.saves(g, group, f)).count();
+            saving as f64 / f64::from(self.die)
+        } else {
+            0.0
+        };
+        again + (1.0 - again) * self.special_pass(g)
+    }
+
+    /// A roll of `face` failed for group `g`: roll it again if the save says
+    /// so, then the special save. Is the attack saved after all? `shown` is
+    /// the current group and its front model's wounds, as the trace shows them.
+    pub(crate) fn roll_again<D: DiceSource, O: Observer>(
+        &self,
+        (g, group): (usize, &Group),
+        face: u32,
+        (current, wounds_left): (Option<usize>, Option<u32>),
+        dice: &mut D,
+        obs: &mut O,
+    ) -> bool {
+        if self.rerolls(face) {
+            let roll = dice.roll(self.die);
+            let saved = self.saves(g, group, roll);
+            obs.event(Event::Save {
+                roll,
+                group: current,
+                saved,
+                wounds_left,
+            });
+            if saved {
+                return true;
+            }
+        }
+        self.special_saves(g, dice, obs)
     }
 
     /// Group `g`'s special save as (faces that save, re-rolled successes).
@@ -734,6 +797,12 @@ impl RunSave {
 }
 
 impl RunPool {
+    /// The Feel No Pain group `g` has against this pool's harm, given its own `own`.
+    #[inline]
+    pub(crate) fn fnp(&self, g: usize, own: Option<u32>) -> Option<u32> {
+        better_fnp(own, self.feel_no_pain.get(g).copied().flatten())
+    }
+
     /// One attack's damage `rolled` as a model of `group` takes it: the
     /// group's modifiers, then the pool's cap; and the wounds that costs
     /// (the number of the group's thresholds it meets, if it has any).

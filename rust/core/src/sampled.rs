@@ -119,6 +119,10 @@ impl PoolTables {
         budget: &mut usize,
         b: &mut Builder,
     ) -> Option<PoolTables> {
+        if pool.damage_reroll_one || pool.tests.iter().any(|t| t.reroll_one) {
+            // One die for the whole pool ties its attacks together: die by die.
+            return None;
+        }
         let m = pool.tests.len();
         let save_slot = m;
         let (first, inflict) = one_token(pool, 1, *budget, b)?;
@@ -309,8 +313,13 @@ pub(crate) fn resolve<D: DiceSource>(
             }
         } else {
             bump(&mut ws.counters, pool.save.counter, failed);
-            ws.state
-                .apply_fixed(&ws.order, failed, pool.damage.min(), dice);
+            ws.state.apply_fixed(
+                &ws.order,
+                failed,
+                pool.damage.min(),
+                &pool.feel_no_pain,
+                dice,
+            );
         }
     } else if pool.save.in_turn {
         saves_in_turn(pool, ws, wounds, dice, &mut NoTrace);

@@ -193,6 +193,7 @@ impl<'p> TargetState<'p> {
         order: &[usize],
         mut attacks: u32,
         d: u32,
+        extra_fnp: &[Option<u32>],
         dice: &mut D,
     ) -> u32 {
         for &g in order {
@@ -203,8 +204,11 @@ impl<'p> TargetState<'p> {
                 continue;
             }
             let d = self.allocation.groups[g].modify_damage(d);
-            if self.allocation.groups[g].feel_no_pain.is_some() {
-                let fnp = self.allocation.groups[g].feel_no_pain;
+            let fnp = crate::plan::better_fnp(
+                self.allocation.groups[g].feel_no_pain,
+                extra_fnp.get(g).copied().flatten(),
+            );
+            if fnp.is_some() {
                 while attacks > 0 && self.alive[g] > 0 {
                     attacks -= 1;
                     self.wound_model(g, d, fnp, dice, &mut crate::trace::NoTrace);
@@ -318,7 +322,7 @@ mod tests {
                             None => left += 1,
                         }
                     }
-                    let batch_left = batch.apply_fixed(&order, attacks, d, &mut dice);
+                    let batch_left = batch.apply_fixed(&order, attacks, d, &[], &mut dice);
                     let state = |s: &TargetState<'_>| {
                         (s.alive.clone(), s.front.clone(), s.damage, s.destroyed)
                     };

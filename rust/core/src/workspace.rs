@@ -47,6 +47,8 @@ pub struct Workspace<'p> {
     pub(crate) criticals: Vec<u32>,
     /// Mortal wounds a batch hook added to the current pool.
     pub(crate) extra_mortal: u32,
+    /// The pool's one damage re-roll is still to be used.
+    pub(crate) one_damage_left: bool,
     /// The first error a batch hook raised in this workspace's trials.
     pub(crate) failure: Option<CoreError>,
     /// Per sequence aimed at the target, the wounds it lost to it and the
@@ -133,6 +135,7 @@ impl<'p> Workspace<'p> {
             passed: Vec::new(),
             criticals: Vec::new(),
             extra_mortal: 0,
+            one_damage_left: false,
             failure: None,
             by_sequence: vec![(0, 0); program.attributed_sequences().len()],
         }

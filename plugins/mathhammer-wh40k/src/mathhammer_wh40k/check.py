@@ -33,6 +33,12 @@ from mathhammer_wh40k.model import (
 
 MAX_CHARACTERISTIC = 30
 REROLLS = ("none", "ones", "failures", "non_critical")
+DAMAGE_REROLLS = ("none", "ones", "below_average")
+SAVE_REROLLS = ("none", "ones", "failures")
+ONE_DIE_REROLLS = ("reroll_one_hit", "reroll_one_wound", "reroll_one_damage")
+"""Re-rolls of a single die, which the unit attaches to one weapon."""
+MAX_BONUS = 100
+"""The largest bonus or penalty to A or D a modifier may give."""
 
 
 class _Checker:
@@ -84,6 +90,35 @@ class _Checker:
                 self.fail(f"{base}.{name}", f"is {getattr(m, name)!r}; expected one of {', '.join(REROLLS)}")
         self.roll(f"{base}.critical_hit", m.critical_hit, optional=False, what="a critical hit threshold")
         self.roll(f"{base}.critical_wound", m.critical_wound, optional=False, what="a critical wound threshold")
+        self.integer(f"{base}.ap", m.ap, -6, 6, "an AP modifier (-1 improves AP by one)")
+        self.integer(f"{base}.strength", m.strength, -MAX_CHARACTERISTIC, MAX_CHARACTERISTIC, "a Strength modifier")
+        self.integer(f"{base}.attacks", m.attacks, -MAX_BONUS, MAX_BONUS, "an Attacks modifier")
+        self.integer(f"{base}.damage", m.damage, -MAX_BONUS, MAX_BONUS, "a Damage modifier")
+        for name, what in (("strength_multiplier", "Strength"), ("damage_multiplier", "Damage")):
+            value = getattr(m, name)
+            if isinstance(value, bool) or value not in (1, 2):
+                self.fail(
+                    f"{base}.{name}",
+                    f"is {value!r}; the rules only double {what}: write 2 to double it, or 1 (the default) to leave it",
+                )
+        for name, choices in (("reroll_damage", DAMAGE_REROLLS), ("reroll_saves", SAVE_REROLLS)):
+            if getattr(m, name) not in choices:
+                self.fail(f"{base}.{name}", f"is {getattr(m, name)!r}; expected one of {', '.join(choices)}")
+        self.kind(f"{base}.minus_one_to_wound_if_s_above_t", m.minus_one_to_wound_if_s_above_t, bool, "true or false")
+        self.roll(f"{base}.wounds_on", m.wounds_on, optional=True, what="a fixed wound roll")
+        for name in ONE_DIE_REROLLS:
+            self.kind(f"{base}.{name}", getattr(m, name), bool, "true or false")
+        if m.reroll_one_damage and m.reroll_damage != "none":
+            self.fail(
+                f"{base}.reroll_one_damage",
+                f"is true and reroll_damage is {m.reroll_damage!r}: a damage roll is re-rolled only once; give one",
+            )
+        if m.wounds_on_keyword is not None:
+            self.kind(f"{base}.wounds_on_keyword", m.wounds_on_keyword, str, "a target keyword")
+            if m.wounds_on is None:
+                self.fail(
+                    f"{base}.wounds_on_keyword", 'is set without wounds_on; give the roll, as in wounds_on = "2+"'
+                )
 
     def names(self, field: str, value: Any) -> None:
         if not isinstance(value, Mapping) or not all(
@@ -100,6 +135,7 @@ class _Checker:
         self.roll(f"{base}.invulnerable", m.invulnerable, optional=True, what="InSv")
         self.roll(f"{base}.feel_no_pain", m.feel_no_pain, optional=True, what="Feel No Pain")
         self.roll(f"{base}.feel_no_pain_mortal", m.feel_no_pain_mortal, optional=True, what="Feel No Pain")
+        self.roll(f"{base}.feel_no_pain_psychic", m.feel_no_pain_psychic, optional=True, what="Feel No Pain")
         self.kind(f"{base}.character", m.character, bool, "true or false")
         self.integer(f"{base}.damage_reduction", m.damage_reduction, 0, 1000, "a damage reduction")
         self.kind(f"{base}.halve_damage", m.halve_damage, bool, "true or false")
@@ -178,3 +214,23 @@ def check_scenario(s: Scenario, source: str | None = None) -> None:
     if wounds > MAX_VALUE:
         c.fail("target.models", f"hold {wounds} wounds in all; at most {MAX_VALUE} are allowed")
     c.modifiers("modifiers", s.modifiers)
+    for name in ONE_DIE_REROLLS:
+        if getattr(s.modifiers, name):
+            c.fail(
+                f"modifiers.{name}",
+                "re-rolls one die of one weapon's attacks: set it in that weapon's [attacker.weapons.modifiers]",
+            )
+        taking = [i for i, w in enumerate(weapons) if getattr(w.modifiers, name)]
+        if len(taking) > 1:
+            c.fail(
+                f"attacker.weapons[{taking[1]}].modifiers.{name}",
+                f"is true, and so it is for attacker.weapons[{taking[0]}]: the unit re-rolls one such die; "
+                "give it to one weapon",
+            )
+    for i, w in enumerate(weapons):
+        for name, what in (("strength_multiplier", "Strength"), ("damage_multiplier", "Damage")):
+            if getattr(w.modifiers, name) == 2 and getattr(s.modifiers, name) == 2:
+                c.fail(
+                    f"attacker.weapons[{i}].modifiers.{name}",
+                    f"is 2 and so is modifiers.{name}: doubling {what} twice is not a rule; keep the one that applies",
+                )

@@ -67,7 +67,7 @@ from mathhammer.plugin import (
 from mathhammer_wh40k.check import check_scenario
 from mathhammer_wh40k.keyword_api import WeaponRules
 from mathhammer_wh40k.keywords.psychic import RULE as PSYCHIC
-from mathhammer_wh40k.model import ModelProfile, Scenario, Weapon
+from mathhammer_wh40k.model import DamageReroll, ModelProfile, Scenario, Weapon
 from mathhammer_wh40k.rules import (
     HIT_MODIFIER_CAP,
     WOUND_MODIFIER_CAP,
@@ -239,16 +239,20 @@ def _group(g: AllocationGroup) -> Group:
     )
 
 
-def _side(models: tuple[ModelProfile, ...], order: tuple[str, ...], source: str | None) -> Target:
+def _side(
+    models: tuple[ModelProfile, ...], order: tuple[str, ...], source: str | None
+) -> tuple[Target, list[ModelProfile]]:
+    """A side's groups and allocation order, and the model profile of each group."""
     from mathhammer_wh40k.model import Target as Unit
 
     unit = Unit("", toughness=1, models=models, allocation_order=order)
     groups = create_groups(unit, source)
-    return Target(
+    side = Target(
         groups=[_group(g) for g in groups],
         order=allocation_order(unit, groups, source),
         wounded_groups_first=True,
     )
+    return side, [g.profile for g in groups]
 
 
 def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
@@ -268,8 +272,8 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                 )
             versioned[name].check(chosen, source=source, field=f"attacker.weapons[{i}].rules.{name}")
     resolved, idle = _resolve_keywords(scenario, keywords)
-    target = _side(scenario.target.models, scenario.target.allocation_order, source)
-    attacker = _side(scenario.attacker.models, (), source) if scenario.attacker.models else None
+    target, group_profile = _side(scenario.target.models, scenario.target.allocation_order, source)
+    attacker = _side(scenario.attacker.models, (), source)[0] if scenario.attacker.models else None
     plan = Plan(counters=list(COUNTERS), target=target, attacker=attacker)
     _name_group_sources(plan, scenario)
     for i, ability in enumerate(scenario.attacker.mortal_wounds):
@@ -292,9 +296,11 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     after_attacks: list[MortalWounds] = []
     in_turn = False
     no_effect: list[NoEffect] = []
+    described: dict[str, list[str]] = {}
     for members in pools.values():
         weapons = [scenario.attacker.weapons[i] for i in members]
         pool, hit, wound = _pool(weapons, scenario)
+        described.setdefault(pool.name, []).extend(describe_modifiers(weapons[0], scenario))
         finalizers: list[Any] = []
         flags: set[str] = set()
         # Pooled weapons list the same keywords: report the pool's once, under its name.
@@ -331,6 +337,14 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
                 field=f"attacker.weapons[{members[0]}].skill",
             )
         in_cover = _situation(pool, hit, weapons[0], scenario, flags, partial(version_of, weapon=members[0]), target)
+        if "psychic" in flags:
+            # A Psychic Attack: Feel No Pain against those ignores its damage and its mortal wounds.
+            psychic_fnp = [group_profile[i].feel_no_pain_psychic for i in range(len(target.groups))]
+            if any(v is not None for v in psychic_fnp):
+                pool.feel_no_pain = psychic_fnp
+                described.setdefault(pool.name, []).append(
+                    "a Psychic Attack: the target's Feel No Pain against Psychic Attacks applies"
+                )
         # 10th edition allocates and saves one attack at a time (a wounded model
         # first, as the core always does), not the whole pool lowest first.
         pool.save.in_turn = version_of(ALLOCATION, weapon=members[0]) == "10e"
@@ -353,6 +367,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         target=scenario.target.name,
         stage_labels=dict(LABELS),
         no_effect=no_effect,
+        modifiers={name: texts for name, texts in described.items() if texts},
     )
 
 
@@ -482,6 +497,30 @@ def _name_group_sources(plan: Plan, scenario: Scenario) -> None:
                 plan.sources[f"{side}.groups[{gi}].wounds"] = f"{where}[{j}].wounds"
 
 
+def modified_strength(w: Weapon, scenario: Scenario) -> int:
+    """The attack's S after its modifiers: multiplied, then added to, never below 1."""
+    mods, common = w.modifiers, scenario.modifiers
+    return max(1, w.strength * mods.strength_multiplier * common.strength_multiplier + mods.strength + common.strength)
+
+
+def modified_ap(w: Weapon, scenario: Scenario) -> int:
+    """The attack's AP after its modifiers (negative improves it), never above 0."""
+    return min(0, w.ap + w.modifiers.ap + scenario.modifiers.ap)
+
+
+def _wound_target(w: Weapon, strength: int, scenario: Scenario) -> int:
+    """The wound roll needed: a fixed roll against its keyword (the better of the weapon's and the
+    scenario's that apply), else S against T."""
+    target_keywords = {k.casefold() for k in scenario.target.keywords}
+    fixed = [
+        m.wounds_on
+        for m in (w.modifiers, scenario.modifiers)
+        if m.wounds_on is not None
+        and (m.wounds_on_keyword is None or m.wounds_on_keyword.casefold() in target_keywords)
+    ]
+    return min(fixed) if fixed else wound_target(strength, scenario.target.toughness)
+
+
 def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, Test]:
     w = weapons[0]
     mods = w.modifiers
@@ -500,17 +539,25 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
             natural_fail=1,
             critical=min(mods.critical_hit, common.critical_hit),
             reroll=_broadest(mods.reroll_hits, common.reroll_hits),
+            reroll_one=mods.reroll_one_hit,
             counter="hits",
         )
+    strength = modified_strength(w, scenario)
+    wound_modifiers = [mods.wound, common.wound]
+    if (mods.minus_one_to_wound_if_s_above_t or common.minus_one_to_wound_if_s_above_t) and (
+        strength > scenario.target.toughness
+    ):
+        wound_modifiers.append(-1)
     wound = Test(
         name="wound",
-        target=wound_target(w.strength, scenario.target.toughness),
-        modifiers=[mods.wound, common.wound],
+        target=_wound_target(w, strength, scenario),
+        modifiers=wound_modifiers,
         modifier_min=-WOUND_MODIFIER_CAP,
         modifier_max=WOUND_MODIFIER_CAP,
         natural_fail=1,
         critical=min(mods.critical_wound, common.critical_wound),
         reroll=_broadest(mods.reroll_wounds, common.reroll_wounds),
+        reroll_one=mods.reroll_one_wound,
         counter="wounds",
     )
     if w.mortal_wounds is not None:
@@ -520,13 +567,106 @@ def _pool(weapons: list[Weapon], scenario: Scenario) -> tuple[AttackPool, Test, 
             Effect(on=outcome, action="mortal", amount=_dice(w.mortal_wounds), spill=True, ends_attack=False)
             for outcome in ("success", "critical")
         ]
+    saves = (mods.reroll_saves, common.reroll_saves)  # the broader applies: failures include ones
+    damage_reroll = _damage_reroll(mods.reroll_damage, common.reroll_damage, scenario.source)
     pool = AttackPool(
         name=" + ".join(dict.fromkeys(x.name for x in weapons)),
-        attacks=[Attacks(models=x.count, dice=_dice(x.attacks)) for x in weapons],
+        attacks=[_attacks(x, scenario) for x in weapons],
         attacks_counter="attacks",
         steps=[hit, wound],
-        save=Save(ap=w.ap, modifiers=[mods.save, common.save], natural_fail=1, counter="failed_saves"),
+        save=Save(
+            ap=modified_ap(w, scenario),
+            modifiers=[mods.save, common.save],
+            natural_fail=1,
+            counter="failed_saves",
+            reroll="failures" if "failures" in saves else "ones" if "ones" in saves else "none",
+        ),
         damage=_dice(w.damage),
         mortal_counter="mortal_wounds",
+        damage_reroll=damage_reroll,
+        damage_multiplier=mods.damage_multiplier * common.damage_multiplier,
+        damage_bonus=mods.damage + common.damage,
+        damage_minimum=1,  # D never drops below 1 (11th edition)
+        damage_reroll_one=mods.reroll_one_damage and damage_reroll == "none",
     )
     return pool, hit, wound
+
+
+def _attacks(w: Weapon, scenario: Scenario) -> Attacks:
+    """One weapon's attack dice: each model's A plus the Attacks modifiers, never below 1."""
+    bonus = w.modifiers.attacks + scenario.modifiers.attacks
+    dice = _dice(w.attacks)
+    low = parse_dice(dice).min + bonus
+    return Attacks(models=w.count, dice=dice, bonus=bonus, minimum=1 if low < 1 else None)
+
+
+def _damage_reroll(weapon: DamageReroll, common: DamageReroll, source: str | None) -> DamageReroll:
+    """The damage re-roll of the weapon or the scenario; two different ones are refused, since
+    neither includes the other (``ones`` re-rolls single dice, ``below_average`` the whole roll)."""
+    if weapon != "none" and common != "none" and weapon != common:
+        raise ScenarioError(
+            f"is {common!r} and a weapon's is {weapon!r}; a damage roll is re-rolled once, so give only one",
+            source=source,
+            field="modifiers.reroll_damage",
+        )
+    return weapon if weapon != "none" else common
+
+
+def describe_modifiers(w: Weapon, scenario: Scenario) -> list[str]:
+    """The characteristic and roll modifiers in force for a weapon's attacks, in words (for narration)."""
+    mods, common = w.modifiers, scenario.modifiers
+    said: list[str] = []
+
+    def changed(name: str, was: object, now: object, how: list[str]) -> None:
+        said.append(f"{name} {was} → {name} {now} ({' '.join(h for h in how if h)})")
+
+    def bonus(n: int) -> str:
+        return f"{n:+d}" if n else ""
+
+    multiplier = mods.strength_multiplier * common.strength_multiplier
+    strength = modified_strength(w, scenario)
+    if multiplier != 1 or mods.strength or common.strength:
+        how = ["x2" if multiplier == 2 else "", bonus(mods.strength + common.strength)]
+        changed("S", w.strength, strength, [" ".join(h for h in how if h) + "; at least 1"])
+    if mods.ap or common.ap:
+        changed("AP", w.ap, modified_ap(w, scenario), [bonus(mods.ap + common.ap) + "; never above AP 0"])
+    if mods.attacks or common.attacks:
+        said.append(f"A {w.attacks} {mods.attacks + common.attacks:+d} per model (at least 1)")
+    multiplier = mods.damage_multiplier * common.damage_multiplier
+    if multiplier != 1 or mods.damage or common.damage:
+        how = ["x2" if multiplier == 2 else "", bonus(mods.damage + common.damage)]
+        said.append(f"D {w.damage} {' '.join(h for h in how if h)} (multiply, then add; at least 1)")
+    damage_reroll = _damage_reroll(mods.reroll_damage, common.reroll_damage, scenario.source)
+    if damage_reroll == "ones":
+        said.append("damage dice showing 1 are re-rolled")
+    elif damage_reroll == "below_average":
+        said.append("a damage roll below its average is re-rolled")
+    saves = {mods.reroll_saves, common.reroll_saves}
+    if "failures" in saves:
+        said.append("the target re-rolls failed saves")
+    elif "ones" in saves:
+        said.append("the target re-rolls saves of 1")
+    for roll, name in (("hit", "reroll_one_hit"), ("wound", "reroll_one_wound")):
+        if getattr(mods, name):
+            said.append(f"the unit re-rolls one {roll} roll: the first of this weapon's that fails")
+    if mods.reroll_one_damage:
+        if damage_reroll == "none":
+            said.append("the unit re-rolls one damage roll: the first of this weapon's below its average")
+        else:
+            said.append("the unit's one damage re-roll adds nothing: every damage roll is re-rolled already")
+    toughness = scenario.target.toughness
+    if mods.minus_one_to_wound_if_s_above_t or common.minus_one_to_wound_if_s_above_t:
+        if strength > toughness:
+            said.append(f"-1 to wound: S {strength} is greater than T {toughness} (the target's ability)")
+        else:
+            said.append(f"no -1 to wound: S {strength} is not greater than T {toughness}")
+    fixed = _wound_target(w, strength, scenario)
+    if fixed != wound_target(strength, toughness):
+        said.append(f"wounds on {fixed}+ instead of the S-against-T roll")
+    for what, threshold in (
+        ("hits", min(mods.critical_hit, common.critical_hit)),
+        ("wounds", min(mods.critical_wound, common.critical_wound)),
+    ):
+        if threshold < 6:
+            said.append(f"critical {what} on an unmodified {threshold}+")
+    return said

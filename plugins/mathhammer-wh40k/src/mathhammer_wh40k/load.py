@@ -22,6 +22,8 @@ from mathhammer_wh40k.model import (
 )
 
 REROLLS = ("none", "ones", "failures", "non_critical")
+DAMAGE_REROLLS = ("none", "ones", "below_average")
+SAVE_REROLLS = ("none", "ones", "failures")
 
 
 def _modifiers(f: Fields | None) -> Modifiers:
@@ -35,6 +37,20 @@ def _modifiers(f: Fields | None) -> Modifiers:
         reroll_wounds=f.text("reroll_wounds", "none", choices=REROLLS),
         critical_hit=f.roll("critical_hit", 6, best=2, worst=6),
         critical_wound=f.roll("critical_wound", 6, best=2, worst=6),
+        ap=f.integer("ap", 0),
+        strength=f.integer("strength", 0),
+        strength_multiplier=f.integer("strength_multiplier", 1),
+        attacks=f.integer("attacks", 0),
+        damage=f.integer("damage", 0),
+        damage_multiplier=f.integer("damage_multiplier", 1),
+        reroll_damage=f.text("reroll_damage", "none", choices=DAMAGE_REROLLS),
+        reroll_saves=f.text("reroll_saves", "none", choices=SAVE_REROLLS),
+        minus_one_to_wound_if_s_above_t=f.flag("minus_one_to_wound_if_s_above_t", False),
+        wounds_on=f.roll("wounds_on", None, best=2, worst=6),
+        wounds_on_keyword=f.text("wounds_on_keyword", None),
+        reroll_one_hit=f.flag("reroll_one_hit", False),
+        reroll_one_wound=f.flag("reroll_one_wound", False),
+        reroll_one_damage=f.flag("reroll_one_damage", False),
     )
     f.done()
     return m
@@ -104,6 +120,7 @@ def _model(f: Fields) -> ModelProfile:
         invulnerable=optional_roll("invulnerable"),
         feel_no_pain=optional_roll("feel_no_pain"),
         feel_no_pain_mortal=optional_roll("feel_no_pain_mortal"),
+        feel_no_pain_psychic=optional_roll("feel_no_pain_psychic"),
         character=f.flag("character", False),
         damage_reduction=f.integer("damage_reduction", 0),
         halve_damage=f.flag("halve_damage", False),

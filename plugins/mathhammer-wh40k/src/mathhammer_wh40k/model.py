@@ -9,11 +9,20 @@ from typing import Literal
 from mathhammer.plugin import VersionChoice, accept_rolls
 
 Reroll = Literal["none", "ones", "failures", "non_critical"]
+DamageReroll = Literal["none", "ones", "below_average"]
+SaveReroll = Literal["none", "ones", "failures"]
 
 
 @dataclass(frozen=True)
 class Modifiers:
-    """Hit, wound and save modifiers and re-rolls (summed with the scenario's, then capped)."""
+    """Modifiers to rolls and characteristics, and re-rolls, of a weapon or of the whole scenario.
+
+    A weapon's and the scenario's are combined: numbers are summed (then
+    capped where the rules cap them), the broader re-roll and the better
+    threshold apply. Characteristics are modified in the rules' order:
+    multiply first, then add or subtract; S, A and D never drop below 1, and
+    AP never goes above 0.
+    """
 
     hit: int = 0
     wound: int = 0
@@ -24,6 +33,34 @@ class Modifiers:
     """Unmodified hit rolls at or above this are critical hits (abilities such as "critical hits on 5+")."""
     critical_wound: int = 6
     """Unmodified wound rolls at or above this are critical wounds."""
+    ap: int = 0
+    """Added to the weapon's AP: -1 improves AP -1 to AP -2, +1 worsens it (AP never goes above 0)."""
+    strength: int = 0
+    """Added to S, after ``strength_multiplier``."""
+    strength_multiplier: int = 1
+    """2 doubles S (before any ``strength`` bonus); 1 leaves it."""
+    attacks: int = 0
+    """Added to each model's A (after rolling a random A; never below 1)."""
+    damage: int = 0
+    """Added to each attack's D, after ``damage_multiplier`` (never below 1)."""
+    damage_multiplier: int = 1
+    """2 doubles each attack's D (before any ``damage`` bonus); 1 leaves it."""
+    reroll_damage: DamageReroll = "none"
+    """Re-roll damage dice showing 1 (``"ones"``), or a damage roll below the dice's average (``"below_average"``)."""
+    reroll_saves: SaveReroll = "none"
+    """The defender re-rolls saving throws of 1 (``"ones"``) or every failed save (``"failures"``)."""
+    minus_one_to_wound_if_s_above_t: bool = False
+    """The defender's ability: -1 to the wound roll when the attack's (modified) S is greater than T."""
+    wounds_on: int | None = None
+    """The wound roll needs this (as 2 for "2+") instead of the S-against-T result, against ``wounds_on_keyword``."""
+    wounds_on_keyword: str | None = None
+    """The target keyword ``wounds_on`` applies against; unset, it applies against any target."""
+    reroll_one_hit: bool = False
+    """Weapons only: the unit's one re-roll of a single hit roll, on this weapon's first failed hit roll."""
+    reroll_one_wound: bool = False
+    """Weapons only: the unit's one re-roll of a single wound roll, on this weapon's first failed wound roll."""
+    reroll_one_damage: bool = False
+    """Weapons only: the unit's one re-roll of a single damage roll, on this weapon's first roll below average."""
 
     def __post_init__(self) -> None:
         accept_rolls(self, "critical_hit", "critical_wound")
@@ -71,6 +108,8 @@ class ModelProfile:
     invulnerable: int | None = None
     feel_no_pain: int | None = None
     feel_no_pain_mortal: int | None = None
+    feel_no_pain_psychic: int | None = None
+    """Feel No Pain against Psychic Attacks only: the damage and mortal wounds of weapons with Psychic."""
     character: bool = False
     damage_reduction: int = 0
     """Subtract this from the Damage of each attack allocated to the model (never below 1)."""

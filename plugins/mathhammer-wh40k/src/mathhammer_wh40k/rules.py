@@ -86,7 +86,7 @@ def create_groups(target: Target, source: str | None = None) -> list[AllocationG
 
 def _defences(m: ModelProfile) -> tuple[object, ...]:
     """What, besides W, Sv and InSv, changes how a model takes damage."""
-    return (m.feel_no_pain, m.feel_no_pain_mortal, m.damage_reduction, m.halve_damage)
+    return (m.feel_no_pain, m.feel_no_pain_mortal, m.feel_no_pain_psychic, m.damage_reduction, m.halve_damage)
 
 
 def allocation_order(target: Target, groups: list[AllocationGroup], source: str | None = None) -> list[int]:

@@ -5,6 +5,7 @@
 use super::budget::{decline, MAX_WORK};
 use super::state::{ALIVE_BITS, FRONT_BITS, HELD_BITS, MAX_CARRIED};
 use super::MAX_GROUPS;
+use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::plan::{Excess, Side};
 use crate::program::{Inflict, InflictKind, Program, RunAction, RunSequence, RunTest};
@@ -34,6 +35,18 @@ const ADMIT: u64 = MAX_WORK * 5;
 /// Admit `program`, or decline it naming the first reason found.
 pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {
     check_shape(program)?;
+    for seq in &program.sequences {
+        if let RunSequence::Pool(pool) = seq {
+            if pool.damage_reroll_one || pool.tests.iter().any(|t| t.reroll_one) {
+                // One die for the whole pool ties its attacks together; the
+                // evaluator tabulates attacks that are independent.
+                return Err(decline(format!(
+                    "pool {:?} re-rolls one die for the whole unit, which ties its attacks together",
+                    pool.name
+                )));
+            }
+        }
+    }
     let dense = dense_work(program)?;
     let (carry_failed, save_counters) = check_pools(program)?;
     let (carry_mortal, tokens) = reduced_mortal_counter(program)?;
@@ -76,7 +89,9 @@ pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {
                             RunAction::Inflict(Inflict {
                                 kind: InflictKind::Mortal { amount, .. },
                                 ..
-                            }) => Some(u64::from(amount.unwrap_or(p.damage).max())),
+                            }) => {
+                                Some(u64::from(amount.map_or(p.damage, ModifiedDice::from).max()))
+                            }
                             _ => None,
                         })
                         .max()
@@ -259,9 +274,9 @@ fn check_pools(program: &Program) -> Result<(bool, Vec<Option<usize>>), CoreErro
                 )));
             }
             if pool.excess == Excess::Unit
-                && groups
-                    .iter()
-                    .any(|g| g.feel_no_pain != groups[0].feel_no_pain)
+                && groups.iter().enumerate().any(|(i, g)| {
+                    pool.fnp(i, g.feel_no_pain) != pool.fnp(0, groups[0].feel_no_pain)
+                })
             {
                 return Err(decline(format!(
                     "pool {:?} carries excess damage across groups with different Feel No Pain",

@@ -11,16 +11,17 @@
 
 use super::budget::MAX_WORK;
 use super::TABLE_BUDGET;
-use crate::dice::DiceExpr;
+use crate::dice::{DiceExpr, ModifiedDice};
 use crate::plan::Excess;
 use crate::program::{Inflict, InflictKind, Program, RunAction, RunPool, RunSequence, RunTest};
 use crate::tables::{one_token, slot, Builder, MAX_WORK as TABLE_WORK};
 use std::collections::BTreeSet;
 
-/// Steps to build the pmf of `d` (the convolutions `DiceExpr::distribution` does).
-pub(super) fn dice_steps(d: DiceExpr) -> u64 {
-    let sides = u64::from(d.sides);
-    (0..u64::from(d.count))
+/// Steps to build the pmf of `d` (the convolutions `ModifiedDice::distribution` does).
+pub(super) fn dice_steps(d: impl Into<ModifiedDice>) -> u64 {
+    let d: ModifiedDice = d.into();
+    let sides = u64::from(d.dice.sides);
+    (0..u64::from(d.dice.count))
         .map(|k| (k * sides.saturating_sub(1) + 1).saturating_mul(sides))
         .fold(0u64, u64::saturating_add)
 }
@@ -52,12 +53,12 @@ fn pool_steps(pool: &RunPool, counter: u64) -> (u64, u64) {
     let mut mortal_values = 0u64;
     for a in pool.tests.iter().flat_map(RunTest::actions) {
         let dice = match a {
-            RunAction::Extra(d) => Some(*d),
+            RunAction::Extra(d) => Some(ModifiedDice::from(*d)),
             RunAction::Inflict(Inflict {
                 kind: InflictKind::Mortal { amount, .. },
                 ..
             }) => {
-                let d = amount.unwrap_or(pool.damage);
+                let d = amount.map_or(pool.damage, ModifiedDice::from);
                 let values = u64::from(d.max()) + 1;
                 steps = steps.saturating_add(compound_steps(tokens, values, counter));
                 mortal_values = mortal_values.max(tokens.saturating_mul(values));
@@ -66,7 +67,7 @@ fn pool_steps(pool: &RunPool, counter: u64) -> (u64, u64) {
             RunAction::Inflict(Inflict {
                 kind: InflictKind::Damage { damage, .. },
                 ..
-            }) => *damage,
+            }) => damage.map(ModifiedDice::from),
             RunAction::Skip(_) | RunAction::Count(_) => None,
         };
         if let Some(d) = dice {
@@ -210,7 +211,7 @@ impl<'p> Line<'p> {
     /// have destroyed the groups before it. With `lost`, damage past the
     /// front model's wounds is lost, so against one-wound models every hit
     /// takes the same.
-    fn reach(&self, hits: u64, damage: DiceExpr, lost: bool) -> Reach {
+    fn reach(&self, hits: u64, damage: ModifiedDice, lost: bool) -> Reach {
         let mut line = 1u64;
         let mut spread = 0u64;
         let mut before = 0u64;
@@ -240,7 +241,8 @@ impl<'p> Line<'p> {
 
 /// The pmf of `d` as the evaluator's loops read it: (its length as a
 /// vector, and the sum of the values it can take).
-fn support(d: DiceExpr) -> (u64, u64) {
+fn support(d: impl Into<ModifiedDice>) -> (u64, u64) {
+    let d: ModifiedDice = d.into();
     let (lo, hi) = (u64::from(d.min()), u64::from(d.max()));
     (hi + 1, (lo..=hi).sum())
 }
@@ -277,7 +279,7 @@ pub(super) fn state_steps(program: &Program, carry_failed: bool, carry_mortal: b
                 let times = rolls.map_or(1, |r| u64::from(r.count));
                 let most = times.saturating_mul(u64::from(amount.max()));
                 hits = hits.saturating_add(most);
-                let reach = line.reach(hits, DiceExpr::fixed(1), true);
+                let reach = line.reach(hits, ModifiedDice::from(DiceExpr::fixed(1)), true);
                 let (_, sum) = support(*amount);
                 // Each mortal wound moves every state one wound at most.
                 let work = (1..=times)
@@ -420,14 +422,16 @@ impl PoolStates<'_> {
             };
             let cost = match inflict.kind {
                 InflictKind::Mortal { amount, .. } => {
-                    let d = amount.unwrap_or(pool.damage);
+                    let d = amount.map_or(pool.damage, ModifiedDice::from);
                     if carry_mortal {
                         mortal =
                             mortal.max(tokens.saturating_mul(u64::from(d.max())).saturating_add(1));
                     }
                     support(d).1
                 }
-                InflictKind::Damage { damage, .. } => support(damage.unwrap_or(pool.damage)).0,
+                InflictKind::Damage { damage, .. } => {
+                    support(damage.map_or(pool.damage, ModifiedDice::from)).0
+                }
             };
             if inflict.after_all {
                 held = held.max(tokens.saturating_add(1));

@@ -9,7 +9,9 @@ use super::state::{
     with_marker, with_mortals, Dist, Unit,
 };
 use super::MAX_STATES;
+use crate::dice::ModifiedDice;
 use crate::error::CoreError;
+use crate::executor::mortal_fnp;
 use crate::plan::{Excess, Plan, Side};
 use crate::program::{Inflict, InflictKind, RunPool, RunSequence};
 use crate::tables::binomial_pmf;
@@ -18,10 +20,11 @@ use crate::tables::binomial_pmf;
 /// the first one's, a focus group first while it stands, and whether Feel No
 /// Pain against mortal wounds applies.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Landing {
+pub(super) struct Landing<'a> {
     pub(super) spill: bool,
     pub(super) focus: Option<usize>,
-    pub(super) fnp: bool,
+    /// None: no Feel No Pain; else each group's own, bettered by its entry.
+    pub(super) fnp: Option<&'a [Option<u32>]>,
 }
 
 pub(super) struct Evaluator<'p> {
@@ -243,7 +246,7 @@ impl<'p> Evaluator<'p> {
                 } else {
                     u32::MAX
                 };
-                for (lost, r) in Unit::lost(amount, room, grp.feel_no_pain) {
+                for (lost, r) in Unit::lost(amount, room, pool.fnp(g, grp.feel_no_pain)) {
                     let next = if lost == 0 {
                         s
                     } else {
@@ -289,7 +292,7 @@ impl<'p> Evaluator<'p> {
 
     /// `n` mortal wounds: one at a time, each picking its model, or all on the
     /// model the first one picks.
-    fn mortal(unit: &Unit<'_>, dist: &Dist, n: u32, landing: Landing) -> Dist {
+    fn mortal(unit: &Unit<'_>, dist: &Dist, n: u32, landing: Landing<'_>) -> Dist {
         let Landing { spill, focus, fnp } = landing;
         if n == 0 {
             return dist.clone();
@@ -304,7 +307,7 @@ impl<'p> Evaluator<'p> {
                     None => add(&mut out, s, p),
                     Some(g) => {
                         for (lost, r) in
-                            Unit::lost(n, front(s, g), unit.groups[g].mortal_fnp().filter(|_| fnp))
+                            Unit::lost(n, front(s, g), mortal_fnp(&unit.groups[g], g, fnp))
                         {
                             let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
                             add(&mut out, next, p * r);
@@ -322,7 +325,7 @@ impl<'p> Evaluator<'p> {
                     None => add(&mut out, s, p),
                     Some(g) => {
                         for (lost, r) in
-                            Unit::lost(1, front(s, g), unit.groups[g].mortal_fnp().filter(|_| fnp))
+                            Unit::lost(1, front(s, g), mortal_fnp(&unit.groups[g], g, fnp))
                         {
                             let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
                             add(&mut out, next, p * r);
@@ -427,11 +430,11 @@ impl Evaluator<'_> {
                         ..
                     } => self.mortal_event(
                         &d,
-                        &dice_pmf(amount.unwrap_or(pool.damage)),
+                        &dice_pmf(amount.map_or(pool.damage, ModifiedDice::from)),
                         Landing {
                             spill,
                             focus: focus.filter(|_| to_focus),
-                            fnp: true,
+                            fnp: Some(&pool.feel_no_pain),
                         },
                         reduced,
                         self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter,
@@ -511,7 +514,7 @@ impl Evaluator<'_> {
         let landing = Landing {
             spill: *spill,
             focus: None,
-            fnp: *feel_no_pain,
+            fnp: feel_no_pain.then_some(&[]),
         };
         if carried {
             // The count is carried in the target's states: add it there

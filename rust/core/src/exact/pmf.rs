@@ -1,7 +1,7 @@
 //! Distributions of counts as plain pmfs (`pmf[v]` = P(v)).
 
 use super::budget::{hold, spend};
-use crate::dice::DiceExpr;
+use crate::dice::ModifiedDice;
 use crate::program::RunPool;
 
 /// The damage distribution of harm outside the save: the pool's, or its
@@ -102,7 +102,8 @@ pub(super) fn accumulate(pmf: &mut Vec<f64>, v: u32, p: f64) {
 
 /// The pmf of `d`, its work counted first (a one-point pmf once the
 /// evaluation must stop).
-pub(super) fn dice_pmf(d: DiceExpr) -> Vec<f64> {
+pub(super) fn dice_pmf(d: impl Into<ModifiedDice>) -> Vec<f64> {
+    let d: ModifiedDice = d.into();
     if spend(usize::try_from(super::estimate::dice_steps(d)).unwrap_or(usize::MAX)) {
         return vec![1.0];
     }

@@ -9,6 +9,7 @@ use super::state::{
     add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, Dist, Fast,
 };
 use super::{MAX_STATES, TABLE_BUDGET};
+use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::program::{Inflict, InflictKind, RunPool};
 use crate::tables::{self, binomial_pmf, one_token, slot, Builder};
@@ -128,7 +129,10 @@ impl Evaluator<'_> {
             if carry_mortal {
                 self.mortal_pmf = None;
             } else {
-                let total = compound(&events, &dice_pmf(amount.unwrap_or(pool.damage)));
+                let total = compound(
+                    &events,
+                    &dice_pmf(amount.map_or(pool.damage, ModifiedDice::from)),
+                );
                 self.count(pool.mortal_counter, &total);
                 self.mortal_pmf = Some(total);
             }
@@ -398,14 +402,14 @@ impl Evaluator<'_> {
                         reduced,
                         ..
                     }) => {
-                        let amount = dice_pmf(amount.unwrap_or(pool.damage));
+                        let amount = dice_pmf(amount.map_or(pool.damage, ModifiedDice::from));
                         self.mortal_event(
                             &mixed,
                             &amount,
                             Landing {
                                 spill,
                                 focus: focus.filter(|_| to_focus),
-                                fnp: true,
+                                fnp: Some(&pool.feel_no_pain),
                             },
                             reduced,
                             outcomes.carry_mortal,

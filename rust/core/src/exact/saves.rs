@@ -154,7 +154,7 @@ impl Evaluator<'_> {
                 continue;
             }
             // The special save, if any, after the failed roll.
-            let special = pool.save.special_pass(g);
+            let special = pool.save.second_chance(g, &self.unit.groups[g], face);
             if special > 0.0 {
                 add(&mut out, s, q * special);
             }

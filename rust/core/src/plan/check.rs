@@ -3,10 +3,11 @@
 //! so that no accepted Plan can hang a run or exhaust memory.
 
 use super::{
-    AttackPool, Check, Effect, Plan, RollDie, Rounds, Save, Sequence, Side, Target, Test,
+    AttackPool, Check, Effect, Plan, Reroll, RollDie, Rounds, Save, Sequence, Side, Target, Test,
     MAX_ATTACKS, MAX_MODELS, MAX_MODIFIER, MAX_ROLL_COMBINATIONS, MAX_ROUNDS, MAX_TOKENS_PER_TRIAL,
     MAX_VALUE, PLAN_VERSION,
 };
+use crate::dice::{DiceReroll, ModifiedDice};
 use crate::error::CoreError;
 
 impl Check {
@@ -323,6 +324,12 @@ impl Plan {
                 "an automatic test rolls no dice",
             ));
         }
+        if t.reroll_one {
+            return Err(CoreError::plan(
+                f("reroll_one"),
+                "re-rolls one die; a roll of several dice takes none",
+            ));
+        }
         if t.natural_fail != 0 || t.critical.is_some() {
             return Err(CoreError::plan(
                 f("dice"),
@@ -377,6 +384,12 @@ impl Plan {
         let counter = self.counter_index(&format!("{field}.counter"), save.counter.as_ref())?;
         check_die(&format!("{field}.die"), save.die)?;
         check_modifier(&format!("{field}.ap"), save.ap)?;
+        if save.reroll == Reroll::NonCritical {
+            return Err(CoreError::plan(
+                format!("{field}.reroll"),
+                "is non_critical; a save has no criticals: use none, ones or failures",
+            ));
+        }
         for (name, len) in [
             ("group_modifiers", save.group_modifiers.len()),
             ("special", save.special.len()),
@@ -427,6 +440,19 @@ impl Plan {
         let groups = self.defending(base, p)?.groups.len();
         self.validate_alive_of(base, p)?;
         let saves = self.check_save(&format!("{base}.save"), &p.save, groups)?;
+        let fnp = p.feel_no_pain.len();
+        if fnp != 0 && fnp != groups {
+            return Err(CoreError::plan(
+                format!("{base}.feel_no_pain"),
+                format!("has {fnp} entries; give one per group ({groups}) or none"),
+            ));
+        }
+        if let Some(i) = p.feel_no_pain.iter().position(|&v| v == Some(0)) {
+            return Err(CoreError::plan(
+                format!("{base}.feel_no_pain[{i}]"),
+                "must be at least 1",
+            ));
+        }
         for (i, &g) in p.focus.iter().enumerate() {
             if g >= groups {
                 return Err(CoreError::plan(
@@ -622,9 +648,9 @@ impl Plan {
                 }
                 EffectBound::Skip(steps)
             }
-            Effect::Mortal { amount, .. } => {
-                EffectBound::Mortal(u64::from(amount.unwrap_or(p.damage.dice).max()))
-            }
+            Effect::Mortal { amount, .. } => EffectBound::Mortal(u64::from(
+                amount.map_or(p.damage.roll(), ModifiedDice::from).max(),
+            )),
             Effect::Unsaved { bonus, .. } => {
                 check_modifier(&format!("{base}.steps[{ti}].effects[{ei}].bonus"), *bonus)?;
                 EffectBound::None
@@ -664,6 +690,26 @@ impl Plan {
             p.damage.top_threshold_counter.as_ref(),
         )?;
         bounds.add(top, most);
+        let d = &p.damage;
+        if !(1..=MAX_MODIFIER.unsigned_abs()).contains(&d.multiplier) {
+            return Err(CoreError::plan(
+                format!("{base}.damage.multiplier"),
+                format!("is {}; it must be from 1 to {MAX_MODIFIER}", d.multiplier),
+            ));
+        }
+        check_modifier(&format!("{base}.damage.bonus"), d.bonus)?;
+        if d.reroll_one && d.reroll != DiceReroll::None {
+            return Err(CoreError::plan(
+                format!("{base}.damage.reroll_one"),
+                "re-rolls a damage roll once, and reroll does already; give one of them",
+            ));
+        }
+        if u64::from(d.minimum) > MAX_VALUE {
+            return Err(CoreError::plan(
+                format!("{base}.damage.minimum"),
+                format!("is {}; at most {MAX_VALUE} is allowed", d.minimum),
+            ));
+        }
         if let Some(t) = &p.damage.top_threshold {
             if let Some(m) = &t.mark {
                 self.mark_index(&format!("{base}.damage.top_threshold.mark"), m)?;

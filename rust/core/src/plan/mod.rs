@@ -9,7 +9,7 @@
 
 mod check;
 
-use crate::dice::DiceExpr;
+use crate::dice::{DiceExpr, DiceReroll, ModifiedDice};
 use crate::error::CoreError;
 use serde::Deserialize;
 
@@ -110,14 +110,20 @@ pub struct Group {
     pub thresholds: Vec<u32>,
 }
 
+/// The better (lower) of two Feel No Pain rolls, either possibly absent.
+#[must_use]
+pub fn better_fnp(a: Option<u32>, b: Option<u32>) -> Option<u32> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
 impl Group {
     /// Feel No Pain against mortal wounds: the better of the two the group has.
     #[must_use]
     pub fn mortal_fnp(&self) -> Option<u32> {
-        match (self.feel_no_pain, self.feel_no_pain_mortal) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        better_fnp(self.feel_no_pain, self.feel_no_pain_mortal)
     }
 
     /// Damage `d` as these models take it: divided (rounded up), then
@@ -233,6 +239,12 @@ pub struct AttackPool {
     /// for `alive_of`, to the side attacking.
     #[serde(default)]
     pub against: Side,
+    /// Per group of the side attacked (by index; empty means none): a Feel No
+    /// Pain those models have against this pool's harm only, its damage and
+    /// the mortal wounds it inflicts (rules such as "against Psychic
+    /// Attacks"). The better of it and the group's own applies.
+    #[serde(default)]
+    pub feel_no_pain: Vec<Option<u32>>,
 }
 
 /// How many attack dice a pool has: each of `models` rolls `dice`, adds
@@ -314,6 +326,11 @@ pub struct Test {
     pub critical_requires_success: bool,
     #[serde(default)]
     pub reroll: Reroll,
+    /// Once per pool (per round in a fight), the first die of this test that
+    /// fails and was not re-rolled already is rolled again (a re-roll of one
+    /// die granted to the unit). Only for a test of one `die`.
+    #[serde(default)]
+    pub reroll_one: bool,
     /// Roll these dice together instead of one `die`: the test succeeds when
     /// their sum (a die with `subtract` counts negative) plus the capped
     /// modifiers reaches `target`. `natural_fail` and `critical` do not apply;
@@ -554,6 +571,10 @@ pub struct Save {
     /// token that reaches the save is unsaved (counted as a failure).
     #[serde(default = "yes")]
     pub rolled: bool,
+    /// The defender rolls a failed save again (`failures`), or one showing 1
+    /// (`ones`), once, against the same group, before any special save.
+    #[serde(default)]
+    pub reroll: Reroll,
     /// True to save the tokens one at a time, each rolled against the group
     /// current then and its damage dealt before the next is rolled (attacks
     /// allocated one by one, as in 40k's 10th edition), instead of rolling
@@ -583,6 +604,23 @@ fn one() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct Damage {
     pub dice: DiceExpr,
+    /// Results of `dice` rolled again, once, before the modifiers below.
+    #[serde(default)]
+    pub reroll: DiceReroll,
+    /// The roll is multiplied by this, then `bonus` is added (never below 0),
+    /// then it is raised to `minimum`; the group's own damage modifiers
+    /// apply after these.
+    #[serde(default = "one")]
+    pub multiplier: u32,
+    #[serde(default)]
+    pub bonus: i32,
+    #[serde(default)]
+    pub minimum: u32,
+    /// Once per pool (per round in a fight), the first damage roll of an
+    /// unsaved attack whose dice sum below their average is rolled again
+    /// (one die granted to the unit); not with `reroll`.
+    #[serde(default)]
+    pub reroll_one: bool,
     /// What happens to damage beyond what the model it is allocated to has left.
     #[serde(default)]
     pub excess: Excess,
@@ -599,6 +637,20 @@ pub struct Damage {
     /// (after a check fails, when it has one).
     #[serde(default)]
     pub top_threshold: Option<TopThreshold>,
+}
+
+impl Damage {
+    /// The damage roll with its re-roll and modifiers.
+    #[must_use]
+    pub fn roll(&self) -> ModifiedDice {
+        ModifiedDice {
+            dice: self.dice,
+            reroll: self.reroll,
+            multiplier: self.multiplier,
+            bonus: i64::from(self.bonus),
+            minimum: self.minimum,
+        }
+    }
 }
 
 /// The consequences of an attack meeting a group's highest damage threshold.

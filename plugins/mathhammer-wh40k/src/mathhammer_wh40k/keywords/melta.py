@@ -1,13 +1,14 @@
 """Melta X: +X Damage against a target within half range (``[context] half_range``).
 
 In 11th edition the bonus becomes part of D (D6 becomes D6+2), which is how
-it is applied here in both editions."""
+it is applied here in both editions: it is added to the pool's damage bonus,
+after any doubling of D (multiply, then add)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mathhammer.plugin import KeywordSpec, hookimpl, parse_dice, with_value
+from mathhammer.plugin import KeywordSpec, hookimpl, with_value
 
 if TYPE_CHECKING:
     from mathhammer.plugin import KeywordRegistrar
@@ -17,9 +18,7 @@ if TYPE_CHECKING:
 def apply(rules: WeaponRules) -> str | None:
     if not rules.context.half_range:
         return "the target is not within half range (context.half_range)"
-    d = parse_dice(rules.pool.damage)
-    constant = d.constant + rules.params["x"]
-    rules.pool.damage = str(parse_dice(f"{d.count}D{d.sides}{constant:+d}" if d.count else str(constant)))
+    rules.pool.damage_bonus += rules.params["x"]
     return None
 
 
