@@ -19,7 +19,11 @@ def is_library(path: Path) -> bool:
     return "attackers" in data or "targets" in data
 
 
-@pytest.mark.parametrize("path", [p for p in EXAMPLES if not is_library(p)], ids=lambda p: p.name)
+def is_sweep(path: Path) -> bool:
+    return "libraries" in tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", [p for p in EXAMPLES if not is_library(p) and not is_sweep(p)], ids=lambda p: p.name)
 def test_every_scenario_example_evaluates_and_explains(path: Path) -> None:
     scenario = mathhammer.load_scenario(path)
     result = mathhammer.evaluate(scenario, trials=20_000, seed=1)
@@ -36,6 +40,12 @@ def test_every_profile_library_compares(path: Path) -> None:
     profiles = read_profiles([path])
     comparison = compare(list(profiles.attackers.values()), list(profiles.targets.values()), trials=2_000, seed=1)
     assert len(comparison.results) == len(profiles.attackers) * len(profiles.targets)
+
+
+@pytest.mark.parametrize("path", [p for p in EXAMPLES if is_sweep(p)], ids=lambda p: p.name)
+def test_every_sweep_example_runs(path: Path, tmp_path: Path) -> None:
+    summary = mathhammer.sweep(path, tmp_path / "out")
+    assert summary.written == summary.cells > 0 and summary.failed == 0
 
 
 def test_the_specifications_worked_examples_ship() -> None:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 import mathhammer
-from mathhammer import Registry, ScenarioError
+from mathhammer import PlanError, Registry, ScenarioError, _core
+from mathhammer.plan import AttackPool
+from mathhammer.simulate import prepare
 from mathhammer.testing import ToyScenario
 
 
@@ -78,3 +82,73 @@ def test_more_trials_than_a_run_allows_is_refused_before_the_core() -> None:
     with pytest.raises(ScenarioError, match="from 1 to 1,000,000,000,000"):
         examples = Path(__file__).resolve().parents[1] / "examples"
         mathhammer.simulate(mathhammer.load_scenario(examples / "boltguns.toml"), trials=2**64)
+
+
+# -------------------------------------------------------------------------
+# Parts of a run: chunks [first, last) on their own, merged
+# -------------------------------------------------------------------------
+
+
+def _parts(core: _core.CompiledPlan, trials: int, seed: int, cuts: list[int], **kwargs: Any) -> list[Any]:
+    return [
+        _core.simulate_chunks(core, trials, seed, first, last, 1, None, **kwargs)
+        for first, last in itertools.pairwise(cuts)
+    ]
+
+
+@pytest.mark.parametrize("die_by_die", [False, True])
+def test_parts_of_a_run_merge_into_the_whole_run_count_for_count(registry: Registry, die_by_die: bool) -> None:
+    core = prepare(boltguns(), registry=registry).core
+    trials = 6 * _core.CHUNK_TRIALS + 77
+    assert _core.chunk_count(trials) == 7
+    whole = _core.simulate(core, trials, 9, 2, None, die_by_die)
+    for cuts in ([0, 7], [0, 1, 7], [0, 2, 3, 6, 7]):
+        parts = _parts(core, trials, 9, cuts, die_by_die=die_by_die)
+        for backwards in (False, True):
+            merged = _core.merge_histograms(parts[::-1] if backwards else parts)
+            assert [h.tolist() for h in merged] == [h.tolist() for h in whole], cuts
+        assert sum(int(p[0].sum()) for p in parts) == trials
+    assert int(_parts(core, trials, 9, [6, 7])[0][0].sum()) == 77
+
+
+def test_parts_of_a_run_with_a_batch_hook_merge_into_the_whole_run(registry: Registry) -> None:
+    # A hooked pool runs a chunk sequence by sequence: another path through the core, cut the same way.
+    def unchanged(arrays: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    plan = prepare(boltguns(), registry=registry).compiled.plan
+    pool = plan.sequences[0]
+    assert isinstance(pool, AttackPool)
+    pool.batch_hook = plan.add_hook(unchanged)
+    core = plan.compile()
+    assert core.has_batch_hooks
+    trials = 3 * _core.CHUNK_TRIALS
+    whole = _core.simulate(core, trials, 4, 1)
+    merged = _core.merge_histograms(_parts(core, trials, 4, [0, 2, 3]))
+    assert [h.tolist() for h in merged] == [h.tolist() for h in whole]
+
+
+def test_a_part_reports_progress_over_its_own_trials(registry: Registry) -> None:
+    core = prepare(boltguns(), registry=registry).core
+    calls: list[tuple[int, int]] = []
+    _core.simulate_chunks(core, 3 * _core.CHUNK_TRIALS + 5, 1, 2, 4, 1, lambda d, t: calls.append((d, t)))
+    assert calls[-1] == (_core.CHUNK_TRIALS + 5, _core.CHUNK_TRIALS + 5)
+
+
+@pytest.mark.parametrize(("first", "last"), [(0, 0), (2, 1), (0, 3), (3, 4)])
+def test_chunks_outside_the_run_are_refused_by_name(registry: Registry, first: int, last: int) -> None:
+    core = prepare(boltguns(), registry=registry).core
+    with pytest.raises(PlanError, match=rf"chunks: are {first}\.\.{last}; a run of 32768 trials has chunks 0\.\.2"):
+        _core.simulate_chunks(core, 2 * _core.CHUNK_TRIALS, 1, first, last)
+
+
+def test_merging_refuses_parts_of_different_runs() -> None:
+    one = [np.array([1, 2], dtype=np.uint64), np.array([3], dtype=np.uint64)]
+    with pytest.raises(ValueError, match="parts: part 1 has 1 histograms, but part 0 has 2"):
+        _core.merge_histograms([one, one[:1]])
+    with pytest.raises(ValueError, match="parts: is empty"):
+        _core.merge_histograms([])
+    merged = _core.merge_histograms([one, [np.array([0, 0, 5], dtype=np.uint64), np.array([], dtype=np.uint64)]])
+    assert [h.tolist() for h in merged] == [[1, 2, 5], [3]]
+    strided = np.arange(6, dtype=np.uint64)[::2]  # not contiguous, as arrays that came over a network may be
+    assert [h.tolist() for h in _core.merge_histograms([[strided], [strided]])] == [[0, 4, 8]]

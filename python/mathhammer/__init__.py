@@ -26,6 +26,7 @@ from mathhammer.exceptions import (
     PlanError,
     PluginConflictError,
     PluginError,
+    PluginMismatchError,
     PluginWarning,
     RulesetError,
     ScenarioError,
@@ -41,6 +42,7 @@ from mathhammer.result import GroupResult, Result, Stage
 from mathhammer.ruleset import Compiled, Ruleset
 from mathhammer.scenario import load_scenario, scenario_from_data
 from mathhammer.simulate import compile_scenario, evaluate, evaluate_exact, replay, simulate
+from mathhammer.sweeps import Sweep, SweepSummary, load_sweep, read_sweep, sweep
 
 try:
     __version__ = version("mathhammer")
@@ -62,6 +64,7 @@ __all__ = [
     "PlanError",
     "PluginConflictError",
     "PluginError",
+    "PluginMismatchError",
     "PluginWarning",
     "Registry",
     "Result",
@@ -70,6 +73,8 @@ __all__ = [
     "ScenarioError",
     "ScriptError",
     "Stage",
+    "Sweep",
+    "SweepSummary",
     "UnknownKeywordError",
     "UnknownRulesetError",
     "__version__",
@@ -81,9 +86,12 @@ __all__ = [
     "import_list",
     "load_registry",
     "load_scenario",
+    "load_sweep",
     "parse_dice",
     "read_profiles",
+    "read_sweep",
     "replay",
     "scenario_from_data",
     "simulate",
+    "sweep",
 ]

@@ -33,11 +33,14 @@ __all__ = [
     "PlanError",
     "ScriptError",
     "_panic_for_tests",
+    "chunk_count",
     "evaluate_exact",
+    "merge_histograms",
     "parse_dice",
     "replay",
     "replay_seeded",
     "simulate",
+    "simulate_chunks",
 ]
 
 PLAN_VERSION: int
@@ -160,6 +163,37 @@ def simulate(
     die_by_die: bool = False,
 ) -> list[npt.NDArray[np.uint64]]:
     """Run ``trials`` trials; one histogram per name in ``plan.numbers``."""
+
+def simulate_chunks(
+    plan: CompiledPlan,
+    trials: int,
+    seed: int,
+    first: int,
+    last: int,
+    threads: int = 0,
+    progress: Callable[[int, int], object] | None = None,
+    die_by_die: bool = False,
+) -> list[npt.NDArray[np.uint64]]:
+    """Run chunks ``first`` to ``last`` (excluded) of a run of ``trials`` trials: one histogram per name in
+    ``plan.numbers``, over those chunks' trials only.
+
+    Chunk ``k`` draws from the stream ``(seed, k)`` wherever it runs, so parts covering
+    ``range(chunk_count(trials))`` between them, merged with :func:`merge_histograms`, equal
+    ``simulate(plan, trials, seed)`` count for count. ``progress(done, total)`` counts the part's trials.
+    Raises :class:`PlanError` naming ``chunks`` for a range that is empty or past the run's last chunk.
+    """
+
+def merge_histograms(parts: Sequence[Sequence[npt.NDArray[np.uint64]]]) -> list[npt.NDArray[np.uint64]]:
+    """Add up the histograms of parts of one run (as :func:`simulate_chunks` returns them), in any order.
+
+    Any sequences of whole numbers are taken, so arrays that came over a network (unaligned, or not
+    contiguous) merge as well as local ones.
+
+    Raises ``ValueError`` for no parts, or parts with different numbers of histograms.
+    """
+
+def chunk_count(trials: int) -> int:
+    """The chunks a run of ``trials`` trials has: ``CHUNK_TRIALS`` trials each, the last one maybe fewer."""
 
 def replay(plan: CompiledPlan, dice: list[object]) -> dict[str, object]:
     """Resolve one trial with the given dice; returns counters, damage, models destroyed, ``by_sequence`` (per

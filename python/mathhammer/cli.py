@@ -1,5 +1,5 @@
-"""The ``mathhammer`` command line: ``simulate``, ``plot``, ``compare``, ``explain``, ``import``,
-``serve`` and ``plugins``.
+"""The ``mathhammer`` command line: ``simulate``, ``plot``, ``compare``, ``sweep``, ``explain``,
+``import``, ``serve`` and ``plugins``.
 
 ``docs/cli.md`` documents every command and option.
 
@@ -177,6 +177,20 @@ def _parser() -> argparse.ArgumentParser:
     )
     comp.add_argument("--plot", metavar="IMAGE", help="also draw the matrices as heatmaps: .png, .svg or .html")
     comp.add_argument("--json", action="store_true", help="print every cell's Result as JSON")
+    sweep = sub.add_parser(
+        "sweep",
+        help="every attacker against every target, in every context and rule version, into a Parquet dataset",
+    )
+    sweep.add_argument("description", help="sweep description TOML file (libraries, contexts, versions)")
+    sweep.add_argument(
+        "-o", "--output", required=True, help="directory of the dataset (cells already there are skipped)"
+    )
+    sweep.add_argument(
+        "--scheduler", metavar="ADDRESS", help="run on a Dask cluster, such as tcp://HOST:8786 (default: here)"
+    )
+    sweep.add_argument("--workers", type=_threads, default=0, help="tasks at once here (default: every core)")
+    sweep.add_argument("--threads", type=_threads, default=1, help="core threads per task (default 1)")
+    sweep.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks for errors")
     expl = sub.add_parser("explain", help="resolve one attack die by die and tell it step by step")
     expl.add_argument("scenario", help="scenario TOML file")
     expl.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks for errors")
@@ -415,6 +429,51 @@ def _import(run: _Run) -> int:
     return 0
 
 
+def _sweep(run: _Run) -> int:
+    from mathhammer.extras import require
+    from mathhammer.sweeps import sweep
+
+    args = run.args
+    client = None
+    if args.scheduler:
+        distributed = require("distributed", "sweep", feature="--scheduler")
+        client = distributed.Client(args.scheduler, timeout="30s")
+    bar = ProgressBar(Console(stderr=True), description="sweeping")
+    try:
+        with bar:
+            summary = sweep(
+                args.description,
+                args.output,
+                client=client,
+                registry=run.registry,
+                workers=args.workers,
+                threads=args.threads,
+                progress=bar,
+            )
+    except KeyboardInterrupt:
+        done = f"after {bar.done:,} of {bar.total:,} cells" if bar.total else "before a cell finished"
+        print(
+            printable(
+                f"mathhammer: interrupted {done}; the rows finished are in {args.output}:"
+                " run the same command again to resume"
+            ),
+            file=sys.stderr,
+        )
+        return 130
+    finally:
+        if client is not None:
+            client.close()
+    failed = f", {summary.failed:,} of them failed (see the error column)" if summary.failed else ""
+    skipped = f"; {summary.skipped:,} were there already" if summary.skipped else ""
+    print(
+        printable(
+            f"{summary.cells:,} cells: wrote {summary.written:,}{failed}{skipped}, to {summary.directory}"
+            f" in {summary.seconds:.1f} s"
+        )
+    )
+    return 0
+
+
 def _explain(run: _Run) -> int:
     from mathhammer.explain import explain
 
@@ -524,6 +583,7 @@ _COMMANDS: dict[str, Callable[[_Run], int]] = {
     "simulate": _simulate,
     "plot": _plot,
     "compare": _compare,
+    "sweep": _sweep,
     "explain": _explain,
     "import": _import,
     "serve": _serve,

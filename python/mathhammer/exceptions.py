@@ -28,6 +28,7 @@ __all__ = [
     "PlanError",
     "PluginConflictError",
     "PluginError",
+    "PluginMismatchError",
     "PluginWarning",
     "RulesetError",
     "ScenarioError",
@@ -93,6 +94,11 @@ class RulesetError(PluginError):
 
 class PluginConflictError(PluginError):
     """Two plugins claim the same ruleset, or the same keyword within one ruleset."""
+
+
+class PluginMismatchError(PluginError):
+    """The workers of a sweep have other plugins, or other versions of them, than the machine that sends the work;
+    the message names each worker, plugin and version."""
 
 
 class MissingDependencyError(MathhammerError, ImportError):

@@ -9,10 +9,13 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
 
 from mathhammer import _core, limits
 from mathhammer.exceptions import DeclinedError, PlanError, PluginError, RulesetError, ScenarioError
@@ -311,10 +314,24 @@ def simulate_prepared(
     die_by_die: bool = False,
 ) -> Result:
     """:func:`simulate` on a prepared scenario, its arguments already checked (``die_by_die`` rolls every die)."""
-    compiled, core = prepared.compiled, prepared.core
     start = time.perf_counter()
-    histograms = _core.simulate(core, trials, seed, threads, progress, die_by_die)
+    histograms = _core.simulate(prepared.core, trials, seed, threads, progress, die_by_die)
     seconds = time.perf_counter() - start
+    return simulated_result(prepared, histograms, trials, seed, die_by_die=die_by_die, seconds=seconds)
+
+
+def simulated_result(
+    prepared: Prepared,
+    histograms: Sequence[npt.NDArray[np.uint64]],
+    trials: int,
+    seed: int,
+    *,
+    die_by_die: bool = False,
+    seconds: float = 0.0,
+) -> Result:
+    """The Result of a Monte Carlo run of ``prepared`` from the core's histograms: those of
+    ``_core.simulate``, or of its parts (``_core.simulate_chunks``) merged with ``_core.merge_histograms``."""
+    compiled, core = prepared.compiled, prepared.core
     return Result.from_histograms(
         histograms,
         core.numbers,

@@ -459,32 +459,77 @@ pub fn simulate(
     simulate_with(&Runner::new(program, options.path), options, poll)
 }
 
-/// Run a whole simulation with `runner`. The chunks run on a worker thread
-/// pool while the calling thread calls `poll(done_trials, total)` every
-/// [`POLL_INTERVAL`] and once at the end, so a caller can report progress or
+/// Run a whole simulation with `runner`: [`simulate_chunks_with`] over every
+/// chunk of the run.
+///
+/// # Errors
+/// As [`simulate_chunks_with`].
+pub fn simulate_with(
+    runner: &Runner<'_>,
+    options: RunOptions,
+    poll: impl FnMut(u64, u64) -> Result<(), CoreError>,
+) -> Result<Tally, CoreError> {
+    check_trials(options.trials)?;
+    simulate_chunks_with(runner, options, 0..chunk_count(options.trials), poll)
+}
+
+fn check_trials(trials: u64) -> Result<(), CoreError> {
+    if trials == 0 || trials > MAX_TRIALS {
+        return Err(CoreError::plan(
+            "trials",
+            format!("is {trials}; it must be from 1 to {MAX_TRIALS}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Trials that chunks `chunks` of a run of `trials` trials cover.
+#[must_use]
+pub fn trials_in(trials: u64, chunks: &std::ops::Range<u64>) -> u64 {
+    let end = chunks.end.saturating_mul(CHUNK_TRIALS).min(trials);
+    end.saturating_sub(chunks.start.saturating_mul(CHUNK_TRIALS))
+}
+
+/// Run chunks `chunks` (of the [`chunk_count`] that a run of
+/// `options.trials` trials has) with `runner`: part of a run, such as the
+/// share of one machine when a run is spread over several. Chunk `k` draws
+/// from the stream `(seed, k)` whichever call runs it, so the tallies of
+/// calls covering `0..chunk_count(trials)` between them, merged with
+/// [`Tally::merge`] in any order, equal the whole run's, count for count.
+///
+/// The chunks run on a worker thread pool while the calling thread calls
+/// `poll(done_trials, total)` every [`POLL_INTERVAL`] and once at the end
+/// (`total` is the trials in `chunks`), so a caller can report progress or
 /// stop the run: an error from `poll` (such as [`CoreError::Interrupted`])
 /// stops every chunk after its current trial and is returned. `poll` is
 /// called on until the workers have stopped; its later errors are ignored.
 ///
 /// # Errors
-/// Whatever `poll` returns, or a thread-pool failure.
-pub fn simulate_with(
+/// [`CoreError::Plan`] naming `trials` or `chunks` when out of range;
+/// whatever `poll` returns, or a thread-pool failure.
+pub fn simulate_chunks_with(
     runner: &Runner<'_>,
     options: RunOptions,
+    chunks: std::ops::Range<u64>,
     mut poll: impl FnMut(u64, u64) -> Result<(), CoreError>,
 ) -> Result<Tally, CoreError> {
-    if options.trials == 0 || options.trials > MAX_TRIALS {
+    check_trials(options.trials)?;
+    let total = chunk_count(options.trials);
+    if chunks.start >= chunks.end || chunks.end > total {
         return Err(CoreError::plan(
-            "trials",
-            format!("is {}; it must be from 1 to {MAX_TRIALS}", options.trials),
+            "chunks",
+            format!(
+                "are {}..{}; a run of {} trials has chunks 0..{total}, and a part must hold at least one",
+                chunks.start, chunks.end, options.trials
+            ),
         ));
     }
+    let trials = trials_in(options.trials, &chunks);
     let workers = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
         .build()
         .map_err(|e| CoreError::plan("threads", e.to_string()))?;
     let control = Control::default();
-    let total = chunk_count(options.trials);
     let (sender, receiver) = mpsc::channel();
     std::thread::scope(|scope| {
         let control = &control;
@@ -493,7 +538,7 @@ pub fn simulate_with(
             // catch it so the poll loop below still hears that the work ended.
             let tally = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 workers
-                    .install(|| run_chunks(runner, options.seed, options.trials, 0..total, control))
+                    .install(|| run_chunks(runner, options.seed, options.trials, chunks, control))
             }));
             // The receiver only goes away once this scope ends.
             let _ = sender.send(());
@@ -508,7 +553,7 @@ pub fn simulate_with(
             // Once stopped, `poll` is still called while the workers finish
             // (its errors ignored), so a caller can act on a second Ctrl-C
             // when a worker is stuck in a batch hook.
-            let polled = poll(control.done(), options.trials);
+            let polled = poll(control.done(), trials);
             if failure.is_none() {
                 if let Err(e) = polled {
                     control.stop();

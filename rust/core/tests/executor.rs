@@ -1,8 +1,12 @@
 //! The executor against closed forms and scripted dice.
 
-use mathhammer_core::montecarlo::{chunk_count, run_chunks, Control};
+use mathhammer_core::montecarlo::{
+    chunk_count, run_chunks, simulate_chunks_with, simulate_with, trials_in, Control,
+};
 use mathhammer_core::trace::Event;
-use mathhammer_core::{replay, simulate, Path, Plan, Program, RunOptions, Runner, Tally};
+use mathhammer_core::{
+    replay, simulate, Path, Plan, Program, RunOptions, Runner, Tally, CHUNK_TRIALS,
+};
 use serde_json::{json, Value};
 
 fn program(plan: &Value) -> Program {
@@ -141,6 +145,92 @@ fn same_seed_same_tally_on_any_thread_count() {
     )
     .unwrap();
     assert_ne!(one, other);
+}
+
+/// Parts of a run over any split of its chunks, merged in any order, give
+/// the whole run's tally count for count, on both paths.
+#[test]
+fn parts_of_a_run_merge_into_the_whole_run() {
+    let p = program(&boltguns());
+    let trials = 7 * CHUNK_TRIALS + 123;
+    assert_eq!(chunk_count(trials), 8);
+    for path in [Path::Auto, Path::DieByDie] {
+        let runner = Runner::new(&p, path);
+        let options = RunOptions {
+            trials,
+            seed: 5,
+            threads: 2,
+            path,
+        };
+        let whole = simulate_with(&runner, options, |_, _| Ok(())).unwrap();
+        for cuts in [
+            vec![0, 8],
+            vec![0, 1, 8],
+            vec![0, 3, 4, 7, 8],
+            vec![0, 5, 8],
+        ] {
+            let mut parts: Vec<Tally> = cuts
+                .windows(2)
+                .map(|w| simulate_chunks_with(&runner, options, w[0]..w[1], |_, _| Ok(())).unwrap())
+                .collect();
+            for (w, part) in cuts.windows(2).zip(&parts) {
+                assert_eq!(part.trials, trials_in(trials, &(w[0]..w[1])));
+            }
+            parts.reverse();
+            let mut merged = Tally::new(whole.hist.len());
+            for part in &parts {
+                merged.merge(part);
+            }
+            assert_eq!(merged, whole, "{path:?}, cut at {cuts:?}");
+        }
+    }
+    assert_eq!(trials_in(trials, &(7..8)), 123);
+}
+
+#[test]
+fn a_part_reports_progress_over_its_own_trials() {
+    let p = program(&boltguns());
+    let runner = Runner::new(&p, Path::Auto);
+    let options = RunOptions {
+        trials: 3 * CHUNK_TRIALS + 10,
+        seed: 1,
+        threads: 1,
+        ..Default::default()
+    };
+    let mut last = (0, 0);
+    simulate_chunks_with(&runner, options, 2..4, |done, total| {
+        last = (done, total);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(last, (CHUNK_TRIALS + 10, CHUNK_TRIALS + 10));
+}
+
+#[test]
+fn chunk_ranges_outside_the_run_are_refused_by_name() {
+    let p = program(&boltguns());
+    let runner = Runner::new(&p, Path::Auto);
+    let options = RunOptions {
+        trials: 2 * CHUNK_TRIALS,
+        seed: 1,
+        threads: 1,
+        ..Default::default()
+    };
+    for chunks in [0..0, 2..2, 1..3, 3..4] {
+        let err =
+            simulate_chunks_with(&runner, options, chunks.clone(), |_, _| Ok(())).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("chunks") && text.contains("0..2"),
+            "{chunks:?}: {text}"
+        );
+    }
+    let none = RunOptions {
+        trials: 0,
+        ..options
+    };
+    let err = simulate_chunks_with(&runner, none, 0..1, |_, _| Ok(())).unwrap_err();
+    assert!(err.to_string().contains("trials"), "{err}");
 }
 
 #[test]

@@ -7,11 +7,11 @@ mod panics;
 
 use error::PyCoreErr;
 use hooks::PyHooks;
-use mathhammer_core::montecarlo::{simulate_with, RunOptions};
+use mathhammer_core::montecarlo::{simulate_chunks_with, simulate_with, RunOptions};
 use mathhammer_core::plan::{Class, Side};
 use mathhammer_core::sampled::Sampler;
 use mathhammer_core::trace::Event;
-use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner};
+use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner, Tally};
 use numpy::{IntoPyArray, PyArray1};
 use panics::guard;
 use pyo3::prelude::*;
@@ -211,21 +211,115 @@ fn simulate_py<'py>(
     progress: Option<&Bound<'py, PyAny>>,
     die_by_die: bool,
 ) -> PyResult<Vec<Bound<'py, PyArray1<u64>>>> {
+    guard(|| run_part(py, plan, trials, seed, None, threads, progress, die_by_die))
+}
+
+/// Run chunks `first` to `last` (excluded) of a run of `trials` trials with
+/// `seed`: one histogram per name in `plan.numbers`, over the trials of those
+/// chunks only. Chunk `k` draws from the stream `(seed, k)` wherever it runs,
+/// so parts covering `0..chunk_count(trials)` between them, merged with
+/// `merge_histograms`, equal `simulate(plan, trials, seed)` count for count.
+#[pyfunction(
+    name = "simulate_chunks",
+    signature = (plan, trials, seed, first, last, threads = 0, progress = None, die_by_die = false)
+)]
+#[allow(clippy::too_many_arguments)] // one Python call's keyword arguments
+fn simulate_chunks_py<'py>(
+    py: Python<'py>,
+    plan: &PyCompiledPlan,
+    trials: u64,
+    seed: u64,
+    first: u64,
+    last: u64,
+    threads: usize,
+    progress: Option<&Bound<'py, PyAny>>,
+    die_by_die: bool,
+) -> PyResult<Vec<Bound<'py, PyArray1<u64>>>> {
     guard(|| {
-        let progress = progress.map(|p| p.clone().unbind());
-        let options = RunOptions {
+        run_part(
+            py,
+            plan,
             trials,
             seed,
+            Some(first..last),
             threads,
-            ..RunOptions::default()
-        };
-        let tally = enter_core(py, progress.as_ref(), plan.hooks.as_deref(), |poll| {
-            let sampler = if die_by_die { None } else { plan.sampler() };
-            simulate_with(&Runner::with_sampler(&plan.program, sampler), options, poll)
-        })
-        .map_err(|e| plan.hook_error().unwrap_or(e))?;
-        Ok(tally.hist.into_iter().map(|h| h.into_pyarray(py)).collect())
+            progress,
+            die_by_die,
+        )
     })
+}
+
+/// Run `chunks` of a run (every chunk when `None`) and hand back its histograms.
+#[allow(clippy::too_many_arguments)]
+fn run_part<'py>(
+    py: Python<'py>,
+    plan: &PyCompiledPlan,
+    trials: u64,
+    seed: u64,
+    chunks: Option<std::ops::Range<u64>>,
+    threads: usize,
+    progress: Option<&Bound<'py, PyAny>>,
+    die_by_die: bool,
+) -> PyResult<Vec<Bound<'py, PyArray1<u64>>>> {
+    let progress = progress.map(|p| p.clone().unbind());
+    let options = RunOptions {
+        trials,
+        seed,
+        threads,
+        ..RunOptions::default()
+    };
+    let tally = enter_core(py, progress.as_ref(), plan.hooks.as_deref(), |poll| {
+        let sampler = if die_by_die { None } else { plan.sampler() };
+        let runner = Runner::with_sampler(&plan.program, sampler);
+        match chunks {
+            Some(chunks) => simulate_chunks_with(&runner, options, chunks, poll),
+            None => simulate_with(&runner, options, poll),
+        }
+    })
+    .map_err(|e| plan.hook_error().unwrap_or(e))?;
+    Ok(tally.hist.into_iter().map(|h| h.into_pyarray(py)).collect())
+}
+
+/// Add up the histograms of parts of one run (each as `simulate_chunks`
+/// returns them): integer counts, so the order of the parts does not matter.
+/// Any sequences of whole numbers are taken, so arrays that came over a
+/// network (unaligned, or not contiguous) merge as well as local ones.
+#[pyfunction(name = "merge_histograms")]
+fn merge_histograms_py(
+    py: Python<'_>,
+    parts: Vec<Vec<Vec<u64>>>,
+) -> PyResult<Vec<Bound<'_, PyArray1<u64>>>> {
+    guard(|| {
+        let bad =
+            |reason: String| pyo3::exceptions::PyValueError::new_err(format!("parts: {reason}"));
+        let Some(numbers) = parts.first().map(Vec::len) else {
+            return Err(bad("is empty; give at least one part".to_string()));
+        };
+        let mut merged = Tally::new(numbers);
+        for (i, part) in parts.into_iter().enumerate() {
+            if part.len() != numbers {
+                return Err(bad(format!(
+                    "part {i} has {} histograms, but part 0 has {numbers}: they are not parts of one run",
+                    part.len()
+                )));
+            }
+            merged.merge(&Tally {
+                trials: 0,
+                hist: part,
+            });
+        }
+        Ok(merged
+            .hist
+            .into_iter()
+            .map(|h| h.into_pyarray(py))
+            .collect())
+    })
+}
+
+/// Chunks a run of `trials` trials has (`CHUNK_TRIALS` trials each, the last one maybe fewer).
+#[pyfunction(name = "chunk_count")]
+fn chunk_count_py(trials: u64) -> u64 {
+    mathhammer_core::montecarlo::chunk_count(trials)
 }
 
 /// Evaluate the Plan exactly; one pmf (float64 array) per name in
@@ -676,6 +770,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCompiledPlan>()?;
     m.add_function(wrap_pyfunction!(parse_dice_py, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_py, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_chunks_py, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_histograms_py, m)?)?;
+    m.add_function(wrap_pyfunction!(chunk_count_py, m)?)?;
     m.add_function(wrap_pyfunction!(replay_py, m)?)?;
     m.add_function(wrap_pyfunction!(replay_seeded_py, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate_exact_py, m)?)?;
