@@ -141,6 +141,69 @@ fn outcome_probabilities(t: &RunTest) -> [f64; 3] {
 /// and the one kind of harm outside the save the pool may queue. `None` when
 /// the pool cannot be tabulated (see the module notes), or when the sum of
 /// `dice` such vectors could overflow a slot of the packing.
+/// Why `pool` cannot be tabulated for up to `dice` attack dice, in words, or
+/// `None` when it can (the table may still be too large for its budget).
+pub(crate) fn why_not_tabulated(pool: &RunPool, dice: u64) -> Option<String> {
+    let m = pool.tests.len();
+    let tokens = pool.tokens_from(dice);
+    // Every slot counts tokens, so the most tokens the pool can make bounds
+    // every slot; they must fit the packing. A batch hook needs every die.
+    // A roll whose dice depend on marks has no one table: die by die.
+    if m + 2 > SLOTS {
+        return Some(format!(
+            "it has {m} tests, and a table holds at most {}",
+            SLOTS - 2
+        ));
+    }
+    if tokens >= 1 << BITS {
+        return Some(format!(
+            "its {dice} attack dice can make up to {tokens} rolls over its tests (each die and extra hit counted \
+             at every test it reaches), and a table counts at most {} of them",
+            (1u64 << BITS) - 1
+        ));
+    }
+    if pool.batch_hook.is_some() {
+        return Some("it calls a batch hook".into());
+    }
+    if pool
+        .tests
+        .iter()
+        .any(|t| t.roll.as_ref().is_some_and(|r| r.0.conditional()))
+    {
+        return Some("a roll's dice depend on marks set during the attack".into());
+    }
+    if pool
+        .tests
+        .iter()
+        .flat_map(RunTest::actions)
+        .any(|a| matches!(a, RunAction::Count(_)))
+    {
+        return Some("it counts a status".into());
+    }
+    if one_harm(pool).is_none() {
+        return Some("it mixes kinds of harm outside the save".into());
+    }
+    None
+}
+
+/// The one kind of harm outside the save the pool may have, and whether it
+/// is held until every attack is resolved; `None` when it has several (how
+/// different kinds would interleave matters, so they run die by die).
+fn one_harm(pool: &RunPool) -> Option<(Option<InflictKind>, bool)> {
+    let mut inflict: Option<InflictKind> = None;
+    let mut after_all = false;
+    for a in pool.tests.iter().flat_map(RunTest::actions) {
+        if let RunAction::Inflict(what) = *a {
+            match inflict {
+                None => (inflict, after_all) = (Some(what.kind), what.after_all),
+                Some(k) if k == what.kind && after_all == what.after_all => {}
+                Some(_) => return None,
+            }
+        }
+    }
+    Some((inflict, after_all))
+}
+
 pub(crate) fn one_token(
     pool: &RunPool,
     dice: u64,
@@ -149,38 +212,10 @@ pub(crate) fn one_token(
 ) -> Option<(Dist, Option<Inflict>)> {
     let m = pool.tests.len();
     let (save_slot, mortal_slot) = (m, m + 1);
-    // Every slot counts tokens, so the most tokens the pool can make bounds
-    // every slot; they must fit the packing. A batch hook needs every die.
-    // A roll whose dice depend on marks has no one table: die by die.
-    if m + 2 > SLOTS
-        || pool.tokens_from(dice) >= 1 << BITS
-        || pool.batch_hook.is_some()
-        || pool
-            .tests
-            .iter()
-            .any(|t| t.roll.as_ref().is_some_and(|r| r.0.conditional()))
-    {
+    if why_not_tabulated(pool, dice).is_some() {
         return None;
     }
-    // The one kind of harm outside the save this pool may have (how
-    // different kinds would interleave matters, so they run die by die).
-    let mut inflict: Option<InflictKind> = None;
-    let mut after_all = false;
-    for t in &pool.tests {
-        for a in t.actions() {
-            if let RunAction::Count(_) = a {
-                // Counting a status needs a slot of its own: die by die.
-                return None;
-            }
-            if let RunAction::Inflict(what) = *a {
-                match inflict {
-                    None => (inflict, after_all) = (Some(what.kind), what.after_all),
-                    Some(k) if k == what.kind && after_all == what.after_all => {}
-                    Some(_) => return None,
-                }
-            }
-        }
-    }
+    let (inflict, after_all) = one_harm(pool)?;
     let inflict = inflict.map(|kind| Inflict {
         kind,
         after_all,

@@ -957,3 +957,17 @@ fn held_harm_of_two_pools_with_no_field_to_tell_them_apart_is_declined() {
     plan["target"]["order"] = json!([0, 1]);
     agree_on(&plan, Path::DieByDie);
 }
+
+#[test]
+fn a_pool_past_the_tables_count_names_the_limit() {
+    // 200 models with 2 attacks each: 400 attack dice, past the 1,023 a
+    // table's slot counts once every test's tokens are added up.
+    let mut plan = s1();
+    plan["sequences"][0]["attacks"] = json!([{"models": 200, "dice": "2"}]);
+    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    assert!(
+        e.contains("cannot be tabulated exactly: its 400 attack dice can make up to 1200 rolls")
+            && e.contains("counts at most 1023"),
+        "{e}"
+    );
+}

@@ -160,12 +160,19 @@ impl Evaluator<'_> {
                 pool.name
             )));
         }
-        let (token, inflict) = one_token(pool, pool.max_attacks(), TABLE_BUDGET, builder).ok_or_else(|| {
-            decline(format!(
-                "pool {:?} has too many outcomes to tabulate, mixes kinds of harm outside the save, or counts a status",
+        if let Some(why) = tables::why_not_tabulated(pool, pool.max_attacks()) {
+            return Err(decline(format!(
+                "pool {:?} cannot be tabulated exactly: {why}",
                 pool.name
-            ))
-        })?;
+            )));
+        }
+        let (token, inflict) = one_token(pool, pool.max_attacks(), TABLE_BUDGET, builder)
+            .ok_or_else(|| {
+                decline(format!(
+                    "pool {:?} has too many outcomes to tabulate within its limit of {TABLE_BUDGET} table entries",
+                    pool.name
+                ))
+            })?;
         if let Some(
             what @ Inflict {
                 after_all: true, ..
