@@ -48,8 +48,8 @@ enum Stop {
 thread_local! {
     /// Work done by the evaluation running on this thread.
     static WORK: Cell<u64> = const { Cell::new(0) };
-    /// The work estimated for it before it started.
-    static ESTIMATE: Cell<u64> = const { Cell::new(0) };
+    /// The work estimated for it, once it is admitted.
+    static ESTIMATE: Cell<Option<u64>> = const { Cell::new(None) };
     /// Measuring the estimate: admit whatever it says, never stop on it.
     static MEASURING: Cell<bool> = const { Cell::new(false) };
     /// Why it stopped early.
@@ -62,7 +62,7 @@ thread_local! {
 /// early once `stop` is set.
 pub(super) fn reset(stop: Option<Arc<AtomicBool>>) {
     WORK.with(|w| w.set(0));
-    ESTIMATE.with(|e| e.set(u64::MAX / OVERRUN));
+    ESTIMATE.with(|e| e.set(None));
     STOPPED.with(|s| s.set(None));
     STOP.with(|s| *s.borrow_mut() = stop);
 }
@@ -78,7 +78,7 @@ fn stop(why: Stop) {
 /// The work estimated for the evaluation once it is admitted: from then on
 /// it stops once it has taken [`OVERRUN`] times as much.
 pub(super) fn expect(estimate: u64) {
-    ESTIMATE.with(|e| e.set(estimate));
+    ESTIMATE.with(|e| e.set(Some(estimate)));
 }
 
 /// Whether the estimate is being measured rather than obeyed
@@ -91,8 +91,8 @@ pub(super) fn set_measuring(on: bool) {
     MEASURING.with(|m| m.set(on));
 }
 
-/// The work done so far, and the work estimated.
-pub(super) fn work() -> (u64, u64) {
+/// The work done so far, and the work estimated (none before admission).
+pub(super) fn work() -> (u64, Option<u64>) {
     (WORK.with(Cell::get), ESTIMATE.with(Cell::get))
 }
 
@@ -112,15 +112,14 @@ pub(super) fn spend(n: usize) -> bool {
         w.set(total);
         total
     });
-    let estimate = if measuring() {
-        u64::MAX / OVERRUN
-    } else {
-        ESTIMATE.with(Cell::get)
-    };
+    // A run is held to its estimate once admitted, unless it is measured.
+    let estimate = ESTIMATE.with(Cell::get).filter(|_| !measuring());
     if total > MAX_WORK {
         stop(Stop::Work);
-    } else if total > OVERRUN.saturating_mul(estimate.max(OVERRUN_FLOOR)) {
-        stop(Stop::Overrun(estimate));
+    } else if let Some(e) =
+        estimate.filter(|&e| total > OVERRUN.saturating_mul(e.max(OVERRUN_FLOOR)))
+    {
+        stop(Stop::Overrun(e));
     } else if STOP.with(|s| {
         s.borrow()
             .as_ref()

@@ -369,27 +369,6 @@ impl PoolStates<'_> {
         steps
     }
 
-    /// Saves one at a time from one state (`saves.rs`): a chain over the
-    /// tokens, each state reached branching over every face of the die and
-    /// then over the damage roll.
-    fn in_turn(&self, width: u64) -> u64 {
-        let PoolStates {
-            pool,
-            reach,
-            tokens,
-            ..
-        } = *self;
-        (0..tokens)
-            .map(|f| {
-                reach
-                    .chain(f)
-                    .saturating_mul(width)
-                    .saturating_mul(u64::from(pool.save.die))
-            })
-            .fold(0u64, u64::saturating_add)
-            .saturating_mul(super::SAVE_BRANCH_STEPS + 1)
-    }
-
     /// The pool's estimated work on `states` starting states: (steps, the
     /// factor the counts it carries in the state multiply the states by).
     fn steps(&self, states: u64, carry_mortal: bool) -> (u64, u64) {
@@ -408,7 +387,12 @@ impl PoolStates<'_> {
         let mut per_state = if pool.save.alike(groups) {
             chain
         } else if pool.save.in_turn {
-            self.in_turn(width)
+            // Saves one at a time (`saves.rs`): the same chain over the
+            // tokens, each state reached branching over every face of the
+            // die and then over the damage roll.
+            chain
+                .saturating_mul(u64::from(pool.save.die))
+                .saturating_mul(super::SAVE_BRANCH_STEPS + 1)
         } else {
             self.lowest_first(width, after_saves)
         };

@@ -90,7 +90,7 @@ pub fn evaluate_until(
         pmfs,
         means,
         work,
-        estimate,
+        estimate: estimate.unwrap_or(0),
     })
 }
 
@@ -158,15 +158,10 @@ pub fn measure(program: &Program, obey: bool) -> Measured {
     budget::set_measuring(!obey);
     let result = evaluate_within_budget(program);
     let outcome = verdict().and(result.map(|_| ()));
-    let (work, expected) = budget::work();
+    let (work, estimate) = budget::work();
     budget::set_measuring(false);
-    let estimate = if expected == u64::MAX / budget::OVERRUN {
-        0
-    } else {
-        expected
-    };
     Measured {
-        estimate,
+        estimate: estimate.unwrap_or(0),
         work,
         outcome,
     }
