@@ -334,6 +334,9 @@ class AttackPool:
     damage_minimum: int = 0
     damage_reroll_one: bool = False
     """Once per pool, the first damage roll below its dice's average is rolled again (not with ``damage_reroll``)."""
+    simultaneous: bool = False
+    """The pool strikes together with the sequence before it: its attack terms with ``alive_of`` count the
+    models alive when that sequence began, and it strikes even if that sequence destroyed a side."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -360,6 +363,7 @@ class AttackPool:
             **({"batch_hook": self.batch_hook} if self.batch_hook is not None else {}),
             **({"against": self.against} if self.against != "target" else {}),
             **({"feel_no_pain": list(self.feel_no_pain)} if self.feel_no_pain else {}),
+            **({"simultaneous": True} if self.simultaneous else {}),
         }
 
 
@@ -471,6 +475,54 @@ class Rounds:
     max: int
     counter: str | None = None
     outcome_counter: str | None = None
+    contest: Contest | None = None
+    """A contest settled at the end of every round, which may end the fight before a side is destroyed."""
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {k: v for k, v in asdict(self).items() if v is not None and k != "contest"}
+        if self.contest is not None:
+            d["contest"] = self.contest.to_dict()
+        return d
+
+
+@dataclass
+class ContestSide:
+    """One side's terms in a :class:`Contest`.
+
+    Its score each round is the wounds the other side lost in it, plus ``bonus``, plus ``first_round_bonus`` in
+    the first round. Losing, it holds when its roll is at most ``hold`` less the difference of the scores, or
+    ``hold`` alone when it ignores the difference: ``"always"``, or ``"more_ranks"`` when after the round it has
+    more full ranks (models alive divided by ``rank_width``, rounded down) than the winner.
+    """
+
+    hold: int
+    bonus: int = 0
+    first_round_bonus: int = 0
+    ignore_difference: Literal["never", "always", "more_ranks"] = "never"
+    rank_width: int = 1
+
+
+@dataclass
+class Contest:
+    """Settled at the end of every round of a fight in which both sides stand: the side with the lower score
+    rolls ``dice`` dice of ``sides`` sides and leaves the fight unless it holds (see :class:`ContestSide`); a sum
+    at or below ``always_holds`` always holds. ``winner_counter`` ends as the last round's winner: 0 (equal
+    scores), 1 (the attacker), 2 (the target); ``left_counter`` as 1 (the target left) or 2 (the attacker did).
+    """
+
+    attacker: ContestSide
+    target: ContestSide
+    dice: int = 2
+    sides: int = 6
+    always_holds: int = 0
+    winner_counter: str | None = None
+    left_counter: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in asdict(self).items() if v is not None}
+        d["attacker"] = asdict(self.attacker)
+        d["target"] = asdict(self.target)
+        return d
 
 
 @dataclass
@@ -523,7 +575,7 @@ class Plan:
         if self.attacker is not None:
             d["attacker"] = _side(self.attacker)
         if self.rounds is not None:
-            d["rounds"] = {k: v for k, v in asdict(self.rounds).items() if v is not None}
+            d["rounds"] = self.rounds.to_dict()
         if self.marks:
             d["marks"] = list(self.marks)
         return d

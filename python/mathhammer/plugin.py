@@ -70,7 +70,7 @@ from mathhammer.keywords import (
     split_restriction,
     with_value,
 )
-from mathhammer.limits import MAX_ATTACKS, MAX_MODELS, MAX_TOKENS_PER_TRIAL, MAX_VALUE
+from mathhammer.limits import MAX_ATTACKS, MAX_MODELS, MAX_ROUNDS, MAX_TOKENS_PER_TRIAL, MAX_VALUE
 from mathhammer.plan import (
     AttackPool,
     Attacks,
@@ -78,6 +78,8 @@ from mathhammer.plan import (
     Check,
     Class,
     Compare,
+    Contest,
+    ContestSide,
     Effect,
     Excess,
     Group,
@@ -105,6 +107,7 @@ __all__ = [
     "HOOK_API_VERSION",
     "MAX_ATTACKS",
     "MAX_MODELS",
+    "MAX_ROUNDS",
     "MAX_TOKENS_PER_TRIAL",
     "MAX_VALUE",
     "AttackPool",
@@ -115,6 +118,8 @@ __all__ = [
     "Class",
     "Compare",
     "Compiled",
+    "Contest",
+    "ContestSide",
     "DiceError",
     "DiceExpr",
     "Effect",

@@ -11,7 +11,7 @@
 
 use crate::batch::{self, Batch};
 use crate::dice::{DiceExpr, ModifiedDice};
-use crate::plan::{Check, Excess, Outcome, Side};
+use crate::plan::{Check, Contest, Excess, Outcome, Side};
 use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence, TokenRoute};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
@@ -43,7 +43,8 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
 ) {
     ws.reset();
     let fight = program.plan.rounds.as_ref();
-    'fight: for round in 0..fight.map_or(1, |r| r.max) {
+    let contest = fight.and_then(|r| r.contest.as_ref());
+    for round in 0..fight.map_or(1, |r| r.max) {
         if fight.is_some() {
             if ws.either_destroyed() {
                 break;
@@ -52,9 +53,16 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
             obs.event(Event::Round { number: round + 1 });
             bump(&mut ws.counters, program.rounds_counter, 1);
         }
+        let start = ws.losses();
         for (index, seq) in program.sequences.iter().enumerate() {
-            if fight.is_some() && ws.either_destroyed() {
-                break 'fight;
+            // A pool striking together with the one before strikes even when
+            // that one destroyed a side, with the models alive before it.
+            let together = matches!(seq, RunSequence::Pool(p) if p.simultaneous);
+            if fight.is_some() && !together && ws.either_destroyed() {
+                break;
+            }
+            if !together {
+                ws.strike_begins();
             }
             if obs.enabled() {
                 obs.event(Event::Sequence {
@@ -82,12 +90,79 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
             }
             ws.attribute(program.attributed[index], before);
         }
+        if let Some(c) = contest {
+            if settle(program, c, round, start, ws, dice, obs) {
+                break;
+            }
+        }
     }
     resolve_deferred(program, ws, dice, obs);
     if let Some(c) = program.outcome_counter {
         let attacker = ws.attacker.as_ref().is_some_and(TargetState::wiped_out);
         ws.counters[c] = u32::from(ws.state.wiped_out()) + 2 * u32::from(attacker);
     }
+}
+
+/// Settle round `round`'s contest, the sides having lost `start` wounds
+/// (target's, attacker's) before it: the winner noted, and the loser's roll
+/// when both sides stand. True when the loser leaves the fight.
+fn settle<D: DiceSource, O: Observer>(
+    program: &Program,
+    c: &Contest,
+    round: u32,
+    start: (u32, u32),
+    ws: &mut Workspace<'_>,
+    dice: &mut D,
+    obs: &mut O,
+) -> bool {
+    let now = ws.losses();
+    let scores = [
+        c.attacker.score(round, now.0 - start.0),
+        c.target.score(round, now.1 - start.1),
+    ];
+    let loser = Contest::loser(scores);
+    if let Some(i) = program.winner_counter {
+        ws.counters[i] = match loser {
+            None => 0,
+            Some((Side::Target, _)) => 1,
+            Some((Side::Attacker, _)) => 2,
+        };
+    }
+    let rolling = loser.filter(|_| !ws.either_destroyed());
+    let Some((side, difference)) = rolling else {
+        obs.event(Event::Contest {
+            scores,
+            loser: loser.map(|l| l.0),
+            roll: None,
+            held: None,
+        });
+        return false;
+    };
+    let alive = |s: &TargetState<'_>| s.alive.iter().sum::<u32>();
+    let target = alive(&ws.state);
+    let attacker = ws.attacker.as_ref().map_or(0, alive);
+    let (mine, theirs) = match side {
+        Side::Target => (target, attacker),
+        Side::Attacker => (attacker, target),
+    };
+    let most = c.hold_at_most(side, difference, mine, theirs);
+    let roll: u32 = (0..c.dice).map(|_| dice.roll(c.sides)).sum();
+    let held = i64::from(roll) <= most;
+    obs.event(Event::Contest {
+        scores,
+        loser: Some(side),
+        roll: Some(roll),
+        held: Some(held),
+    });
+    if !held {
+        if let Some(i) = program.left_counter {
+            ws.counters[i] = match side {
+                Side::Target => 1,
+                Side::Attacker => 2,
+            };
+        }
+    }
+    !held
 }
 
 /// Roll `check` and report it; true when it passes.
@@ -274,7 +349,7 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
     // The focus group is fixed when the pool starts: harm its tokens queue
     // remembers it.
     ws.focus = pool.focus.iter().copied().find(|&g| ws.state.alive[g] > 0);
-    let attacks = gather_attacks(pool, ws.attacker.as_ref().map(|a| &a.alive[..]), dice);
+    let attacks = gather_attacks(pool, ws.striking_alive(), dice);
     ws.attacks = attacks;
     obs.event(Event::Attacks { count: attacks });
     bump(&mut ws.counters, pool.attacks_counter, attacks);
@@ -582,7 +657,8 @@ pub(crate) fn saves_in_turn<D: DiceSource, O: Observer>(
 }
 
 /// Each model's attack dice, summed over the pool's terms in order.
-/// With `alive_of`, only the attacking side's models alive now attack.
+/// With `alive_of`, only the attacking side's models alive when the strike
+/// began attack.
 pub(crate) fn gather_attacks<D: DiceSource>(
     pool: &RunPool,
     alive: Option<&[u32]>,

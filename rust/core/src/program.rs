@@ -122,6 +122,8 @@ pub(crate) struct RunPool {
     pub(crate) feel_no_pain: Vec<Option<u32>>,
     /// The first damage roll below average is rolled again, once per pool.
     pub(crate) damage_reroll_one: bool,
+    /// Strikes together with the sequence before it.
+    pub(crate) simultaneous: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -162,6 +164,10 @@ pub struct Program {
     /// A fight's counters: rounds begun, and how it ended.
     pub(crate) rounds_counter: Option<usize>,
     pub(crate) outcome_counter: Option<usize>,
+    /// A fight's contest counters: the last round's winner, and the side
+    /// that left the fight.
+    pub(crate) winner_counter: Option<usize>,
+    pub(crate) left_counter: Option<usize>,
     /// Per sequence, its slot among the sequences whose harm to the target
     /// is reported on its own (attack pools and mortal-wound sources aimed at
     /// the target), in order; `None` for the others.
@@ -238,6 +244,15 @@ impl Program {
                 plan.counter_index("rounds.outcome_counter", r.outcome_counter.as_ref())?,
             ),
         };
+        let contest = plan.rounds.as_ref().and_then(|r| r.contest.as_ref());
+        let winner_counter = plan.counter_index(
+            "rounds.contest.winner_counter",
+            contest.and_then(|c| c.winner_counter.as_ref()),
+        )?;
+        let left_counter = plan.counter_index(
+            "rounds.contest.left_counter",
+            contest.and_then(|c| c.left_counter.as_ref()),
+        )?;
         let mut slots = 0..;
         let attributed = sequences
             .iter()
@@ -253,6 +268,8 @@ impl Program {
             hooks: None,
             rounds_counter,
             outcome_counter,
+            winner_counter,
+            left_counter,
             attributed,
         })
     }
@@ -294,6 +311,7 @@ impl Program {
             batch_hook: p.batch_hook,
             feel_no_pain: p.feel_no_pain.clone(),
             damage_reroll_one: p.damage.reroll_one,
+            simultaneous: p.simultaneous,
             damage: p.damage.roll(),
             excess: p.damage.excess,
             cap_at_wounds: p.damage.cap_at_wounds,

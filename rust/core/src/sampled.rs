@@ -243,7 +243,7 @@ fn run_pool(
     ws: &mut Workspace<'_>,
     stream: &mut Stream,
 ) {
-    let attacks = gather_attacks(pool, ws.attacker.as_ref().map(|a| &a.alive[..]), stream);
+    let attacks = gather_attacks(pool, ws.striking_alive(), stream);
     let counts = tables.draw(attacks, stream);
     let failed = tables.draw_failed(counts[pool.tests.len()], stream);
     let drawn = Drawn {

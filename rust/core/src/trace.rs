@@ -13,6 +13,15 @@ pub enum Event {
     Roll { roll: u32, failed: bool },
     /// A round of a fight begins (numbered from 1).
     Round { number: u32 },
+    /// A round's contest settled: the scores (attacker's, target's), the
+    /// side that lost it, and that side's roll and whether it held (none
+    /// when the scores were equal or a side was destroyed).
+    Contest {
+        scores: [i64; 2],
+        loser: Option<Side>,
+        roll: Option<u32>,
+        held: Option<bool>,
+    },
     /// Wounds restored to a side's models.
     Heal { side: Side, amount: u32 },
     /// A sequence (attack pool or mortal-wound source) starts.

@@ -54,6 +54,10 @@ pub struct Workspace<'p> {
     /// Per sequence aimed at the target, the wounds it lost to it and the
     /// mortal wounds it inflicted so far (see [`Workspace::attribute`]).
     pub(crate) by_sequence: Vec<(u32, u32)>,
+    /// Models alive per group when the current strike began, on the side
+    /// attacked (0) and the attacking side (1): pools striking together
+    /// count their attacks from these, not from the models alive now.
+    pub(crate) alive_at_strike: [Vec<u32>; 2],
 }
 
 impl Workspace<'_> {
@@ -61,7 +65,22 @@ impl Workspace<'_> {
     pub(crate) fn flip(&mut self) {
         if let Some(a) = self.attacker.as_mut() {
             std::mem::swap(&mut self.state, a);
+            self.alive_at_strike.swap(0, 1);
         }
+    }
+
+    /// A strike begins: note the models alive on both sides.
+    pub(crate) fn strike_begins(&mut self) {
+        if let Some(a) = &self.attacker {
+            self.alive_at_strike[0].clone_from(&self.state.alive);
+            self.alive_at_strike[1].clone_from(&a.alive);
+        }
+    }
+
+    /// The attacking side's models alive per group when the strike began,
+    /// when the Plan lists the attacker's models.
+    pub(crate) fn striking_alive(&self) -> Option<&[u32]> {
+        self.attacker.as_ref().map(|_| &self.alive_at_strike[1][..])
     }
 
     /// Is either side destroyed?
@@ -79,6 +98,14 @@ impl Workspace<'_> {
         self.marks.iter_mut().for_each(|m| *m = false);
         self.deferred.clear();
         self.by_sequence.iter_mut().for_each(|h| *h = (0, 0));
+    }
+
+    /// The wounds the target and the attacker's models have lost so far.
+    pub(crate) fn losses(&self) -> (u32, u32) {
+        (
+            self.state.damage,
+            self.attacker.as_ref().map_or(0, |a| a.damage),
+        )
     }
 
     /// The target's wounds lost and mortal wounds taken so far, to be read
@@ -138,6 +165,7 @@ impl<'p> Workspace<'p> {
             one_damage_left: false,
             failure: None,
             by_sequence: vec![(0, 0); program.attributed_sequences().len()],
+            alive_at_strike: [Vec::new(), Vec::new()],
         }
     }
 }

@@ -465,6 +465,19 @@ fn flow_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<
             d.set_item("event", "round")?;
             d.set_item("number", number)?;
         }
+        Event::Contest {
+            scores,
+            loser,
+            roll,
+            held,
+        } => {
+            d.set_item("event", "contest")?;
+            d.set_item("attacker_score", scores[0])?;
+            d.set_item("target_score", scores[1])?;
+            d.set_item("loser", loser.map(side_name))?;
+            d.set_item("roll", roll)?;
+            d.set_item("held", held)?;
+        }
         Event::Heal { side, amount } => {
             d.set_item("event", "heal")?;
             d.set_item("side", side_name(*side))?;

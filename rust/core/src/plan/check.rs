@@ -3,7 +3,7 @@
 //! so that no accepted Plan can hang a run or exhaust memory.
 
 use super::{
-    AttackPool, Check, Effect, Plan, Reroll, RollDie, Rounds, Save, Sequence, Side, Target, Test,
+    AttackPool, Check, Contest, ContestSide, Effect, Plan, Reroll, RollDie, Rounds, Save, Sequence, Side, Target, Test,
     MAX_ATTACKS, MAX_MODELS, MAX_MODIFIER, MAX_ROLL_COMBINATIONS, MAX_ROUNDS, MAX_TOKENS_PER_TRIAL,
     MAX_VALUE, PLAN_VERSION,
 };
@@ -34,6 +34,23 @@ impl Bounds {
             self.counters[c] = self.counters[c].saturating_add(most);
         }
     }
+}
+
+/// The most dice a contest rolls.
+const MAX_CONTEST_DICE: u32 = 10;
+
+/// Check one side's terms of a contest.
+fn validate_contest_side(base: &str, s: &ContestSide) -> Result<(), CoreError> {
+    check_modifier(&format!("{base}.bonus"), s.bonus)?;
+    check_modifier(&format!("{base}.first_round_bonus"), s.first_round_bonus)?;
+    check_modifier(&format!("{base}.hold"), s.hold)?;
+    if !(1..=MAX_MODELS).contains(&s.rank_width) {
+        return Err(CoreError::plan(
+            format!("{base}.rank_width"),
+            format!("is {}; a rank holds 1 to {MAX_MODELS} models", s.rank_width),
+        ));
+    }
+    Ok(())
 }
 
 /// Check one side's groups and allocation order.
@@ -186,7 +203,15 @@ impl Plan {
                     };
                     bounds.add(c, times * u64::from(m.amount.max()));
                 }
-                Sequence::Attack(p) => self.validate_pool(&base, p, &mut bounds)?,
+                Sequence::Attack(p) => {
+                    if p.simultaneous && si == 0 {
+                        return Err(CoreError::plan(
+                            format!("{base}.simultaneous"),
+                            "strikes together with the sequence before it, but it is the first",
+                        ));
+                    }
+                    self.validate_pool(&base, p, &mut bounds)?;
+                }
                 Sequence::Heal(h) => {
                     if h.side == Side::Attacker && self.attacker.is_none() {
                         return Err(CoreError::plan(
@@ -303,6 +328,59 @@ impl Plan {
         bounds.add(c, rounds);
         let c = self.counter_index("rounds.outcome_counter", r.outcome_counter.as_ref())?;
         bounds.add(c, 3);
+        if let Some(contest) = &r.contest {
+            self.validate_contest(r, contest, bounds)?;
+        }
+        Ok(())
+    }
+
+    /// Check a fight's contest: its dice, each side's terms, and counters of
+    /// its own.
+    fn validate_contest(
+        &self,
+        r: &Rounds,
+        c: &Contest,
+        bounds: &mut Bounds,
+    ) -> Result<(), CoreError> {
+        check_die("rounds.contest.sides", c.sides)?;
+        if !(1..=MAX_CONTEST_DICE).contains(&c.dice) {
+            return Err(CoreError::plan(
+                "rounds.contest.dice",
+                format!("is {}; the contest rolls 1 to {MAX_CONTEST_DICE} dice", c.dice),
+            ));
+        }
+        if c.always_holds > c.dice * c.sides {
+            return Err(CoreError::plan(
+                "rounds.contest.always_holds",
+                format!(
+                    "is {}; the dice sum to at most {}",
+                    c.always_holds,
+                    c.dice * c.sides
+                ),
+            ));
+        }
+        for (name, side) in [("attacker", &c.attacker), ("target", &c.target)] {
+            validate_contest_side(&format!("rounds.contest.{name}"), side)?;
+        }
+        let mut seen: Vec<&String> = [&r.counter, &r.outcome_counter]
+            .into_iter()
+            .flatten()
+            .collect();
+        for (field, counter) in [
+            ("rounds.contest.winner_counter", &c.winner_counter),
+            ("rounds.contest.left_counter", &c.left_counter),
+        ] {
+            let Some(name) = counter else { continue };
+            let index = self.counter_index(field, Some(name))?;
+            if seen.contains(&name) || index.is_some_and(|i| bounds.counters[i] > 0) {
+                return Err(CoreError::plan(
+                    field,
+                    format!("{name:?} is counted by something else too; the contest needs a counter of its own"),
+                ));
+            }
+            seen.push(name);
+            bounds.add(index, 2);
+        }
         Ok(())
     }
 

@@ -58,6 +58,132 @@ pub struct Rounds {
     /// destroyed), 2 (the attacker is destroyed) or 3 (both are).
     #[serde(default)]
     pub outcome_counter: Option<String>,
+    /// A contest settled at the end of every round, which may end the fight
+    /// before either side is destroyed.
+    #[serde(default)]
+    pub contest: Option<Contest>,
+}
+
+/// A contest settled at the end of every round of a fight in which both
+/// sides still stand. Each side scores the wounds the other side lost that
+/// round plus its bonuses; the side with the lower score loses the round and
+/// rolls `dice` dice of `sides` sides: it holds when their sum is at most its
+/// `hold` less the difference of the scores (its `hold` alone when it ignores
+/// the difference), or at most `always_holds`. A side that does not hold
+/// leaves the fight, which ends. Equal scores: nobody rolls.
+///
+/// Its dice are rolled after every sequence of the round.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Contest {
+    pub attacker: ContestSide,
+    pub target: ContestSide,
+    #[serde(default = "two")]
+    pub dice: u32,
+    #[serde(default = "six")]
+    pub sides: u32,
+    /// A sum at or below this always holds (2 on two dice: both show 1); 0
+    /// for none.
+    #[serde(default)]
+    pub always_holds: u32,
+    /// Set at the end of every round settled to 0 (equal scores), 1 (the
+    /// attacker scored more) or 2 (the target did): the last round's winner.
+    #[serde(default)]
+    pub winner_counter: Option<String>,
+    /// Set when a side leaves the fight: 1 (the target) or 2 (the attacker).
+    #[serde(default)]
+    pub left_counter: Option<String>,
+}
+
+/// One side of a [`Contest`].
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContestSide {
+    /// Added to the side's score every round.
+    #[serde(default)]
+    pub bonus: i32,
+    /// Added to the side's score in the first round only.
+    #[serde(default)]
+    pub first_round_bonus: i32,
+    /// The sum its roll must not exceed, before the difference is taken off.
+    pub hold: i32,
+    #[serde(default)]
+    pub ignore_difference: IgnoreDifference,
+    /// Models a full rank holds, for [`IgnoreDifference::MoreRanks`]: the
+    /// side's full ranks are its models alive divided by this, rounded down.
+    #[serde(default = "one")]
+    pub rank_width: u32,
+}
+
+/// When the losing side rolls against its `hold` without the difference.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum IgnoreDifference {
+    #[default]
+    Never,
+    Always,
+    /// When, after the round, it has more full ranks than the winner.
+    MoreRanks,
+}
+
+impl ContestSide {
+    /// The side's score in round `round` (from 0), given the wounds the other
+    /// side lost in it.
+    #[must_use]
+    pub fn score(&self, round: u32, wounds: u32) -> i64 {
+        let first = if round == 0 {
+            i64::from(self.first_round_bonus)
+        } else {
+            0
+        };
+        i64::from(wounds) + i64::from(self.bonus) + first
+    }
+}
+
+impl Contest {
+    /// The side that loses a round with these scores (attacker's first),
+    /// and the difference; `None` on equal scores.
+    #[must_use]
+    pub fn loser(scores: [i64; 2]) -> Option<(Side, i64)> {
+        match scores[0].cmp(&scores[1]) {
+            std::cmp::Ordering::Equal => None,
+            std::cmp::Ordering::Less => Some((Side::Attacker, scores[1] - scores[0])),
+            std::cmp::Ordering::Greater => Some((Side::Target, scores[0] - scores[1])),
+        }
+    }
+
+    /// The contest's terms for `side`.
+    #[must_use]
+    pub fn side(&self, side: Side) -> &ContestSide {
+        match side {
+            Side::Attacker => &self.attacker,
+            Side::Target => &self.target,
+        }
+    }
+
+    /// The highest sum that holds for the losing `side`, `difference` behind,
+    /// with `alive` models against the winner's `winner_alive`.
+    #[must_use]
+    pub fn hold_at_most(&self, side: Side, difference: i64, alive: u32, winner_alive: u32) -> i64 {
+        let me = self.side(side);
+        let other = self.side(match side {
+            Side::Attacker => Side::Target,
+            Side::Target => Side::Attacker,
+        });
+        let ignore = match me.ignore_difference {
+            IgnoreDifference::Never => false,
+            IgnoreDifference::Always => true,
+            IgnoreDifference::MoreRanks => {
+                alive / me.rank_width.max(1) > winner_alive / other.rank_width.max(1)
+            }
+        };
+        let needed = i64::from(me.hold) - if ignore { 0 } else { difference };
+        needed.max(i64::from(self.always_holds))
+    }
+}
+
+fn two() -> u32 {
+    2
 }
 
 /// The unit being attacked.
@@ -245,6 +371,11 @@ pub struct AttackPool {
     /// Attacks"). The better of it and the group's own applies.
     #[serde(default)]
     pub feel_no_pain: Vec<Option<u32>>,
+    /// The pool strikes together with the sequence before it: its attack
+    /// terms with `alive_of` count the models alive when that sequence began,
+    /// and it strikes even if that sequence destroyed a side.
+    #[serde(default)]
+    pub simultaneous: bool,
 }
 
 /// How many attack dice a pool has: each of `models` rolls `dice`, adds
