@@ -2,6 +2,7 @@
 
 use super::budget::{hold, spend};
 use crate::dice::ModifiedDice;
+use crate::plan::Attacks;
 use crate::program::RunPool;
 
 /// The damage distribution of harm outside the save: the pool's, or its
@@ -71,8 +72,13 @@ pub(super) fn compound(counts: &[f64], one: &[f64]) -> Vec<f64> {
 
 /// Attack dice a pool gathers, as a pmf.
 pub(super) fn attacks_pmf(pool: &RunPool) -> Vec<f64> {
+    terms_pmf(&pool.attacks)
+}
+
+/// Attack dice the terms gather (each its `models`), as a pmf.
+pub(super) fn terms_pmf(terms: &[Attacks]) -> Vec<f64> {
     let mut total = vec![1.0];
-    for term in &pool.attacks {
+    for term in terms {
         let one: Vec<f64> = if term.maximize {
             let mut v = vec![0.0; term.per_model(term.dice.max()) as usize + 1];
             v[term.per_model(term.dice.max()) as usize] = 1.0;
