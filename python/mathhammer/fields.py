@@ -65,6 +65,15 @@ class Fields:
         self._read: set[str] = set()
         self._recording = data if isinstance(data, _Recording) else None
 
+    @property
+    def describing(self) -> bool:
+        """True while :func:`describe` records the fields a ``load`` reads.
+
+        A ruleset whose files come in kinds told apart by a table's presence
+        (``has``) reads every kind's fields then, so each is described.
+        """
+        return self._recording is not None
+
     def field(self, key: str) -> str:
         """Dotted path of ``key`` in this table."""
         return f"{self.path}.{key}" if self.path else key

@@ -6,6 +6,26 @@ Build a scenario from these classes, or load one from a TOML file with
 """
 
 from mathhammer_t9a.keyword_api import AttackRules, CriticalWound
-from mathhammer_t9a.model import Attack, Context, Scenario, Target
+from mathhammer_t9a.model import (
+    Attack,
+    Combat,
+    CombatScenario,
+    CombatScore,
+    CombatUnit,
+    Context,
+    Scenario,
+    Target,
+)
 
-__all__ = ["Attack", "AttackRules", "Context", "CriticalWound", "Scenario", "Target"]
+__all__ = [
+    "Attack",
+    "AttackRules",
+    "Combat",
+    "CombatScenario",
+    "CombatScore",
+    "CombatUnit",
+    "Context",
+    "CriticalWound",
+    "Scenario",
+    "Target",
+]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from mathhammer.plugin import MAX_ATTACKS, MAX_MODELS, ScenarioError, parse_dice
-from mathhammer_t9a.model import Attack, Scenario, Target
+from mathhammer.plugin import MAX_ATTACKS, MAX_MODELS, MAX_ROUNDS, ScenarioError, parse_dice
+from mathhammer_t9a.model import Attack, CombatScenario, CombatUnit, Scenario, Target
 from mathhammer_t9a.rules import BEST_SPECIAL_SAVE, REVISION, SPECIAL_SAVES
 
 SPECIAL_SAVE_NAMES = ("Aegis", "Fortitude", "Regeneration")
@@ -18,17 +18,19 @@ the difference Str - Res throughout, so values above 10 follow the same rule (th
 project's reading; see the README)."""
 
 
-def _fail(scenario: Scenario, field: str, message: str) -> NoReturn:
+AnyScenario = Scenario | CombatScenario
+
+
+def _fail(scenario: AnyScenario, field: str, message: str) -> NoReturn:
     raise ScenarioError(message, source=scenario.source, field=field)
 
 
-def _within(scenario: Scenario, field: str, value: object, low: int, high: int) -> None:
+def _within(scenario: AnyScenario, field: str, value: object, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         _fail(scenario, field, f"is {value!r}; it must be a whole number from {low} to {high}")
 
 
-def _check_attack(scenario: Scenario, i: int, attack: Attack) -> None:
-    at = f"attack[{i}]"
+def _check_attack(scenario: AnyScenario, at: str, attack: Attack) -> None:
     if attack.type not in ("melee", "shooting"):
         _fail(scenario, f"{at}.type", f'is {attack.type!r}; expected "melee" or "shooting"')
     _within(scenario, f"{at}.models", attack.models, 1, MAX_MODELS)
@@ -85,14 +87,14 @@ def _check_attack(scenario: Scenario, i: int, attack: Attack) -> None:
         )
 
 
-def _check_target(scenario: Scenario, t: Target) -> None:
+def _check_target(scenario: AnyScenario, t: Target, base: str = "target") -> None:
     revision = scenario.revision
-    _within(scenario, "target.models", t.models, 1, MAX_MODELS)
-    _within(scenario, "target.Def", t.defensive, 0, 10)
-    _within(scenario, "target.Res", t.resilience, 1, MAX_CHARACTERISTIC)
-    _within(scenario, "target.HP", t.hp, 1, 100)
-    _within(scenario, "target.Arm", t.armour, 0, 10)
-    _within(scenario, "target.hard_target", t.hard_target, 0, 10)
+    _within(scenario, f"{base}.models", t.models, 1, MAX_MODELS)
+    _within(scenario, f"{base}.Def", t.defensive, 0, 10)
+    _within(scenario, f"{base}.Res", t.resilience, 1, MAX_CHARACTERISTIC)
+    _within(scenario, f"{base}.HP", t.hp, 1, 100)
+    _within(scenario, f"{base}.Arm", t.armour, 0, 10)
+    _within(scenario, f"{base}.hard_target", t.hard_target, 0, 10)
     values = {"Aegis": t.aegis, "Fortitude": t.fortitude, "Regeneration": t.regeneration}
     for name, value in values.items():
         if value is None:
@@ -101,22 +103,22 @@ def _check_target(scenario: Scenario, t: Target) -> None:
             other = "A" if revision == "B" else "B"
             _fail(
                 scenario,
-                f"target.{name}",
+                f"{base}.{name}",
                 f"is a special save of text {other}; under revision {revision!r} the special saves are "
                 f"{' and '.join(SPECIAL_SAVES[revision])}",
             )
-        _within(scenario, f"target.{name}", value, 1, 6)
+        _within(scenario, f"{base}.{name}", value, 1, 6)
         if revision == "A" and value < BEST_SPECIAL_SAVE["A"]:
             _fail(
                 scenario,
-                f"target.{name}",
+                f"{base}.{name}",
                 f"is {value}+; text A's best possible special save is not verified, so values better than "
                 f"{BEST_SPECIAL_SAVE['A']}+ are refused",
             )
     if revision == "A" and t.aegis is not None and t.fortitude is not None:
         _fail(
             scenario,
-            "target.Fortitude",
+            f"{base}.Fortitude",
             "and Aegis together: whether text A lets a model roll both is not verified, so mathhammer does not "
             "guess; give the target the one that applies",
         )
@@ -124,15 +126,15 @@ def _check_target(scenario: Scenario, t: Target) -> None:
         if revision == "B":
             _fail(
                 scenario,
-                "target.champion",
+                f"{base}.champion",
                 "is for text A, where the Champion keeps Health Points of its own; text B's rules for a "
                 "Champion's losses are not verified, so leave champion out (the Champion then counts among the "
                 "models of the unit's Health Pool)",
             )
         if t.models < 2:
-            _fail(scenario, "target.champion", "needs at least one rank-and-file model beside it (models = 2 or more)")
+            _fail(scenario, f"{base}.champion", "needs at least one rank-and-file model beside it (models = 2 or more)")
     if t.parry and revision == "B":
-        _fail(scenario, "target.parry", "is a text-A rule (Parry); text B's personal protections do not list it")
+        _fail(scenario, f"{base}.parry", "is a text-A rule (Parry); text B's personal protections do not list it")
 
 
 def check_scenario(scenario: Scenario) -> None:
@@ -147,5 +149,57 @@ def check_scenario(scenario: Scenario) -> None:
     if not scenario.attacks:
         _fail(scenario, "attack", "needs at least one [[attack]]")
     for i, attack in enumerate(scenario.attacks):
-        _check_attack(scenario, i, attack)
+        _check_attack(scenario, f"attack[{i}]", attack)
     _check_target(scenario, scenario.target)
+
+
+MAX_SCORE_BONUS = 100
+"""The largest static combat-score bonus read."""
+
+
+def _check_unit(scenario: CombatScenario, base: str, u: CombatUnit) -> None:
+    _check_target(scenario, u.unit, base)
+    if u.unit.champion:
+        _fail(
+            scenario,
+            f"{base}.champion",
+            "is not supported in a close combat: the combat's ranks and Health Pool are the rank-and-file's, and "
+            "how a Champion fights and is counted in them is not modelled; leave champion out",
+        )
+    if u.attack.type != "melee":
+        _fail(scenario, f"{base}.attack.type", f"is {u.attack.type!r}; a close combat is fought with melee attacks")
+    _check_attack(scenario, f"{base}.attack", u.attack)
+    _within(scenario, f"{base}.Agi", u.agility, 0, 10)
+    _within(scenario, f"{base}.Disc", u.discipline, 0, 10)
+    _within(scenario, f"{base}.width", u.width, 1, MAX_MODELS)
+    _within(scenario, f"{base}.supporting_attacks", u.supporting_attacks, 0, 10)
+    _within(scenario, f"{base}.supporting_ranks", u.supporting_ranks, 0, 10)
+    if u.steadfast not in ("ranks", "always", "never"):
+        _fail(scenario, f"{base}.steadfast", f'is {u.steadfast!r}; expected "ranks", "always" or "never"')
+    for name in ("ranks", "standard", "charge", "other"):
+        _within(scenario, f"{base}.combat_score.{name}", getattr(u.score, name), 0, MAX_SCORE_BONUS)
+
+
+def check_combat(scenario: CombatScenario) -> None:
+    """Refuse a close combat the rules in force or the project's conventions do not allow.
+
+    Raises:
+        ScenarioError: naming the field and what would be right.
+    """
+    REVISION.check(scenario.revision, source=scenario.source, field="rules.revision")
+    c = scenario.combat
+    _within(scenario, "combat.rounds", c.rounds, 1, MAX_ROUNDS)
+    if c.strike_order not in ("agility", "attacker", "target", "simultaneous"):
+        _fail(
+            scenario,
+            "combat.strike_order",
+            f'is {c.strike_order!r}; expected "agility", "attacker", "target" or "simultaneous"',
+        )
+    _check_unit(scenario, "attacker", scenario.attacker)
+    _check_unit(scenario, "target", scenario.target)
+    if scenario.attacker.unit.name == scenario.target.unit.name:
+        _fail(
+            scenario,
+            "target.name",
+            f"is {scenario.target.unit.name!r}, the attacker's too; give each unit its own name",
+        )

@@ -32,12 +32,16 @@ from typing import Any
 from mathhammer.plugin import (
     AttackPool,
     Attacks,
+    Chance,
     Compiled,
+    Contest,
+    ContestSide,
     Effect,
     Group,
     KeywordSpec,
     KeywordTable,
     Plan,
+    Rounds,
     Save,
     ScenarioError,
     SpecialSave,
@@ -46,9 +50,10 @@ from mathhammer.plugin import (
     describe,
     split_keywords,
 )
-from mathhammer_t9a.check import check_scenario
+from mathhammer_t9a.check import check_combat, check_scenario
 from mathhammer_t9a.keyword_api import AttackRules
-from mathhammer_t9a.model import Attack, Scenario
+from mathhammer_t9a.model import Attack, CombatScenario, CombatUnit, Scenario
+from mathhammer_t9a.model import Target as TargetUnit
 from mathhammer_t9a.rules import (
     BEST_SPECIAL_SAVE,
     REVISION,
@@ -80,8 +85,12 @@ def _armour_save(arm: int) -> int | None:
 
 
 def _target(scenario: Scenario) -> Target:
-    t = scenario.target
-    save = _armour_save(armour(t.armour, scenario.revision))
+    return _unit(scenario.target, scenario.revision)
+
+
+def _unit(t: TargetUnit, revision: str) -> Target:
+    """A unit's models as the Plan allocates losses to them."""
+    save = _armour_save(armour(t.armour, revision))
     rank_and_file = Group(name=t.name, models=t.models - int(t.champion), wounds=t.hp, save=save)
     if not t.champion:
         return Target(groups=[rank_and_file], order=[0])
@@ -224,8 +233,10 @@ def _to_wound_roll(needed: int, modifier: int) -> Test:
     )
 
 
-def _pool(index: int, attack: Attack, scenario: Scenario, keywords: KeywordTable, groups: int) -> AttackPool:
-    field = f"attack[{index}]"
+def _pool(
+    index: int, attack: Attack, scenario: Scenario, keywords: KeywordTable, groups: int, field: str | None = None
+) -> AttackPool:
+    field = field or f"attack[{index}]"
     t = scenario.target
     if attack.wounds_on == "automatic":
         wound = Test(name="wound", automatic=True, counter="wounds")
@@ -246,7 +257,7 @@ def _pool(index: int, attack: Attack, scenario: Scenario, keywords: KeywordTable
     for spec, params, instances, j in _attributes(attack, index, scenario, keywords):
         rules.params, rules.instances = params, instances
         keywords.apply(spec, rules, source=scenario.source, field=f"{field}.attributes[{j}]")
-    pool.steps = [*_set_to_hit(rules, f"{field}.Aim"), wound]
+    pool.steps = [*_set_to_hit(rules, f"{field}.{'Off' if attack.type == 'melee' else 'Aim'}"), wound]
     pool.save = _save(rules, attack.ap, rules.denied_saves, groups)
     if rules.critical_wound is not None:
         own = _save(rules, rules.critical_wound.ap, rules.denied_saves | rules.critical_wound.denied, groups)
@@ -274,4 +285,129 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         attacker=" + ".join(dict.fromkeys(a.name for a in scenario.attacks)),
         target=scenario.target.name,
         stage_labels=dict(LABELS),
+    )
+
+
+COMBAT_COUNTERS = ["rounds", "outcome", "winner", "broken"]
+IGNORE_DIFFERENCE = {"ranks": "more_ranks", "always": "always", "never": "never"}
+DOUBLE_ONE = 2
+"""A 2D6 roll of double 1 is the only one summing to 2 or less."""
+
+
+def _silent(pool: AttackPool) -> AttackPool:
+    """The pool with its stage counters removed: a combat reports each round's wounds and result, not its dice."""
+    pool.attacks_counter = None
+    pool.save.counter = None
+    for test in pool.steps:
+        test.counter = None
+    for effect in (e for test in pool.steps for e in test.effects):
+        if effect.save is not None:
+            effect.save.counter = None
+    return pool
+
+
+def _fighters(side: CombatUnit) -> list[Attacks]:
+    """The front rank's models alive, with the unit's Att each, then each supporting rank's, as attack terms
+    counted from the survivors: a rank holds ``width`` models and casualties come from the rear."""
+    front = Attacks(models=side.width, dice=side.attack.att, alive_of=0)
+    support = [
+        Attacks(models=side.width, dice=str(side.supporting_attacks), alive_of=0, reserve=side.width * rank)
+        for rank in range(1, side.supporting_ranks + 1)
+    ]
+    return [front, *(support if side.supporting_attacks else [])]
+
+
+def _strike(
+    side: CombatUnit, foe: CombatUnit, scenario: CombatScenario, keywords: KeywordTable, base: str
+) -> AttackPool:
+    """The pool of ``side``'s blows at ``foe``, its attack compiled as in any other scenario."""
+    alone = Scenario(attacks=(side.attack,), target=foe.unit, revision=scenario.revision, source=scenario.source)
+    pool = _silent(_pool(0, side.attack, alone, keywords, 1, field=f"{base}.attack"))
+    pool.attacks = _fighters(side)
+    return pool
+
+
+def _order(scenario: CombatScenario, forward: AttackPool, back: AttackPool) -> list[AttackPool]:
+    """The strikes in order; a pool striking together with the one before is marked simultaneous."""
+    order = scenario.combat.strike_order
+    if order == "agility":
+        a, t = scenario.attacker.agility, scenario.target.agility
+        order = "simultaneous" if a == t else "attacker" if a > t else "target"
+    if order == "simultaneous":
+        back.simultaneous = True
+        return [forward, back]
+    return [forward, back] if order == "attacker" else [back, forward]
+
+
+def _contest_side(side: CombatUnit) -> ContestSide:
+    return ContestSide(
+        hold=side.discipline,
+        bonus=side.score.every_round,
+        first_round_bonus=side.score.charge,
+        ignore_difference=IGNORE_DIFFERENCE[side.steadfast],  # type: ignore[arg-type]
+        rank_width=side.width,
+    )
+
+
+def _combat_chances(scenario: CombatScenario) -> list[Chance]:
+    a, t = scenario.attacker.unit.name, scenario.target.unit.name
+    rounds = scenario.combat.rounds
+    the_round = "the round" if rounds == 1 else "the last round fought"
+    return [
+        Chance(f"P({a} wins {the_round})", "winner", exactly=1),
+        Chance(f"P({t} wins {the_round})", "winner", exactly=2),
+        Chance(f"P({the_round} is a draw)", "winner", exactly=0),
+        Chance("P(the loser breaks)", "broken", at_least=1),
+        Chance(f"P({t} breaks)", "broken", exactly=1),
+        Chance(f"P({a} breaks)", "broken", exactly=2),
+        Chance(f"P({t} destroyed)", "outcome", exactly=1),
+        Chance(f"P({a} destroyed)", "outcome", exactly=2),
+        Chance("P(both destroyed)", "outcome", exactly=3),
+    ]
+
+
+def compile_combat(scenario: CombatScenario, keywords: KeywordTable) -> Compiled:
+    """The Plan of a close combat: both units' strikes in order each round, then the combat result and the
+    loser's break test, under the conventions ``docs/t9a-combat.md`` sets out.
+
+    Raises:
+        ScenarioError: for what the rules in force or the conventions do not allow.
+    """
+    check_combat(scenario)
+    attacker, target = scenario.attacker, scenario.target
+    forward = _strike(attacker, target, scenario, keywords, "attacker")
+    back = _strike(target, attacker, scenario, keywords, "target")
+    back.against = "attacker"
+    contest = Contest(
+        attacker=_contest_side(attacker),
+        target=_contest_side(target),
+        always_holds=DOUBLE_ONE if scenario.combat.double_one_passes else 0,
+        winner_counter="winner",
+        left_counter="broken",
+    )
+    plan = Plan(
+        counters=list(COMBAT_COUNTERS),
+        target=_unit(target.unit, scenario.revision),
+        attacker=_unit(attacker.unit, scenario.revision),
+        sequences=list(_order(scenario, forward, back)),
+        rounds=Rounds(max=scenario.combat.rounds, counter="rounds", outcome_counter="outcome", contest=contest),
+    )
+    a, t = attacker.unit.name, target.unit.name
+    labels = {
+        "rounds": "Rounds fought",
+        "damage": f"{t}: HP lost (wounds {a} caused)",
+        "models_destroyed": f"{t}: models removed",
+        "attacker_damage": f"{a}: HP lost (wounds {t} caused)",
+        "attacker_models_destroyed": f"{a}: models removed",
+    }
+    return Compiled(
+        plan=plan,
+        rule_versions={"revision": scenario.revision},
+        rule_descriptions=describe({"revision": REVISION}, {"revision": [scenario.revision]}),
+        attacker=a,
+        target=t,
+        stage_labels=labels,
+        chances=_combat_chances(scenario),
+        distributions=["rounds", "attacker_damage"],
+        hidden=["outcome", "winner", "broken"],
     )

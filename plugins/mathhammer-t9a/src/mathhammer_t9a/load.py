@@ -5,13 +5,24 @@ The field names are the public scenario format; ``README.md`` documents each.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from mathhammer.plugin import Fields, ScenarioError
-from mathhammer_t9a.check import check_scenario
-from mathhammer_t9a.model import Attack, Context, Scenario, Target
+from mathhammer_t9a.check import check_combat, check_scenario
+from mathhammer_t9a.model import (
+    Attack,
+    AttackType,
+    Combat,
+    CombatScenario,
+    CombatScore,
+    CombatUnit,
+    Context,
+    Scenario,
+    Target,
+)
 from mathhammer_t9a.rules import REVISION
 
 
@@ -28,12 +39,17 @@ def _wounds_on(f: Fields) -> int | Literal["automatic"] | None:
     return result
 
 
-def _attack(f: Fields) -> Attack:
-    kind = f.text("type", "melee", choices=("melee", "shooting"))
+def _attack(f: Fields, models: int | None = None) -> Attack:
+    """An attack; in a close combat (``models`` given, the unit's) it is melee and its models are the unit's."""
+    kind: AttackType = "melee" if models is not None else f.text("type", "melee", choices=("melee", "shooting"))
+    if models is not None:
+        for name, why in (("type", "a close combat is fought with melee attacks"), ("models", _RANKS)):
+            if f.has(name):
+                f.fail(name, f"is not read in a close combat: {why}")
     attack = Attack(
         name=f.text("name"),
         type=kind,
-        models=f.integer("models"),
+        models=f.integer("models") if models is None else models,
         att=f.dice("Att", "1"),
         off=f.integer("Off") if kind == "melee" else None,
         aim=f.roll("Aim", best=2, worst=6) if kind == "shooting" else None,
@@ -48,7 +64,17 @@ def _attack(f: Fields) -> Attack:
     return attack
 
 
+_RANKS = "the unit's models alive in its front rank fight, and those of its supporting ranks support them"
+
+
 def _target(f: Fields) -> Target:
+    target = _models(f)
+    f.done()
+    return target
+
+
+def _models(f: Fields) -> Target:
+    """A unit's models as they are attacked (the caller checks the table for other fields)."""
     special = {name: f.roll(name, None, best=1, worst=6) for name in ("Aegis", "Fortitude", "Regeneration")}
     target = Target(
         name=f.text("name"),
@@ -67,8 +93,59 @@ def _target(f: Fields) -> Target:
         parry=f.flag("parry", False),
         hard_target=f.integer("hard_target", 0),
     )
-    f.done()
     return target
+
+
+def _score(f: Fields | None) -> CombatScore:
+    if f is None:
+        return CombatScore()
+    score = CombatScore(**{name: f.integer(name, 0) for name in ("ranks", "standard", "charge", "other")})
+    f.done()
+    return score
+
+
+def _combat_unit(f: Fields) -> CombatUnit:
+    unit = _models(f)
+    unit_fields = CombatUnit(
+        unit=unit,
+        attack=_attack(f.table("attack"), unit.models),
+        agility=f.integer("Agi"),
+        discipline=f.integer("Disc"),
+        width=f.integer("width", 5),
+        supporting_attacks=f.integer("supporting_attacks", 1),
+        supporting_ranks=f.integer("supporting_ranks", 1),
+        steadfast=f.text("steadfast", "ranks", choices=("ranks", "always", "never")),
+        score=_score(f.table("combat_score", None)),
+    )
+    f.done()
+    return unit_fields
+
+
+def _combat(f: Fields) -> Combat:
+    combat = Combat(
+        rounds=f.integer("rounds", 1),
+        strike_order=f.text("strike_order", "agility", choices=("agility", "attacker", "target", "simultaneous")),
+        double_one_passes=f.flag("double_one_passes", True),
+    )
+    f.done()
+    return combat
+
+
+def load_combat(f: Fields, revision: str, source: str | None) -> CombatScenario:
+    """A close combat between ``[attacker]`` and ``[target]``, each with its ``attack``."""
+    for name in ("attack", "context"):
+        if f.has(name):
+            f.fail(name, "is not read in a close combat: each unit's own [attacker.attack] and [target.attack] are")
+    scenario = CombatScenario(
+        combat=_combat(f.table("combat")),
+        attacker=_combat_unit(f.table("attacker")),
+        target=_combat_unit(f.table("target")),
+        revision=revision,
+        source=source,
+    )
+    f.done()
+    check_combat(scenario)
+    return scenario
 
 
 def _context(f: Fields | None) -> Context:
@@ -92,15 +169,8 @@ def _revision(f: Fields | None, source: str | None) -> str:
     return REVISION.check(value, source=source, field="rules.revision")
 
 
-def load(data: Mapping[str, Any], source: str | None) -> Scenario:
-    """Validate a parsed scenario file.
-
-    Raises:
-        ScenarioError: naming the file, the field and the value.
-    """
-    f = Fields(data, "", source)
-    f.text("ruleset")
-    revision = _revision(f.table("rules", None), source)
+def _attacks(f: Fields, revision: str, source: str | None) -> Scenario:
+    """Attacks resolved in order against ``[target]``."""
     attacks = f.tables("attack")
     if not attacks:
         raise ScenarioError("needs at least one [[attack]]", source=source, field="attack")
@@ -114,3 +184,23 @@ def load(data: Mapping[str, Any], source: str | None) -> Scenario:
     f.done()
     check_scenario(scenario)
     return scenario
+
+
+def load(data: Mapping[str, Any], source: str | None) -> Scenario | CombatScenario:
+    """Validate a parsed scenario file: attacks on a unit, or with a ``[combat]`` table a close combat.
+
+    Raises:
+        ScenarioError: naming the file, the field and the value.
+    """
+    f = Fields(data, "", source)
+    f.text("ruleset")
+    revision = _revision(f.table("rules", None), source)
+    if f.describing:
+        # Both kinds of file are described (attacks first: the combat's checks for [[attack]] only ask
+        # whether it is there); the checks refuse the values a description gives back.
+        for kind in (_attacks, load_combat):
+            with contextlib.suppress(ScenarioError):
+                kind(f, revision, source)
+    if f.has("combat"):
+        return load_combat(f, revision, source)
+    return _attacks(f, revision, source)

@@ -113,3 +113,85 @@ class Scenario:
     revision: str = "B"
     source: str | None = None
     ruleset: str = "t9a"
+
+
+StrikeOrder = Literal["agility", "attacker", "target", "simultaneous"]
+Steadfast = Literal["ranks", "always", "never"]
+
+
+@dataclass(frozen=True)
+class CombatScore:
+    """Static combat-score bonuses a unit adds to the wounds it caused (project conventions, given as inputs).
+
+    Attributes:
+        ranks: Added every round (the bonus for ranks, as the players count it before the combat).
+        standard: Added every round (standards, Battle Standard and the like).
+        charge: Added in the first round only (the charge).
+        other: Added every round (anything else).
+    """
+
+    ranks: int = 0
+    standard: int = 0
+    charge: int = 0
+    other: int = 0
+
+    @property
+    def every_round(self) -> int:
+        """The bonus added to every round's score."""
+        return self.ranks + self.standard + self.other
+
+
+@dataclass(frozen=True)
+class CombatUnit:
+    """One unit of a close combat: its models and defence, its attack, and how it fights and holds.
+
+    Attributes:
+        unit: The models, as they are attacked (``name``, ``models``, ``Def``, ``Res``, ``HP``, saves).
+        attack: The attack each of its fighting models makes (its ``models`` is the unit's).
+        agility: Agility (``Agi``): the higher strikes first (see :class:`Combat`).
+        discipline: Discipline (``Disc``): its break test needs 2D6 at most this, less the score difference.
+        width: Models in the front rank; those alive fight with ``attack``.
+        supporting_attacks: Attacks each model of a supporting rank makes.
+        supporting_ranks: Ranks behind the front rank that make supporting attacks.
+        steadfast: When it ignores the score difference in its break test: ``"ranks"`` (more full ranks
+            than the winner after the round), ``"always"`` or ``"never"``.
+        score: Its static combat-score bonuses.
+    """
+
+    unit: Target
+    attack: Attack
+    agility: int
+    discipline: int
+    width: int = 5
+    supporting_attacks: int = 1
+    supporting_ranks: int = 1
+    steadfast: Steadfast = "ranks"
+    score: CombatScore = field(default_factory=CombatScore)
+
+
+@dataclass(frozen=True)
+class Combat:
+    """How the close combat is fought and settled (project conventions; ``docs/t9a-combat.md``).
+
+    Attributes:
+        rounds: At most this many rounds; the combat ends when a unit breaks or is destroyed.
+        strike_order: ``"agility"`` (higher Agility first, equal Agility together), ``"attacker"`` or
+            ``"target"`` (that unit first), ``"simultaneous"`` (both together).
+        double_one_passes: A break-test roll of double 1 always passes.
+    """
+
+    rounds: int = 1
+    strike_order: StrikeOrder = "agility"
+    double_one_passes: bool = True
+
+
+@dataclass(frozen=True)
+class CombatScenario:
+    """Two units in close combat, each striking the other, under one text of the rules."""
+
+    attacker: CombatUnit
+    target: CombatUnit
+    combat: Combat = field(default_factory=Combat)
+    revision: str = "B"
+    source: str | None = None
+    ruleset: str = "t9a"

@@ -7,9 +7,9 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from mathhammer.plugin import Compiled, KeywordTable, RulesetRegistrar, ScenarioError, hookimpl
-from mathhammer_t9a.compile import compile_scenario
+from mathhammer_t9a.compile import compile_combat, compile_scenario
 from mathhammer_t9a.load import load
-from mathhammer_t9a.model import Scenario
+from mathhammer_t9a.model import CombatScenario, Scenario
 
 try:
     __version__ = version("mathhammer-t9a")
@@ -18,7 +18,8 @@ except PackageNotFoundError:
 
 
 class NinthAge:
-    """The Ninth Age (2nd edition, 2022 rules): melee and shooting attacks against one unit."""
+    """The Ninth Age (2nd edition, 2022 rules): melee and shooting attacks against one unit, and close combat
+    between two units under the project's documented conventions."""
 
     name = "t9a"
     title = "The Ninth Age"
@@ -39,12 +40,17 @@ class NinthAge:
         }
     )
 
-    def load(self, data: Mapping[str, Any], source: str | None) -> Scenario:
+    def load(self, data: Mapping[str, Any], source: str | None) -> Scenario | CombatScenario:
         return load(data, source)
 
     def compile(self, scenario: Any, keywords: KeywordTable) -> Compiled:
+        if isinstance(scenario, CombatScenario):
+            return compile_combat(scenario, keywords)
         if not isinstance(scenario, Scenario):
-            raise ScenarioError(f"the t9a ruleset compiles mathhammer_t9a.Scenario, not {type(scenario).__name__}")
+            raise ScenarioError(
+                "the t9a ruleset compiles mathhammer_t9a.Scenario or mathhammer_t9a.CombatScenario, "
+                f"not {type(scenario).__name__}"
+            )
         return compile_scenario(scenario, keywords)
 
 
