@@ -356,6 +356,27 @@ class _Narrator:
             self.lines.append("")
         self.lines.append(f"Round {e['number']}")
 
+    def side_name(self, side: str) -> str:
+        """A side by its one group's name, or as "the attacker" / "the target"."""
+        unit = self.plan.attacker if side == "attacker" else self.plan.target
+        return unit.groups[0].name if unit is not None and len(unit.groups) == 1 else f"the {side}"
+
+    def on_contest(self, e: dict[str, Any]) -> None:
+        """The round's contest: both scores, then the loser's roll against the most that holds."""
+        attacker, target = self.side_name("attacker"), self.side_name("target")
+        self.lines += ["", "Round result"]
+        self.say(f"Scores: {attacker} {e['attacker_score']}, {target} {e['target_score']}.")
+        if e["loser"] is None:
+            self.say("Equal scores: nobody loses the round.")
+            return
+        loser = attacker if e["loser"] == "attacker" else target
+        difference = abs(e["attacker_score"] - e["target_score"])
+        if e["roll"] is None:
+            self.say(f"{loser} lost by {difference}; a unit is destroyed, so nobody rolls.")
+            return
+        outcome = "holds" if e["held"] else "fails and leaves the fight"
+        self.say(f"{loser} lost by {difference} and rolls {e['roll']} (holds on {e['hold_at_most']} or less): {outcome}.")
+
     def on_heal(self, e: dict[str, Any]) -> None:
         side = "the attacking unit" if e.get("side") == "attacker" else "the target"
         self.say(f"{e['amount']} wound{'s' if e['amount'] != 1 else ''} restored to {side}.")

@@ -22,6 +22,7 @@ import pytest
 import mathhammer
 from mathhammer import Registry, Result
 from mathhammer.exceptions import DeclinedError
+from mathhammer.explain import explain
 from mathhammer.plugin import ScenarioError
 from mathhammer.testing import assert_mean
 
@@ -226,6 +227,17 @@ def test_the_example_combat_agrees_between_the_evaluators(registry: Registry) ->
         exact.chance("P(the loser breaks)"), abs=1e-12
     )
     assert np.isclose(exact["broken"].pmf.sum(), 1.0, atol=1e-12)
+
+
+def test_explain_tells_the_round_result_and_the_break_test(registry: Registry) -> None:
+    """Scripted dice, in the order of docs/architecture.md: the Knights hit (6) and wound (6), the save die
+    (1) fails; the Guards miss (1); the Guards lose 2 to 0 and roll 3 + 3 = 6 against 7 - 2 = 5: they break."""
+    scenario = mathhammer.scenario_from_data(standoff(7, steadfast="never"), registry=registry)
+    told = explain(scenario, dice=[6, 6, 1, 1, 3, 3], registry=registry)
+    text = "\n".join(told.lines)
+    assert "Scores: Knights 2, Guards 0." in text
+    assert "Guards lost by 2 and rolls 6 (holds on 5 or less): fails and leaves the fight." in text
+    assert told.replay["counters"] == {"rounds": 1, "outcome": 0, "winner": 1, "broken": 1}
 
 
 @pytest.mark.parametrize(

@@ -134,6 +134,7 @@ fn settle<D: DiceSource, O: Observer>(
             scores,
             loser: loser.map(|l| l.0),
             roll: None,
+            hold_at_most: None,
             held: None,
         });
         return false;
@@ -152,6 +153,7 @@ fn settle<D: DiceSource, O: Observer>(
         scores,
         loser: Some(side),
         roll: Some(roll),
+        hold_at_most: Some(most),
         held: Some(held),
     });
     if !held {

@@ -14,12 +14,14 @@ pub enum Event {
     /// A round of a fight begins (numbered from 1).
     Round { number: u32 },
     /// A round's contest settled: the scores (attacker's, target's), the
-    /// side that lost it, and that side's roll and whether it held (none
-    /// when the scores were equal or a side was destroyed).
+    /// side that lost it, and that side's roll, the highest sum that held
+    /// and whether it held (none when the scores were equal or a side was
+    /// destroyed).
     Contest {
         scores: [i64; 2],
         loser: Option<Side>,
         roll: Option<u32>,
+        hold_at_most: Option<i64>,
         held: Option<bool>,
     },
     /// Wounds restored to a side's models.

@@ -469,6 +469,7 @@ fn flow_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<
             scores,
             loser,
             roll,
+            hold_at_most,
             held,
         } => {
             d.set_item("event", "contest")?;
@@ -476,6 +477,7 @@ fn flow_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<
             d.set_item("target_score", scores[1])?;
             d.set_item("loser", loser.map(side_name))?;
             d.set_item("roll", roll)?;
+            d.set_item("hold_at_most", hold_at_most)?;
             d.set_item("held", held)?;
         }
         Event::Heal { side, amount } => {

@@ -18,7 +18,9 @@ use super::pmf::{dice_pmf, terms_pmf};
 use super::MAX_STATES;
 use crate::dice::DiceExpr;
 use crate::error::CoreError;
-use crate::plan::{AttackPool, Attacks, Contest, Excess, Plan, Sequence, Side, Target, PLAN_VERSION};
+use crate::plan::{
+    AttackPool, Attacks, Contest, Excess, Plan, Sequence, Side, Target, PLAN_VERSION,
+};
 use crate::program::{InflictKind, Program, RunAction, RunPool, RunSequence, RunTest};
 use std::collections::HashMap;
 
@@ -71,7 +73,10 @@ pub(super) fn evaluate(program: &Program, contest: &Contest) -> Result<Finished,
         .attacker
         .as_ref()
         .ok_or_else(|| decline("a fight without the attacker's models"))?;
-    let sides = [side_pool(attacker, "the attacker")?, side_pool(&plan.target, "the target")?];
+    let sides = [
+        side_pool(attacker, "the attacker")?,
+        side_pool(&plan.target, "the target")?,
+    ];
     if !plan.marks.is_empty() {
         return Err(decline("the plan sets marks that later rolls depend on"));
     }
@@ -133,7 +138,9 @@ fn side_pool(t: &Target, name: &str) -> Result<Pool, CoreError> {
         )));
     };
     if !g.thresholds.is_empty() {
-        return Err(decline(format!("{name}'s models convert damage through thresholds")));
+        return Err(decline(format!(
+            "{name}'s models convert damage through thresholds"
+        )));
     }
     Ok(Pool {
         wounds: g.wounds,
@@ -491,5 +498,97 @@ impl Chain<'_> {
         } else {
             *next.entry(left).or_default() += stand;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{ContestSide, IgnoreDifference};
+
+    /// Two one-wound models a side, each side one attack hitting on 4+ and
+    /// wounding on 4+ (1/4 a wound), with no save; the attacker has +1.
+    fn plan(simultaneous: bool) -> Program {
+        let pool = |against: &str| {
+            format!(
+                r#"{{"kind": "attack", "name": "{against}", "against": "{against}",
+                "simultaneous": {},
+                "attacks": [{{"models": 1, "dice": "1", "alive_of": 0}}],
+                "steps": [{{"name": "hit", "target": 4}}, {{"name": "wound", "target": 4}}],
+                "save": {{"rolled": false}}, "damage": {{"dice": "1", "excess": "group"}}}}"#,
+                simultaneous && against == "attacker"
+            )
+        };
+        let side = r#"{"groups": [{"name": "g", "models": 2, "wounds": 1}], "order": [0]}"#;
+        let json = format!(
+            r#"{{"version": {PLAN_VERSION}, "counters": ["outcome", "winner", "left"],
+            "target": {side}, "attacker": {side},
+            "sequences": [{}, {}],
+            "rounds": {{"max": 1, "outcome_counter": "outcome", "contest": {{
+                "attacker": {{"hold": 7, "bonus": 1}}, "target": {{"hold": 7}},
+                "winner_counter": "winner", "left_counter": "left"}}}}}}"#,
+            pool("target"),
+            pool("attacker")
+        );
+        Program::new(Plan::from_json(&json).expect("a valid plan")).expect("a program")
+    }
+
+    fn close(a: &[f64], b: &[f64]) {
+        for i in 0..a.len().max(b.len()) {
+            let (x, y) = (
+                a.get(i).copied().unwrap_or(0.0),
+                b.get(i).copied().unwrap_or(0.0),
+            );
+            assert!((x - y).abs() < 1e-12, "at {i}: {a:?} against {b:?}");
+        }
+    }
+
+    #[test]
+    fn a_round_and_its_break_test_match_hand_fractions() {
+        // Each side wounds with 1/4, together. The target loses by 1 when
+        // neither or both wound (10/16) and breaks on more than 6 (21/36), by
+        // 2 when only the attacker wounds (3/16) and breaks on more than 5
+        // (26/36); it draws when only it wounds: P(left) = 1/2.
+        let (pmfs, _) = crate::exact::evaluate(&plan(true))
+            .map(|e| (e.pmfs, e.means))
+            .expect("exact");
+        close(&pmfs[1], &[3.0 / 16.0, 13.0 / 16.0]);
+        close(&pmfs[2], &[0.5, 0.5]);
+        // Ordered, the attacker's kill (1/4) leaves one target model, which
+        // still strikes: the same round, and the both-destroyed outcome is
+        // impossible with two models a side.
+        let (pmfs, _) = crate::exact::evaluate(&plan(false))
+            .map(|e| (e.pmfs, e.means))
+            .expect("exact");
+        close(&pmfs[1], &[3.0 / 16.0, 13.0 / 16.0]);
+    }
+
+    #[test]
+    fn steadfast_and_the_sum_that_always_holds() {
+        let side = |ignore| ContestSide {
+            bonus: 0,
+            first_round_bonus: 0,
+            hold: 7,
+            ignore_difference: ignore,
+            rank_width: 5,
+        };
+        let mut c = Contest {
+            attacker: side(IgnoreDifference::Never),
+            target: side(IgnoreDifference::MoreRanks),
+            dice: 2,
+            sides: 6,
+            always_holds: 0,
+            winner_counter: None,
+            left_counter: None,
+        };
+        assert_eq!(Contest::loser([3, 5]), Some((Side::Attacker, 2)));
+        assert_eq!(Contest::loser([4, 4]), None);
+        // Ten models in ranks of five against nine: two full ranks to one.
+        assert_eq!(c.hold_at_most(Side::Target, 3, 10, 9), 7);
+        assert_eq!(c.hold_at_most(Side::Target, 3, 10, 10), 4);
+        // No sum of the dice is that low: nothing holds.
+        assert_eq!(c.hold_at_most(Side::Attacker, 9, 10, 10), 0);
+        c.always_holds = 2;
+        assert_eq!(c.hold_at_most(Side::Attacker, 9, 10, 10), 2);
     }
 }

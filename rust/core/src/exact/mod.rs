@@ -169,7 +169,12 @@ pub fn measure(program: &Program, obey: bool) -> Measured {
 }
 
 fn evaluate_within_budget(program: &Program) -> Result<Finished, CoreError> {
-    if let Some(c) = program.plan.rounds.as_ref().and_then(|r| r.contest.as_ref()) {
+    if let Some(c) = program
+        .plan
+        .rounds
+        .as_ref()
+        .and_then(|r| r.contest.as_ref())
+    {
         return contest::evaluate(program, c);
     }
     let admission = admit::admit(program)?;

@@ -3,9 +3,9 @@
 //! so that no accepted Plan can hang a run or exhaust memory.
 
 use super::{
-    AttackPool, Check, Contest, ContestSide, Effect, Plan, Reroll, RollDie, Rounds, Save, Sequence, Side, Target, Test,
-    MAX_ATTACKS, MAX_MODELS, MAX_MODIFIER, MAX_ROLL_COMBINATIONS, MAX_ROUNDS, MAX_TOKENS_PER_TRIAL,
-    MAX_VALUE, PLAN_VERSION,
+    AttackPool, Check, Contest, ContestSide, Effect, Plan, Reroll, RollDie, Rounds, Save, Sequence,
+    Side, Target, Test, MAX_ATTACKS, MAX_MODELS, MAX_MODIFIER, MAX_ROLL_COMBINATIONS, MAX_ROUNDS,
+    MAX_TOKENS_PER_TRIAL, MAX_VALUE, PLAN_VERSION,
 };
 use crate::dice::{DiceReroll, ModifiedDice};
 use crate::error::CoreError;
@@ -346,7 +346,10 @@ impl Plan {
         if !(1..=MAX_CONTEST_DICE).contains(&c.dice) {
             return Err(CoreError::plan(
                 "rounds.contest.dice",
-                format!("is {}; the contest rolls 1 to {MAX_CONTEST_DICE} dice", c.dice),
+                format!(
+                    "is {}; the contest rolls 1 to {MAX_CONTEST_DICE} dice",
+                    c.dice
+                ),
             ));
         }
         if c.always_holds > c.dice * c.sides {
