@@ -322,3 +322,22 @@ def test_a_rerolled_save_is_told_after_the_roll_it_replaces() -> None:
         pytest.fail("no seed of 200 rolled a save of 1")
     for i in rerolled:
         assert lines[i - 1].startswith("▪ 1 ") and lines[i - 1].endswith("fails, and the defender re-rolls it."), lines
+
+
+def test_a_fight_s_contest_is_told_with_the_scores_and_the_losers_roll() -> None:
+    """A T9A close combat of one attack a side: the Knights kill (6, 6, save die 1), the Guards miss (1),
+    and the Guards, 2 to 0 down, roll 3 + 3 = 6 against 7 - 2 = 5."""
+    side = {"width": 1, "Agi": 4, "Disc": 7, "Def": 4, "Res": 3, "supporting_attacks": 0, "steadfast": "never"}
+    attack = {"name": "Blades", "Off": 4, "Str": 3}
+    data = {
+        "ruleset": "t9a",
+        "combat": {},
+        "attacker": {"name": "Knights", "models": 4, **side, "combat_score": {"standard": 1}, "attack": attack},
+        "target": {"name": "Guards", "models": 4, **side, "attack": attack},
+    }
+    lines = [line.strip() for line in explain(mathhammer.scenario_from_data(data), dice=[6, 6, 1, 1, 3, 3]).lines]
+    at = lines.index("Round result")
+    assert lines[at + 1 : at + 3] == [
+        "Scores: Knights 2, Guards 0.",
+        "Guards lost by 2 and rolls 6 (holds on 5 or less): fails and leaves the fight.",
+    ]

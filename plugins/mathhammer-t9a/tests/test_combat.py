@@ -20,9 +20,7 @@ import numpy as np
 import pytest
 
 import mathhammer
-from mathhammer import Registry, Result
-from mathhammer.exceptions import DeclinedError
-from mathhammer.explain import explain
+from mathhammer import DeclinedError, Registry, Result
 from mathhammer.plugin import ScenarioError
 from mathhammer.testing import assert_mean
 
@@ -229,15 +227,24 @@ def test_the_example_combat_agrees_between_the_evaluators(registry: Registry) ->
     assert np.isclose(exact["broken"].pmf.sum(), 1.0, atol=1e-12)
 
 
-def test_explain_tells_the_round_result_and_the_break_test(registry: Registry) -> None:
+def test_the_break_test_dice_come_after_the_round(registry: Registry) -> None:
     """Scripted dice, in the order of docs/architecture.md: the Knights hit (6) and wound (6), the save die
     (1) fails; the Guards miss (1); the Guards lose 2 to 0 and roll 3 + 3 = 6 against 7 - 2 = 5: they break."""
     scenario = mathhammer.scenario_from_data(standoff(7, steadfast="never"), registry=registry)
-    told = explain(scenario, dice=[6, 6, 1, 1, 3, 3], registry=registry)
-    text = "\n".join(told.lines)
-    assert "Scores: Knights 2, Guards 0." in text
-    assert "Guards lost by 2 and rolls 6 (holds on 5 or less): fails and leaves the fight." in text
-    assert told.replay["counters"] == {"rounds": 1, "outcome": 0, "winner": 1, "broken": 1}
+    replay = mathhammer.replay(scenario, [6, 6, 1, 1, 3, 3], registry=registry)
+    contest = [e for e in replay["events"] if e["event"] == "contest"]
+    assert contest == [
+        {
+            "event": "contest",
+            "attacker_score": 2,
+            "target_score": 0,
+            "loser": "target",
+            "roll": 6,
+            "hold_at_most": 5,
+            "held": False,
+        }
+    ]
+    assert replay["counters"] == {"rounds": 1, "outcome": 0, "winner": 1, "broken": 1}
 
 
 @pytest.mark.parametrize(

@@ -375,7 +375,9 @@ class _Narrator:
             self.say(f"{loser} lost by {difference}; a unit is destroyed, so nobody rolls.")
             return
         outcome = "holds" if e["held"] else "fails and leaves the fight"
-        self.say(f"{loser} lost by {difference} and rolls {e['roll']} (holds on {e['hold_at_most']} or less): {outcome}.")
+        self.say(
+            f"{loser} lost by {difference} and rolls {e['roll']} (holds on {e['hold_at_most']} or less): {outcome}."
+        )
 
     def on_heal(self, e: dict[str, Any]) -> None:
         side = "the attacking unit" if e.get("side") == "attacker" else "the target"
