@@ -104,13 +104,19 @@ def _score(f: Fields | None) -> CombatScore:
     return score
 
 
+def _combat_only(f: Fields) -> tuple[Any, ...]:
+    """The default of a field a combat requires, as the description gives it: none while describing, so the
+    fields of a combat are described as optional and a form of attacks on a unit asks for none of them."""
+    return (None,) if f.describing else ()
+
+
 def _combat_unit(f: Fields) -> CombatUnit:
     unit = _models(f)
     unit_fields = CombatUnit(
         unit=unit,
-        attack=_attack(f.table("attack"), unit.models),
-        agility=f.integer("Agi"),
-        discipline=f.integer("Disc"),
+        attack=_attack(f.table("attack", *_combat_only(f)), unit.models),
+        agility=f.integer("Agi", *_combat_only(f)),
+        discipline=f.integer("Disc", *_combat_only(f)),
         width=f.integer("width", 5),
         supporting_attacks=f.integer("supporting_attacks", 1),
         supporting_ranks=f.integer("supporting_ranks", 1),
@@ -121,7 +127,9 @@ def _combat_unit(f: Fields) -> CombatUnit:
     return unit_fields
 
 
-def _combat(f: Fields) -> Combat:
+def _combat(f: Fields | None) -> Combat:
+    if f is None:
+        return Combat()
     combat = Combat(
         rounds=f.integer("rounds", 1),
         strike_order=f.text("strike_order", "agility", choices=("agility", "attacker", "target", "simultaneous")),
@@ -137,8 +145,8 @@ def load_combat(f: Fields, revision: str, source: str | None) -> CombatScenario:
         if f.has(name):
             f.fail(name, "is not read in a close combat: each unit's own [attacker.attack] and [target.attack] are")
     scenario = CombatScenario(
-        combat=_combat(f.table("combat")),
-        attacker=_combat_unit(f.table("attacker")),
+        combat=_combat(f.table("combat", None)),
+        attacker=_combat_unit(f.table("attacker", *_combat_only(f))),
         target=_combat_unit(f.table("target")),
         revision=revision,
         source=source,
