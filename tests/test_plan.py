@@ -7,7 +7,20 @@ import json
 import pytest
 
 from mathhammer import PlanError
-from mathhammer.plan import AttackPool, Attacks, Effect, Group, MortalWounds, Plan, Save, Target, Test
+from mathhammer.plan import (
+    AttackPool,
+    Attacks,
+    Contest,
+    ContestSide,
+    Effect,
+    Group,
+    MortalWounds,
+    Plan,
+    Rounds,
+    Save,
+    Target,
+    Test,
+)
 
 
 def one_pool(**changes: object) -> Plan:
@@ -65,4 +78,62 @@ def test_skip_past_the_last_test_is_refused() -> None:
     assert isinstance(pool, AttackPool)
     pool.steps[0].effects = [Effect(on="critical", action="skip", steps=1)]
     with pytest.raises(PlanError, match=r"steps\[0\]\.effects\[0\]\.steps"):
+        plan.compile()
+
+
+def fight(contest: Contest | None = None, *, first_simultaneous: bool = False) -> Plan:
+    """Two one-group sides striking each other, the second pool with the first."""
+
+    def pool(against: str, simultaneous: bool) -> AttackPool:
+        return AttackPool(
+            name=against,
+            attacks=[Attacks(models=5, dice="1", alive_of=0)],
+            steps=[Test(name="hit", target=4)],
+            save=Save(),
+            damage="1",
+            against=against,  # type: ignore[arg-type]
+            simultaneous=simultaneous,
+        )
+
+    side = Target(groups=[Group("A", models=5, wounds=1)], order=[0])
+    return Plan(
+        counters=["rounds", "outcome", "winner", "left"],
+        target=side,
+        attacker=side,
+        sequences=[pool("target", first_simultaneous), pool("attacker", True)],
+        rounds=Rounds(max=2, counter="rounds", outcome_counter="outcome", contest=contest),
+    )
+
+
+def contest(**changes: object) -> Contest:
+    c = Contest(attacker=ContestSide(hold=7), target=ContestSide(hold=7), winner_counter="winner", left_counter="left")
+    for k, v in changes.items():
+        setattr(c, k, v)
+    return c
+
+
+def test_a_contest_round_trips_through_the_core() -> None:
+    plan = fight(contest(always_holds=2))
+    data = json.loads(plan.to_json())
+    assert data["rounds"]["contest"]["always_holds"] == 2
+    assert data["rounds"]["contest"]["attacker"]["ignore_difference"] == "never"
+    assert data["sequences"][1]["simultaneous"] is True
+    assert plan.compile().counters == ["rounds", "outcome", "winner", "left"]
+
+
+@pytest.mark.parametrize(
+    ("plan", "field"),
+    [
+        (fight(contest(), first_simultaneous=True), r"sequences\[0\]\.simultaneous"),
+        (fight(contest(dice=0)), r"rounds\.contest\.dice"),
+        (fight(contest(sides=1)), r"rounds\.contest\.sides"),
+        (fight(contest(always_holds=13)), r"rounds\.contest\.always_holds"),
+        (fight(contest(winner_counter="outcome")), r"rounds\.contest\.winner_counter"),
+        (fight(contest(left_counter="swings")), r"rounds\.contest\.left_counter"),
+        (fight(contest(target=ContestSide(hold=7, rank_width=0))), r"rounds\.contest\.target\.rank_width"),
+        (fight(contest(attacker=ContestSide(hold=5000))), r"rounds\.contest\.attacker\.hold"),
+    ],
+)
+def test_a_bad_contest_or_strike_names_the_field(plan: Plan, field: str) -> None:
+    with pytest.raises(PlanError, match=field):
         plan.compile()
