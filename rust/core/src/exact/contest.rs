@@ -15,7 +15,7 @@
 use super::budget::{self, decline, hold, spend};
 use super::evaluator::Finished;
 use super::pmf::{dice_pmf, terms_pmf};
-use super::MAX_STATES;
+use super::{MAX_STATES, MAX_WORK};
 use crate::dice::DiceExpr;
 use crate::error::CoreError;
 use crate::plan::{
@@ -108,13 +108,27 @@ pub(super) fn evaluate(program: &Program, contest: &Contest) -> Result<Finished,
         ));
     }
     let rounds = plan.rounds.as_ref().map_or(1, |r| r.max);
-    let per_round: u64 = strikes
-        .iter()
-        .map(|s| (u64::from(sides[s.attacked].total()) + 1).pow(2))
-        .sum::<u64>()
-        .saturating_mul(states as u64);
+    // From each pair of wounds left, a strike's work is the states reached
+    // before it times the wounds it can take.
+    let mut reached: u64 = 1;
+    let mut per_state: u64 = 1;
+    for s in &strikes {
+        let longest = s.losses.iter().map(Vec::len).max().unwrap_or(1) as u64;
+        per_state = per_state.saturating_add(reached.saturating_mul(longest));
+        reached = reached.saturating_mul(longest);
+    }
     let (spent, _) = budget::work();
-    budget::expect(spent.saturating_add(per_round.saturating_mul(u64::from(rounds))));
+    let work = per_state
+        .saturating_mul(states as u64)
+        .saturating_mul(u64::from(rounds));
+    if spent.saturating_add(work) > MAX_WORK {
+        return Err(decline(format!(
+            "a fight of {} against {} wounds for {rounds} rounds needs about {work} steps of work, over its limit of {MAX_WORK} (about a second or two)",
+            sides[0].total(),
+            sides[1].total()
+        )));
+    }
+    budget::expect(spent.saturating_add(work));
     let chain = Chain {
         sides,
         strikes: &strikes,
@@ -281,7 +295,13 @@ fn strike(
                 return Err(decline("the sums of a pool's dice do not fit in memory"));
             }
         }
-        let mut loss = vec![0.0; most as usize + 1];
+        // As long as the most the dice can take: the chain's work follows it.
+        let longest = (0..dice.len())
+            .filter(|&n| dice[n] > 0.0)
+            .map(|n| powers[n].len())
+            .max()
+            .unwrap_or(1);
+        let mut loss = vec![0.0; longest];
         for (n, &p) in dice.iter().enumerate() {
             if p == 0.0 {
                 continue;
