@@ -12,6 +12,7 @@ within 5 standard errors.
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 from typing import Any
@@ -22,7 +23,7 @@ import pytest
 import mathhammer
 from mathhammer import DeclinedError, Registry, Result
 from mathhammer.plugin import ScenarioError
-from mathhammer.testing import assert_mean
+from mathhammer.testing import assert_mean, run_cli
 
 from .conftest import EXAMPLES
 
@@ -245,6 +246,50 @@ def test_the_break_test_dice_come_after_the_round(registry: Registry) -> None:
         }
     ]
     assert replay["counters"] == {"rounds": 1, "outcome": 0, "winner": 1, "broken": 1}
+
+
+def test_attributes_and_health_pools_of_several_hp_agree_between_the_evaluators(registry: Registry) -> None:
+    """Trolls (3 HP, Regeneration) against Knights with Lethal Strike and Multiple Wounds (D3), capped at the
+    HP and carried through the Health Pool: the chain's one-die losses, summed, against Monte Carlo."""
+    knights = unit(
+        "Knights",
+        8,
+        width=4,
+        Arm=3,
+        supporting_attacks=1,
+        attack={"Att": 2, "Str": 5, "AP": 1, "attributes": ["Lethal Strike", "Multiple Wounds (D3)"]},
+        combat_score={"charge": 1, "standard": 1},
+    )
+    trolls = unit("Trolls", 4, width=2, HP=3, Arm=2, Regeneration="5+", Agi=2, steadfast="always", attack={"Att": 3})
+    exact, simulated = both(registry, combat(knights, trolls, rounds=4))
+    assert exact.evaluator == "exact"
+    for chance in exact.chances:
+        p, _ = chance.of(exact.stages)
+        q, se = chance.of(simulated.stages)
+        assert abs(p - q) <= max(5 * se, 1e-12), chance.label
+    for stage in ("damage", "attacker_damage", "rounds"):
+        assert_mean(simulated[stage], exact[stage].mean)
+
+
+def test_the_command_line_reports_the_round_and_the_break_test(capsys: pytest.CaptureFixture[str]) -> None:
+    """`mathhammer simulate --exact` prints each side's chance to win the round and the loser's to break;
+    `--json` carries them under chances."""
+    example = str(EXAMPLES / "t9a-combat.toml")
+    assert run_cli(["simulate", example, "--exact"]) == 0
+    text = capsys.readouterr().out
+    for line in (
+        "P(Greatswords wins the last round fought) = ",
+        "P(Spearmen wins the last round fought) = ",
+        "P(the loser breaks) = ",
+        "P(Spearmen breaks) = ",
+        "Greatswords: HP lost (wounds Spearmen caused)",
+    ):
+        assert line in text
+    assert run_cli(["simulate", example, "--exact", "--json"]) == 0
+    chances = json.loads(capsys.readouterr().out)["chances"]
+    assert chances["P(the loser breaks)"]["p"] == pytest.approx(
+        chances["P(Spearmen breaks)"]["p"] + chances["P(Greatswords breaks)"]["p"], abs=1e-12
+    )
 
 
 @pytest.mark.parametrize(
