@@ -116,9 +116,10 @@ fn settle<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) -> bool {
     let now = ws.losses();
+    // Healing in the round can give back more than was lost: no fewer than 0.
     let scores = [
-        c.attacker.score(round, now.0 - start.0),
-        c.target.score(round, now.1 - start.1),
+        c.attacker.score(round, now.0.saturating_sub(start.0)),
+        c.target.score(round, now.1.saturating_sub(start.1)),
     ];
     let loser = Contest::loser(scores);
     if let Some(i) = program.winner_counter {

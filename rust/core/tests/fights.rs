@@ -170,3 +170,78 @@ fn fights_are_checked() {
     let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
     assert!(e.contains("after_all"), "{e}");
 }
+
+#[test]
+fn a_pool_striking_together_counts_the_models_alive_before_the_one_it_strikes_with() {
+    // Sure hits: A's three models remove both of B's; striking together,
+    // B's two still strike and remove two of A's. Ordered, B has none left.
+    let mut plan = duel("A", 3, 2, 1, 10);
+    plan["sequences"][1]["simultaneous"] = json!(true);
+    for path in [Path::DieByDie, Path::Auto] {
+        let t = run(&plan, path);
+        assert!(always(&t, 1, 1), "the target is destroyed on {path:?}");
+        assert!(
+            always(&t, 4, 2),
+            "two of the attacker's models fall on {path:?}"
+        );
+    }
+    let ordered = run(&duel("A", 3, 2, 1, 10), Path::DieByDie);
+    assert!(always(&ordered, 4, 0));
+    // Both destroyed at once: two against two.
+    let mut even = duel("A", 2, 2, 1, 10);
+    even["sequences"][1]["simultaneous"] = json!(true);
+    assert!(always(&run(&even, Path::DieByDie), 1, 3));
+    plan["sequences"][0]["simultaneous"] = json!(true);
+    let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
+    assert!(e.contains("sequences[0].simultaneous"), "{e}");
+}
+
+/// A strikes with two sure hits, B with one, five models a side: B loses
+/// every round by 1 and holds only on a sum that always holds.
+fn contest(always_holds: u32) -> Value {
+    let mut plan = duel("A", 5, 5, 1, 3);
+    plan["sequences"][0]["attacks"][0]["models"] = json!(2);
+    plan["sequences"][1]["attacks"][0]["models"] = json!(1);
+    plan["counters"] = json!(["rounds", "outcome", "winner", "left"]);
+    plan["rounds"]["contest"] = json!({
+        "attacker": {"hold": 1}, "target": {"hold": 1},
+        "always_holds": always_holds, "winner_counter": "winner", "left_counter": "left"
+    });
+    plan
+}
+
+#[test]
+fn the_loser_of_a_contest_leaves_unless_it_holds() {
+    // Needing 0 or less on 2D6, the target never holds: one round.
+    let t = run(&contest(0), Path::DieByDie);
+    assert!(always(&t, 0, 1) && always(&t, 2, 1) && always(&t, 3, 1));
+    // Double 1 holds (1/36): it leaves in round 1 or 2 with 35/36 or
+    // (1/36)(35/36); in round 3 it is destroyed (five models, two a round).
+    let p: f64 = 1.0 / 36.0;
+    let plan = contest(2);
+    let exact = evaluate(&program(&plan)).expect("exact");
+    let left = [p * p, 1.0 - p * p];
+    for (v, &e) in left.iter().enumerate() {
+        assert!((exact.pmfs[3][v] - e).abs() < 1e-12, "left = {v}");
+    }
+    let rounds = [0.0, 1.0 - p, p * (1.0 - p), p * p];
+    for (v, &e) in rounds.iter().enumerate() {
+        assert!((exact.pmfs[0][v] - e).abs() < 1e-12, "rounds = {v}");
+        let got = share(&run(&plan, Path::DieByDie), 0, v);
+        assert!((got - e).abs() < 5.0 * (e * (1.0 - e) / 200_000.0).sqrt() + 1e-9);
+    }
+}
+
+#[test]
+fn healing_within_a_round_scores_no_fewer_than_no_wounds() {
+    // The target heals more than it lost: the attacker scores 0, not a
+    // wrapped-around count, and loses to the target's one wound.
+    let mut plan = contest(0);
+    plan["sequences"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"kind": "heal", "name": "Mend", "side": "target", "amount": "3", "return_models": true}));
+    let t = run(&plan, Path::DieByDie);
+    assert!(always(&t, 2, 2), "the target wins the round");
+    assert!(always(&t, 3, 2), "the attacker leaves");
+}

@@ -66,7 +66,7 @@ pub struct Rounds {
 
 /// A contest settled at the end of every round of a fight in which both
 /// sides still stand. Each side scores the wounds the other side lost that
-/// round plus its bonuses; the side with the lower score loses the round and
+/// round (less any restored in it, never below 0) plus its bonuses; the side with the lower score loses the round and
 /// rolls `dice` dice of `sides` sides: it holds when their sum is at most its
 /// `hold` less the difference of the scores (its `hold` alone when it ignores
 /// the difference), or at most `always_holds`. A side that does not hold
