@@ -74,6 +74,17 @@ def agrees(simulated: Result, stage: str, expected: dict[int, Fraction]) -> None
         assert abs(got - p) <= max(5 * se, 1e-12), f"{stage} = {value}: {got} against {p}"
 
 
+def evaluators_agree(exact: Result, simulated: Result) -> None:
+    """Every chance the combat reports within 5 standard errors, and the mean HP lost and rounds fought."""
+    assert exact.evaluator == "exact"
+    for chance in exact.chances:
+        p, _ = chance.of(exact.stages)
+        q, se = chance.of(simulated.stages)
+        assert abs(p - q) <= max(5 * se, 1e-12), chance.label
+    for stage in ("damage", "attacker_damage", "rounds"):
+        assert_mean(simulated[stage], exact[stage].mean)
+
+
 def check(registry: Registry, data: dict[str, Any], expected: dict[str, dict[int, Fraction]]) -> Result:
     exact, simulated = both(registry, data)
     assert exact.evaluator == "exact"
@@ -215,13 +226,7 @@ def test_the_example_combat_agrees_between_the_evaluators(registry: Registry) ->
     scenario = mathhammer.load_scenario(EXAMPLES / "t9a-combat.toml", registry=registry)
     exact = mathhammer.evaluate_exact(scenario, registry=registry)
     simulated = mathhammer.simulate(scenario, trials=TRIALS, seed=5, registry=registry)
-    assert exact.evaluator == "exact"
-    for chance in exact.chances:
-        p, _ = chance.of(exact.stages)
-        q, se = chance.of(simulated.stages)
-        assert abs(p - q) <= max(5 * se, 1e-12), chance.label
-    for stage in ("damage", "attacker_damage", "rounds"):
-        assert_mean(simulated[stage], exact[stage].mean)
+    evaluators_agree(exact, simulated)
     assert sum(exact.chance(f"P({s} breaks)") for s in ("Greatswords", "Spearmen")) == pytest.approx(
         exact.chance("P(the loser breaks)"), abs=1e-12
     )
@@ -262,13 +267,7 @@ def test_attributes_and_health_pools_of_several_hp_agree_between_the_evaluators(
     )
     trolls = unit("Trolls", 4, width=2, HP=3, Arm=2, Regeneration="5+", Agi=2, steadfast="always", attack={"Att": 3})
     exact, simulated = both(registry, combat(knights, trolls, rounds=4))
-    assert exact.evaluator == "exact"
-    for chance in exact.chances:
-        p, _ = chance.of(exact.stages)
-        q, se = chance.of(simulated.stages)
-        assert abs(p - q) <= max(5 * se, 1e-12), chance.label
-    for stage in ("damage", "attacker_damage", "rounds"):
-        assert_mean(simulated[stage], exact[stage].mean)
+    evaluators_agree(exact, simulated)
 
 
 def test_the_command_line_reports_the_round_and_the_break_test(capsys: pytest.CaptureFixture[str]) -> None:
