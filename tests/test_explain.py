@@ -341,3 +341,13 @@ def test_a_fight_s_contest_is_told_with_the_scores_and_the_losers_roll() -> None
         "Scores: Knights 2, Guards 0.",
         "Guards lost by 2 and rolls 6 (holds on 5 or less): fails and leaves the fight.",
     ]
+
+
+def test_return_blows_are_told_against_the_attackers_models() -> None:
+    """In a fight, the pool striking the attacker allocates to and saves with the attacker's groups."""
+    scenario = mathhammer.load_scenario(EXAMPLES / "t9a-combat.toml")
+    lines = [line.strip() for line in explain(scenario, seed=2).lines]
+    spear = lines.index("1. Spear (attacks)")
+    blows = lines[spear : lines.index("2. Great weapon (attacks)")]
+    assert "Allocation group: Greatswords." in blows
+    assert any(line.startswith("▪") and "→ Greatswords (Sv 5+)" in line for line in blows)

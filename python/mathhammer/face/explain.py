@@ -286,6 +286,9 @@ class _Narrator:
         self.index = e["index"]
         sequence = self.plan.sequences[e["index"]] if e["index"] < len(self.plan.sequences) else None
         self.pool = sequence if isinstance(sequence, AttackPool) else None
+        # A pool striking the attacker (a fight's return blows) meets the attacker's groups.
+        attacked = self.plan.attacker if self.pool and self.pool.against == "attacker" else None
+        self.groups = {g.name: g for g in (attacked or self.plan.target).groups}
         self.source = sequence if isinstance(sequence, MortalWounds) else None
         self.own_mortal = 1 if self.source is not None and self.source.rolls is None else 0
         self.saves_started = False

@@ -8,7 +8,7 @@ mod panics;
 use error::PyCoreErr;
 use hooks::PyHooks;
 use mathhammer_core::montecarlo::{simulate_chunks_with, simulate_with, RunOptions};
-use mathhammer_core::plan::{Class, Side};
+use mathhammer_core::plan::{Class, Sequence, Side};
 use mathhammer_core::sampled::Sampler;
 use mathhammer_core::trace::Event;
 use mathhammer_core::{CoreError, DiceExpr, Plan, Program, Runner, Tally};
@@ -431,6 +431,11 @@ fn say(py: Python<'_>, line: &str) {
 struct GroupNames {
     target: Vec<String>,
     attacker: Vec<String>,
+    /// Per sequence, the side it harms: the groups its order and save
+    /// events name are that side's.
+    sides: Vec<Side>,
+    /// The side the sequence now running harms.
+    attacked: std::cell::Cell<Side>,
 }
 
 impl GroupNames {
@@ -459,7 +464,12 @@ fn event_dict<'py>(py: Python<'py>, e: &Event, names: &GroupNames) -> PyResult<B
 
 /// Fill `d` for an event of the trial's flow (rounds, sequences, attacks, order); false for another kind.
 fn flow_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<bool> {
-    let name = |g: usize| names.name(Side::Target, g);
+    if let Event::Sequence { index, .. } = e {
+        names
+            .attacked
+            .set(names.sides.get(*index).copied().unwrap_or_default());
+    }
+    let name = |g: usize| names.name(names.attacked.get(), g);
     match e {
         Event::Round { number } => {
             d.set_item("event", "round")?;
@@ -505,7 +515,7 @@ fn flow_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<
 
 /// Fill `d` for a roll (tests, checks, saves); false for another kind.
 fn roll_event(d: &Bound<'_, PyDict>, e: &Event, names: &GroupNames) -> PyResult<bool> {
-    let name = |g: usize| names.name(Side::Target, g);
+    let name = |g: usize| names.name(names.attacked.get(), g);
     match e {
         Event::Test {
             step,
@@ -681,6 +691,19 @@ fn trial_dict<'py>(
             .iter()
             .flat_map(|a| a.groups.iter().map(|g| g.name.clone()))
             .collect(),
+        sides: plan
+            .program
+            .plan
+            .sequences
+            .iter()
+            .map(|s| match s {
+                Sequence::Attack(p) => p.against,
+                Sequence::MortalWounds(m) => m.against,
+                Sequence::Heal(h) => h.side,
+                Sequence::Mark(_) => Side::Target,
+            })
+            .collect(),
+        attacked: std::cell::Cell::new(Side::Target),
     };
     let d = PyDict::new(py);
     let counters = PyDict::new(py);
