@@ -18,7 +18,10 @@
 //!
 //! Both paths draw from the same distribution; the tests compare them. A Plan
 //! whose one-die table cannot be built, or whose pool mixes several kinds of
-//! mortal-wound effect (their interleaving matters), runs die by die.
+//! mortal-wound effect (their interleaving matters), runs die by die; so does
+//! a pool with the unit's one damage re-roll, and one with a one-die hit or
+//! wound re-roll that can roll more dice than its tables hold (its dice are
+//! not independent, so no multinomial draws them).
 
 use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::{Chance, Multinomial};

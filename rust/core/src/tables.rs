@@ -6,7 +6,9 @@
 //! n-fold convolution of it for n dice. An outcome is a vector of counts (one
 //! slot per test, then tokens reaching the save, then harm events) packed into
 //! one `u64`. The fast Monte Carlo path samples these tables; the exact
-//! evaluator convolves them.
+//! evaluator convolves them. A test granting the unit one re-roll of a single
+//! die ties the dice together; its tables note which such re-rolls are left,
+//! and dice are composed one after another instead (see [`Token`]).
 
 use crate::dice::DiceExpr;
 use crate::plan::{Class, Outcome};
@@ -290,11 +292,6 @@ pub(crate) fn total(row: &[Dist]) -> Dist {
     out
 }
 
-/// One attack die's exact outcome distribution through the pool's tests
-/// (packed vectors: each test's count, tokens reaching the save, harm events),
-/// and the one kind of harm outside the save the pool may queue. `None` when
-/// the pool cannot be tabulated (see the module notes), or when the sum of
-/// `dice` such vectors could overflow a slot of the packing.
 /// Why `pool` cannot be tabulated for up to `dice` attack dice, in words, or
 /// `None` when it can (the table may still be too large for its budget).
 pub(crate) fn why_not_tabulated(pool: &RunPool, dice: u64) -> Option<String> {
@@ -358,6 +355,13 @@ fn one_harm(pool: &RunPool) -> Option<(Option<InflictKind>, bool)> {
     Some((inflict, after_all))
 }
 
+/// One attack die's exact outcome distribution through the pool's tests
+/// (packed vectors: each test's count, tokens reaching the save, harm events),
+/// split by the pool's one-die re-rolls it leaves to use (see [`Token`]), and
+/// the one kind of harm outside the save the pool may queue. `None` when the
+/// pool cannot be tabulated (see the module notes), when the sum of `dice`
+/// such vectors could overflow a slot of the packing, or past `budget` table
+/// entries or the builder's work.
 pub(crate) fn one_token(
     pool: &RunPool,
     dice: u64,

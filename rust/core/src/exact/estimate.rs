@@ -279,6 +279,9 @@ pub(super) fn state_steps(program: &Program, carry_failed: bool, carry_mortal: b
                     tokens,
                 };
                 let (work, count) = own.steps(states, carry_mortal);
+                // A damage re-roll still to use splits each state in two
+                // while the pool resolves.
+                let work = work.saturating_mul(if pool.damage_reroll_one { 2 } else { 1 });
                 (work, reach, count)
             }
             RunSequence::Mortal { amount, rolls, .. } => {
