@@ -230,8 +230,9 @@ class KeywordSpec:
         printed_in: For a keyword with a ``rule``: given the parameters
             ``parse`` returned, the version of the rule that prints this
             spelling, when only one does (``Blast 2``: 11th edition's), else
-            ``None``. A weapon so spelled follows that version unless the
-            scenario chooses one (per weapon, per rule or by edition); a
+            ``None``. The ruleset resolving the keyword's version honours it
+            (``wh40k`` does): a weapon so spelled follows that version unless
+            the scenario chooses one (per weapon, per rule or by edition); a
             choice of another version is refused, naming the field that made
             it. The Result says which version ran and why.
 
