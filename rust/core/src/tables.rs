@@ -277,7 +277,11 @@ pub(crate) fn then_row(row: &[Dist], next: &Token, b: &mut Builder) -> Option<Ve
                 continue;
             }
             let c = b.convolve(d, e)?;
-            mix(&mut out[to], &c, 1.0);
+            if out[to].is_empty() {
+                out[to] = c;
+            } else {
+                mix(&mut out[to], &c, 1.0);
+            }
         }
     }
     Some(out)
