@@ -87,6 +87,7 @@ from mathhammer.plan import (
     Outcome,
     Plan,
     Reroll,
+    RerollWhen,
     RollDie,
     Rolls,
     Rounds,
@@ -95,6 +96,7 @@ from mathhammer.plan import (
     Target,
     Test,
     TopThreshold,
+    WhileAlive,
 )
 from mathhammer.registry import KeywordRegistrar, RulesetRegistrar
 from mathhammer.result import Chance
@@ -141,6 +143,7 @@ __all__ = [
     "PluginError",
     "PluginWarning",
     "Reroll",
+    "RerollWhen",
     "RollDie",
     "Rolls",
     "Rounds",
@@ -158,6 +161,7 @@ __all__ = [
     "UnknownKeywordError",
     "Unmapped",
     "VersionChoice",
+    "WhileAlive",
     "accept_rolls",
     "check_choice",
     "describe",

@@ -171,6 +171,15 @@ fn check_shape(program: &Program) -> Result<(), CoreError> {
     if !plan.marks.is_empty() {
         return Err(decline("the plan sets marks that later rolls depend on"));
     }
+    // The evaluator's states start from whole groups.
+    if std::iter::once(&plan.target)
+        .chain(&plan.attacker)
+        .any(|t| t.groups.iter().any(|g| g.wounds_lost > 0))
+    {
+        return Err(decline(
+            "a side starts with wounds lost (a unit below full)",
+        ));
+    }
     for seq in &program.sequences {
         if let RunSequence::Pool(pool) = seq {
             if pool.against == Side::Attacker || pool.attacks.iter().any(|a| a.alive_of.is_some()) {
