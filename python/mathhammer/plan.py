@@ -144,6 +144,8 @@ class RollDie:
     """The die is part of the roll only while this mark is set (see :class:`Mark`)."""
     unless: str | None = None
     """The die is part of the roll only while this mark is not set."""
+    label: str | None = None
+    """What reports call the die ("Focus"); for narration only, not sent to the core."""
 
 
 @dataclass
@@ -206,7 +208,7 @@ class Test:
             del d["reroll_when"]
         d["effects"] = [e.to_dict() for e in self.effects]
         if self.dice:
-            d["dice"] = [{k: v for k, v in asdict(die).items() if v is not None} for die in self.dice]
+            d["dice"] = [{k: v for k, v in asdict(die).items() if v is not None and k != "label"} for die in self.dice]
         if self.compare is not None:
             d["compare"] = {"dice": list(self.compare.dice), "equal_is_critical": self.compare.equal_is_critical}
         return d

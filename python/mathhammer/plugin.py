@@ -100,7 +100,7 @@ from mathhammer.plan import (
 )
 from mathhammer.registry import KeywordRegistrar, RulesetRegistrar
 from mathhammer.result import Chance
-from mathhammer.ruleset import Compiled, Ruleset
+from mathhammer.ruleset import Compiled, Ruleset, Vocabulary
 from mathhammer.versions import Rule, VersionChoice, check_choice, describe
 
 __all__ = [
@@ -161,6 +161,7 @@ __all__ = [
     "UnknownKeywordError",
     "Unmapped",
     "VersionChoice",
+    "Vocabulary",
     "WhileAlive",
     "accept_rolls",
     "check_choice",

@@ -47,6 +47,7 @@ from mathhammer.plugin import (
     Test,
     TopThreshold,
     VersionChoice,
+    Vocabulary,
     check_choice,
     describe,
     split_keywords,
@@ -78,6 +79,20 @@ LABELS = {
     "attacker_damage": "Attacker HP lost",
     "attacker_models_destroyed": "Attacker models removed",
 }
+VOCABULARY = Vocabulary(
+    attack_dice=("Attack Roll", "Attack Rolls"),
+    mortal_wounds=("Direct Damage", "Direct Damage"),
+    wounds=("HP", "HP"),
+    damage="Damage",
+    critical="Critical Hit",
+    thresholds=("Minor", "Major", "double Major"),
+    classes={"first_higher": "Focus > Panic", "equal": "Focus = Panic", "second_higher": "Panic > Focus"},
+    modifiers="Skill",
+    no_save="",
+    top_threshold="a Battle Shock test",
+)
+"""The system's own words for what reports tell (Attacks & Damage)."""
+
 REROLL: dict[str, Reroll] = {
     "none": "none",
     "attack_roll": "failures",
@@ -164,6 +179,7 @@ def _advantage_dice(
                 rerolled=rerolled,
                 when=None if always else mark,
                 unless=other_mark if cancel else None,
+                label="Disadvantage" if subtract else "Advantage",
             )
         )
     return dice
@@ -181,13 +197,13 @@ def _attack_roll(
     ``shaken`` that of a Battle Shock giving Disadvantage."""
     # A re-roll naming one Skill Die re-rolls that die alone.
     dice = [
-        RollDie(SKILL_DIE, rerolled=weapon.reroll != "panic"),
-        RollDie(SKILL_DIE, rerolled=weapon.reroll != "focus"),
+        RollDie(SKILL_DIE, rerolled=weapon.reroll != "panic", label="Focus"),
+        RollDie(SKILL_DIE, rerolled=weapon.reroll != "focus", label="Panic"),
         *_advantage_dice(weapon, versions, granted, shaken),
     ]
     when = sorted({w for name in weapon.reroll_when for w in REROLL_WHEN[name]})
     return Test(
-        name="attack roll",
+        name="Attack Roll",
         target=target.dc,
         modifiers=[weapon.skill] if weapon.skill else [],
         dice=dice,
@@ -481,10 +497,10 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         )
         plan.rounds = Rounds(max=fight.rounds, counter="rounds", outcome_counter="outcome")
         chances = [
-            Chance(f"P({attacker.name} wins)", "outcome", exactly=1),
-            Chance(f"P({target.name} wins)", "outcome", exactly=2),
-            Chance(f"P(both stand after {fight.rounds} rounds)", "outcome", exactly=0),
-            Chance("P(both destroyed)", "outcome", exactly=3),
+            Chance(f"P({attacker.name} wins)", "outcome", exactly=1, outcome=True),
+            Chance(f"P({target.name} wins)", "outcome", exactly=2, outcome=True),
+            Chance(f"P(both stand after {fight.rounds} rounds)", "outcome", exactly=0, outcome=True),
+            Chance("P(both destroyed)", "outcome", exactly=3, outcome=True),
             *chances,
             *_chances(
                 "return_",
@@ -506,4 +522,5 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         chances=chances,
         distributions=distributions,
         hidden=["outcome"] if fight is not None else [],
+        vocabulary=VOCABULARY,
     )

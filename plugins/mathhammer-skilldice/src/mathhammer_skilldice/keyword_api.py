@@ -162,7 +162,7 @@ class PowerRules:
             name=f"{self.power.name} (psychic test)",
             target=self.power.difficulty,
             modifiers=[self.power.skill] if self.power.skill else [],
-            dice=[RollDie(12)],
+            dice=[RollDie(12, label="d12")],
             counter=self.manifested,
         )
 
