@@ -17,7 +17,7 @@ class Vocabulary:
 
     The framework names no game's terms; a ruleset whose game calls them otherwise (a d12
     system's Attack Rolls, Direct Damage and HP) gives its words here, and :mod:`explain
-    <mathhammer.explain>` tells a trial in them. Nouns are (singular, plural).
+    <mathhammer.face.explain>` tells a trial in them. Nouns are (singular, plural).
 
     Attributes:
         attack_dice: What one attack die of a pool is called.
