@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -248,6 +249,13 @@ def test_a_fight_is_told_with_each_unit_by_name() -> None:
     assert "→ 1 Direct Damage on the Vanguard (Hazardous)." in lines
     assert "1 Direct Damage on the Vanguard, one at a time, spilling over." in lines
     assert not [line for line in lines if "attacking unit" in line or "the target" in line]
+
+
+def test_a_powers_own_test_is_told_as_its_sum() -> None:
+    """A power granting Advantage (a lasting effect) tests 1d12 + Skill against its Difficulty."""
+    lines = told("skilldice-warband.toml", None, seed=4)
+    ward = lines.index("2. Ward (a lasting effect)")
+    assert re.fullmatch(r"d12 (\d+) \+ Skill 1 = (\d+), needs 8: (fails|passes)\.", lines[ward + 1])
 
 
 def test_a_save_roll_names_the_wounded_model_it_goes_to(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from mathhammer import DeclinedError, PlanError, _core
 from mathhammer.plan import (
     AttackPool,
     Attacks,
+    Compare,
     Effect,
     Group,
     Heal,
@@ -173,3 +174,27 @@ def test_while_alive_names_a_group_of_its_side() -> None:
     plan.sequences[1] = Mark("Boon", "boon", while_alive=WhileAlive(side="attacker"))
     with pytest.raises(PlanError, match=r"sequences\[1\]\.while_alive\.side"):
         plan.compile()
+
+
+def test_a_re_roll_taken_on_a_class_is_exact_in_both_evaluators() -> None:
+    """Two d6 against 13 pass only on a match (a critical). Re-rolling both dice when the second
+    is higher (15 rolls of 36) makes P(critical) 6/36 + 15/36 x 6/36, exactly and simulated."""
+    roll = Test(
+        name="roll",
+        target=13,
+        dice=[RollDie(6), RollDie(6)],
+        compare=Compare((0, 1), equal_is_critical=True),
+        reroll="failures",
+        reroll_when=["second_higher"],
+        counter="hits",
+    )
+    pool = AttackPool(name="Roll", attacks=[Attacks(models=1, dice="1")], steps=[roll], save=Save(), damage="1")
+    plan = Plan(counters=["hits"], target=Target(groups=[Group("A", models=1, wounds=10)], order=[0]), sequences=[pool])
+    compiled = plan.compile()
+    exact = dict(zip(compiled.numbers, _core.evaluate_exact(compiled), strict=True))["hits"]
+    assert not isinstance(exact, float)  # a whole distribution, not only a mean
+    p = 6 / 36 + 15 / 36 * 6 / 36
+    assert exact[1] == pytest.approx(p, abs=1e-12)
+    trials = 200_000
+    simulated = dict(zip(compiled.numbers, _core.simulate(compiled, trials, 11, 0), strict=True))["hits"]
+    assert abs(simulated[1] / trials - p) < 5 * (p * (1 - p) / trials) ** 0.5

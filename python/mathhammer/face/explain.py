@@ -26,7 +26,7 @@ from typing import Any
 from mathhammer import _core
 from mathhammer.exceptions import ScriptError
 from mathhammer.keywords import KeywordSpec
-from mathhammer.plan import AttackPool, Effect, Group, Heal, Mark, MortalWounds, Plan, Save, Test
+from mathhammer.plan import AttackPool, Check, Effect, Group, Heal, Mark, MortalWounds, Plan, Save, Test
 from mathhammer.registry import Registry, default_registry
 from mathhammer.ruleset import Compiled, Vocabulary
 from mathhammer.simulate import compile_scenario, freeze
@@ -249,6 +249,8 @@ class _Narrator:
         self.lines: list[str] = []
         self.pool: AttackPool | None = None
         self.source: MortalWounds | None = None
+        self.check: Check | None = None
+        """The test of the current healing or lasting effect, if it has one."""
         self.own_mortal = 0
         """Mortal-wound events the current sequence will itself produce."""
         self.held = 0
@@ -288,6 +290,7 @@ class _Narrator:
         sequence = self.plan.sequences[e["index"]] if e["index"] < len(self.plan.sequences) else None
         self.pool = sequence if isinstance(sequence, AttackPool) else None
         self.source = sequence if isinstance(sequence, MortalWounds) else None
+        self.check = sequence.check if isinstance(sequence, (Heal, Mark)) else None
         self.own_mortal = 1 if self.source is not None and self.source.rolls is None else 0
         self.saves_started = False
         self.own_saves = []
@@ -548,13 +551,23 @@ class _Narrator:
         self.say(f"{harm} on {self.side_name(side)}, one at a time, {spill}.")
 
     def on_roll(self, e: dict[str, Any]) -> None:
+        verdict = "fails" if e["failed"] else "passes"
+        if self.check is not None:
+            # A healing or lasting effect's own test (a power's: 1d12 + Skill against its Difficulty).
+            c, roll = self.check, e["roll"]
+            shown = f"d{c.die} {roll}"
+            if c.modifier:
+                named = f"{self.words.modifiers} {abs(c.modifier)}" if self.words.modifiers else str(abs(c.modifier))
+                shown += f" {'-' if c.modifier < 0 else '+'} {named} = {roll + c.modifier}"
+            self.say(f"{shown}, needs {c.target}: {verdict}.")
+            return
         rolls = self.source.rolls if self.source else None
         fails_on = ""
         if rolls:
             fails_on = " (fails on a 1)" if rolls.fail_at_most == 1 else f" (fails on 1-{rolls.fail_at_most})"
         if e["failed"]:
             self.own_mortal += 1
-        self.say(f"Roll {e['roll']}{fails_on}: {'fails' if e['failed'] else 'passes'}.")
+        self.say(f"Roll {e['roll']}{fails_on}: {verdict}.")
 
     def summary(self, replay: Mapping[str, Any]) -> None:
         counters = replay.get("counters", {})
