@@ -284,6 +284,26 @@ def test_a_fight_with_several_weapon_profiles_a_side() -> None:
     assert_mean(result["hits"], 2 + 12 / 144)
 
 
+def test_additional_and_collective_attacks_in_a_fight() -> None:
+    """Red's 3 models with Swords (hit only on a Critical Hit), one with a Pistol besides (always
+    hits): after Blue's blow the 2 survivors strike, the Pistol's carrier among them, then the
+    last one. A collective Bomb is one attack a round while one of its models stands."""
+    pistol = {
+        "models": 3,
+        "weapons": [
+            {"name": "Sword", "models": 3, "skill": -20, "damage": "1"},
+            {"name": "Pistol", "models": 1, "skill": 20, "damage": "1", "additional": True},
+        ],
+    }
+    result = simulate(fight(pistol, {}), trials=50_000)
+    assert result["attacks"].pmf[5] == 1.0
+    assert_mean(result["hits"], 2 + 3 * 12 / 144)
+    bomb = {"models": 3, "weapons": [{"name": "Bomb", "models": 3, "skill": 20, "damage": "1", "collective": True}]}
+    result = simulate(fight(bomb, {}), trials=2_000)
+    assert result["attacks"].pmf[2] == 1.0
+    assert result["hits"].pmf[2] == 1.0
+
+
 def test_a_fight_with_several_casters_a_side() -> None:
     """Red's 4 models: a Sword and two casters, Zap (1 Direct Damage) listed first and Boon
     (Advantage) second, both manifesting on any roll. Casters fall last, the first listed
