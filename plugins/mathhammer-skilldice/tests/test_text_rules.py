@@ -346,6 +346,15 @@ def test_a_target_below_full_hp() -> None:
     assert one["models_destroyed"].pmf[1] == 1.0
 
 
+def test_an_attacker_below_full_hp_takes_hazardous_from_there() -> None:
+    """Two models of 2 HP at 3 HP: one is wounded, so one Hazardous 1 (Panic higher, 66 rolls in
+    144) removes a model; only the 2 standing models may attack."""
+    data = weapons(rifle(models=1, keywords=["Hazardous 1"]), models=2, hp_per_model=2, hp=3)
+    result = simulate(data)
+    assert_mean(result["attacker_models_destroyed"], 66 / 144)
+    assert result["attacker_damage"].pmf[2:].sum() == 0.0
+
+
 def test_a_fight_with_a_unit_below_full_hp() -> None:
     """Red at 1 HP of 3 (one model of three standing) falls to Blue's first blow: one round."""
     red = {"models": 3, "hp": 1, "weapons": [{"name": "Axe", "models": 3, "skill": 20, "damage": "1"}]}
