@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import mathhammer
-from mathhammer import Registry, Result
+from mathhammer import DeclinedError, Result, Stage
 from mathhammer.plugin import ScenarioError
 from mathhammer.testing import assert_mean
 
@@ -79,10 +79,35 @@ def lost(damage: int, minor: int, major: int) -> int:
     return (damage >= minor) + (damage >= major) + (damage >= 2 * major)
 
 
-def simulate(data: dict[str, Any], registry: Registry | None = None, trials: int = 200_000, seed: int = 17) -> Result:
-    registry = registry or skilldice_registry()
-    scenario = mathhammer.scenario_from_data(data, registry=registry)
-    return mathhammer.simulate(scenario, trials=trials, seed=seed, registry=registry)
+class Runs:
+    """A scenario simulated and, where the exact evaluator admits its Plan, evaluated exactly:
+    :meth:`expect` holds a mean to its hand value within five standard errors, and to 1e-12
+    in the exact Result when there is one."""
+
+    def __init__(self, data: dict[str, Any], trials: int, seed: int) -> None:
+        registry = skilldice_registry()
+        scenario = mathhammer.scenario_from_data(data, registry=registry)
+        self.simulated = mathhammer.simulate(scenario, trials=trials, seed=seed, registry=registry)
+        self.exact: Result | None
+        try:
+            self.exact = mathhammer.evaluate_exact(scenario, registry=registry)
+        except DeclinedError:
+            self.exact = None
+
+    def __getitem__(self, stage: str) -> Stage:
+        return self.simulated[stage]
+
+    def chance(self, label: str) -> float:
+        return self.simulated.chance(label)
+
+    def expect(self, stage: str, value: float | Fraction) -> None:
+        assert_mean(self.simulated[stage], float(value))
+        if self.exact is not None:
+            assert self.exact[stage].mean == pytest.approx(float(value), abs=1e-12), stage
+
+
+def simulate(data: dict[str, Any], trials: int = 200_000, seed: int = 17) -> Runs:
+    return Runs(data, trials, seed)
 
 
 def weapons(*profiles: dict[str, Any], models: int = 5, **unit: Any) -> dict[str, Any]:
@@ -113,8 +138,8 @@ def test_a_rule_granting_a_model_more_attacks(attacks: str, each: Fraction) -> N
     """ "Unless a rule explicitly grants additional attacks": each of the 2 models makes
     ``attacks`` Attack Rolls, each its own roll."""
     result = simulate(weapons(rifle(models=2, attacks=attacks), models=2))
-    assert_mean(result["attacks"], float(2 * each))
-    assert_mean(result["hits"], float(2 * each * P_HIT))
+    result.expect("attacks", float(2 * each))
+    result.expect("hits", float(2 * each * P_HIT))
 
 
 def test_a_model_attacking_with_several_weapons() -> None:
@@ -122,19 +147,19 @@ def test_a_model_attacking_with_several_weapons() -> None:
     them with Pistols (skill 0) as well: 3 + 2 Attack Rolls."""
     pistol = {"name": "Pistol", "models": 2, "skill": 0, "damage": "1", "additional": True}
     result = simulate(weapons(rifle(models=3), pistol, models=3))
-    assert_mean(result["attacks"], 5)
-    assert_mean(result["hits"], float(3 * P_HIT + 2 * chance(outcomes(skill=0), hit=True)))
+    result.expect("attacks", 5)
+    result.expect("hits", float(3 * P_HIT + 2 * chance(outcomes(skill=0), hit=True)))
 
 
 def test_a_collective_attack_is_one_roll_for_the_models_that_make_it() -> None:
     """ "A fixed unit-level or collective attack is only used when a rule explicitly says so":
     the 5 models make one attack together, one roll, one Damage (D6 against Minor 2, Major 3)."""
     result = simulate(weapons(rifle(collective=True)))
-    assert_mean(result["attacks"], 1)
-    assert_mean(result["hits"], float(P_HIT))
+    result.expect("attacks", 1)
+    result.expect("hits", float(P_HIT))
     critical = Fraction(12, 144)
     normal = Fraction(sum(lost(d, 2, 3) for d in range(1, 7)), 6)
-    assert_mean(result["damage"], float((P_HIT - critical) * normal + critical * 3))
+    result.expect("damage", float((P_HIT - critical) * normal + critical * 3))
 
 
 # --- re-rolls naming one die or one result --------------------------------------------------------
@@ -160,10 +185,10 @@ def test_re_rolls_naming_one_die_or_one_result(reroll: str, when: list[str]) -> 
     odds = outcomes(dc=17, reroll=reroll, when=when)
     data = target(weapons(rifle(reroll=reroll, reroll_when=when, keywords=["Hazardous 1"])), dc=17)
     result = simulate(data)
-    assert_mean(result["hits"], float(5 * chance(odds, hit=True)))
-    assert_mean(result["hazardous"], float(5 * chance(odds, cls="P")))
-    assert_mean(result["inflicts"], float(5 * chance(odds, hit=True, cls="F")))
-    assert_mean(result["critical_hits"], float(5 * chance(odds, cls="=")))
+    result.expect("hits", float(5 * chance(odds, hit=True)))
+    result.expect("hazardous", float(5 * chance(odds, cls="P")))
+    result.expect("inflicts", float(5 * chance(odds, hit=True, cls="F")))
+    result.expect("critical_hits", float(5 * chance(odds, cls="=")))
 
 
 def test_the_default_re_roll_of_ones_takes_every_one() -> None:
@@ -187,7 +212,7 @@ def test_a_rule_overriding_maximum_critical_damage(critical_damage: str, critica
     critical = Fraction(12, 144)
     per_critical = normal if critical_hp is None else critical_hp
     result = simulate(weapons(rifle(critical_damage=critical_damage)))
-    assert_mean(result["damage"], float(5 * ((P_HIT - critical) * normal + critical * per_critical)))
+    result.expect("damage", float(5 * ((P_HIT - critical) * normal + critical * per_critical)))
 
 
 # --- Minor equal to Major -------------------------------------------------------------------------
@@ -200,8 +225,8 @@ def test_a_minor_threshold_equal_to_the_major() -> None:
     normal = Fraction(sum(lost(d, 3, 3) for d in range(1, 7)), 6)
     assert normal == Fraction(0 + 0 + 2 + 2 + 2 + 3, 6)
     critical = Fraction(12, 144)
-    assert_mean(result["damage"], float(5 * ((P_HIT - critical) * normal + critical * 3)))
-    assert_mean(result["battle_shock"], float(5 * ((P_HIT - critical) * Fraction(1, 6) + critical)))
+    result.expect("damage", float(5 * ((P_HIT - critical) * normal + critical * 3)))
+    result.expect("battle_shock", float(5 * ((P_HIT - critical) * Fraction(1, 6) + critical)))
 
 
 # --- damage reduction, and Direct Damage that it does not reduce ---------------------------------
@@ -218,7 +243,7 @@ def test_damage_reduction_reduces_damage_but_not_direct_damage() -> None:
     normal = Fraction(sum(lost(max(d - 2, 0), 1, 3) for d in range(1, 7)), 6)
     assert normal == Fraction(6, 6)
     direct = 2 * chance(odds, hit=True, cls="F")
-    assert_mean(result["damage"], float(5 * ((P_HIT - critical) * normal + critical * 2 + direct)))
+    result.expect("damage", float(5 * ((P_HIT - critical) * normal + critical * 2 + direct)))
 
 
 def test_damage_reduction_can_leave_nothing() -> None:
@@ -239,9 +264,9 @@ def test_several_inflict_effects_of_one_weapon() -> None:
     odds = outcomes()
     inflicting = chance(odds, hit=True, cls="F")
     # Other hits deal 1 (0 HP); a Critical Hit deals 1 (0 HP).
-    assert_mean(result["damage"], float(5 * inflicting * (2 + 1)))
-    assert_mean(result["status_burning"], float(5 * inflicting))
-    assert_mean(result["inflicts"], float(5 * inflicting))
+    result.expect("damage", float(5 * inflicting * (2 + 1)))
+    result.expect("status_burning", float(5 * inflicting))
+    result.expect("inflicts", float(5 * inflicting))
 
 
 # --- fights with several weapon profiles and several powers a side ---------------------------------
@@ -281,7 +306,7 @@ def test_a_fight_with_several_weapon_profiles_a_side() -> None:
     assert result["attacks"].pmf[3] == 1.0
     assert result["rounds"].pmf[3] == 1.0
     assert result.chance("P(Blue wins)") == 1.0
-    assert_mean(result["hits"], 2 + 12 / 144)
+    result.expect("hits", 2 + 12 / 144)
 
 
 def test_additional_and_collective_attacks_in_a_fight() -> None:
@@ -297,7 +322,7 @@ def test_additional_and_collective_attacks_in_a_fight() -> None:
     }
     result = simulate(fight(pistol, {}), trials=50_000)
     assert result["attacks"].pmf[5] == 1.0
-    assert_mean(result["hits"], 2 + 3 * 12 / 144)
+    result.expect("hits", 2 + 3 * 12 / 144)
     bomb = {"models": 3, "weapons": [{"name": "Bomb", "models": 3, "skill": 20, "damage": "1", "collective": True}]}
     result = simulate(fight(bomb, {}), trials=2_000)
     assert result["attacks"].pmf[2] == 1.0
@@ -351,7 +376,7 @@ def test_an_attacker_below_full_hp_takes_hazardous_from_there() -> None:
     144) removes a model; only the 2 standing models may attack."""
     data = weapons(rifle(models=1, keywords=["Hazardous 1"]), models=2, hp_per_model=2, hp=3)
     result = simulate(data)
-    assert_mean(result["attacker_models_destroyed"], 66 / 144)
+    result.expect("attacker_models_destroyed", 66 / 144)
     assert result["attacker_damage"].pmf[2:].sum() == 0.0
 
 
