@@ -198,3 +198,10 @@ def test_a_re_roll_taken_on_a_class_is_exact_in_both_evaluators() -> None:
     trials = 200_000
     simulated = dict(zip(compiled.numbers, _core.simulate(compiled, trials, 11, 0), strict=True))["hits"]
     assert abs(simulated[1] / trials - p) < 5 * (p * (1 - p) / trials) ** 0.5
+
+
+def test_the_exact_evaluator_declines_an_effect_waiting_on_its_caster() -> None:
+    plan = fixed_hit(Group("A", models=3, wounds=2))
+    plan.sequences.append(Heal("Mend", side="target", amount="1", while_alive=WhileAlive(side="target", more_than=1)))
+    with pytest.raises(DeclinedError, match=r"caster standing \(while_alive\)"):
+        _core.evaluate_exact(plan.compile())

@@ -168,6 +168,7 @@ pub fn measure(program: &Program, obey: bool) -> Measured {
 }
 
 fn evaluate_within_budget(program: &Program) -> Result<Finished, CoreError> {
+    admit::decline_unsupported(program)?;
     let admission = admit::admit(program)?;
     budget::expect(admission.estimate);
     let mut ev = Evaluator::new(&program.plan, admission);
