@@ -111,9 +111,13 @@ def simulate(data: dict[str, Any], trials: int = 200_000, seed: int = 17) -> Run
 
 
 def weapons(*profiles: dict[str, Any], models: int = 5, **unit: Any) -> dict[str, Any]:
-    """:func:`scenario_data` with the attacker's weapons (and unit fields) replaced."""
+    """:func:`scenario_data` with the attacker's weapons (and unit fields) replaced: units just big
+    enough that nothing runs out (40 HP a target, 10 HP an attacking model), so means are per
+    attack and the exact evaluator's states stay few."""
     data = scenario_data()
-    data["attacker"].update(models=models, weapons=list(profiles), **unit)
+    data["attacker"].update(models=models, hp_per_model=10, weapons=list(profiles))
+    data["attacker"].update(unit)
+    data["target"].update(models=40)
     return data
 
 
