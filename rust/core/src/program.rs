@@ -8,7 +8,7 @@ use crate::dice::{DiceExpr, ModifiedDice};
 use crate::error::CoreError;
 use crate::plan::{
     better_fnp, AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll,
-    Rolls, Save, Sequence, Side, SpecialSave, Test,
+    Rolls, Save, Sequence, Side, SpecialSave, Test, WhileAlive,
 };
 use crate::rng::DiceSource;
 use crate::roll::{Classed, Roll};
@@ -133,6 +133,7 @@ pub(crate) enum RunSequence {
         mark: usize,
         check: Option<Check>,
         counter: Option<usize>,
+        while_alive: Option<WhileAlive>,
     },
     Heal {
         name: String,
@@ -141,6 +142,7 @@ pub(crate) enum RunSequence {
         return_models: bool,
         check: Option<Check>,
         counter: Option<usize>,
+        while_alive: Option<WhileAlive>,
     },
     Pool(Box<RunPool>),
     Mortal {
@@ -226,6 +228,7 @@ impl Program {
                     mark: plan.mark_index(&format!("{base}.mark"), &m.mark)?,
                     check: m.check,
                     counter: plan.counter_index(&format!("{base}.counter"), m.counter.as_ref())?,
+                    while_alive: m.while_alive,
                 },
                 Sequence::Heal(h) => RunSequence::Heal {
                     name: h.name.clone(),
@@ -234,6 +237,7 @@ impl Program {
                     return_models: h.return_models,
                     check: h.check,
                     counter: plan.counter_index(&format!("{base}.counter"), h.counter.as_ref())?,
+                    while_alive: h.while_alive,
                 },
             });
         }

@@ -169,6 +169,7 @@ pub fn measure(program: &Program, obey: bool) -> Measured {
 }
 
 fn evaluate_within_budget(program: &Program) -> Result<Finished, CoreError> {
+    admit::decline_unsupported(program)?;
     if let Some(c) = program
         .plan
         .rounds
