@@ -354,6 +354,7 @@ def test_a_real_necrons_roster(lists: Registry) -> None:
     assert ("Doom Scythe", "rule 'Sustained Hits'") not in reasons
     assert ("Tesseract Vault", "rule 'Anti-'") not in reasons
     assert reasons["Doom Scythe", "rule 'Deadly Demise D3'"].startswith("not a characteristic")
+    assert reasons["Overlord", "ability 'Leader'"].startswith("an export does not say which unit a Leader leads")
 
 
 def test_a_real_votann_roster_with_mixed_wargear(lists: Registry) -> None:

@@ -46,6 +46,7 @@ _MODE = re.compile(r"^(?P<base>.+?)\s+[-\u2013]\s+(?P<mode>[^-\u2013]+)$")
 _ARROW = "\u27a4"
 """The arrow BattleScribe's 40k data prints before each mode of a weapon (``➤ Plasma pistol - standard``)."""
 _BY_HAND = "not a characteristic mathhammer reads; add its effect by hand"
+_LEADER = "an export does not say which unit a Leader leads: name it with --attach LEADER UNIT (attach= in Python)"
 _ROLL = re.compile(r"([2-6])\+")
 _FNP = re.compile(r"feel no pain\s*\(?\s*([2-6])\+", re.IGNORECASE)
 
@@ -245,12 +246,17 @@ def _defences(
         if found_fnp is not None and "feel no pain" in ability.name.lower():
             fnp = f"{found_fnp.group(1)}+"
             continue
-        unmapped.append(Unmapped(name, f"ability {ability.name!r}", _BY_HAND))
+        unmapped.append(Unmapped(name, f"ability {ability.name!r}", _reason(ability.name)))
     for rule in dict.fromkeys(r for n in selection.walk() for r in n.rules):
         match = _FNP.search(rule)
         if match:
             fnp = fnp or f"{match.group(1)}+"
     return invulnerable, fnp
+
+
+def _reason(ability: str) -> str:
+    """Why an ability or rule named ``ability`` is not mapped."""
+    return _LEADER if ability.strip().lower() == "leader" else _BY_HAND
 
 
 def _unread(selection: Node, name: str, unmapped: list[Unmapped]) -> None:
@@ -273,7 +279,7 @@ def _unread(selection: Node, name: str, unmapped: list[Unmapped]) -> None:
         head = rule.strip().lower()
         if _FNP.search(rule) or (head and any(part.startswith(head) for part in printed)):
             continue
-        unmapped.append(Unmapped(name, f"rule {rule!r}", _BY_HAND))
+        unmapped.append(Unmapped(name, f"rule {rule!r}", _reason(rule)))
     for n in selection.walk():
         for p in n.profiles:
             kind = p.type.strip().lower()
