@@ -176,6 +176,32 @@ def test_a_malformed_element_is_named(lists: Registry, tmp_path: Path) -> None:
         import_list(bad, registry=lists)
 
 
+def test_the_command_line_names_a_bad_element(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    whole = (LISTS / "necrons.ros").read_text(encoding="utf-8")
+    path = _ros(tmp_path, whole.replace('number="10" type="model"', 'number="ten" type="model"', 1))
+    assert cli.main(["import", str(path), "-o", str(tmp_path / "units.toml")]) == 2
+    assert "\"Necron Warrior\": number is 'ten'; expected a count" in capsys.readouterr().err
+
+
+def test_nesting_past_the_limit_is_refused(lists: Registry, tmp_path: Path) -> None:
+    depth = 40  # more than MAX_DEPTH: a file built to exhaust the reader's stack
+    xml = (
+        "<roster><forces><force><selections>"
+        + '<selection name="x"><selections>' * depth
+        + "</selections></selection>" * depth
+        + "</selections></force></forces></roster>"
+    )
+    with pytest.raises(ScenarioError, match=r"deep\.ros, field roster/forces/force\[0\]/.*nests selections or forces"):
+        import_list(_ros(tmp_path, xml, "deep.ros"), registry=lists)
+    selection: dict[str, object] = {"name": "x"}
+    for _ in range(depth):
+        selection = {"name": "x", "selections": [selection]}
+    deep = tmp_path / "deep.json"
+    deep.write_text(json.dumps({"roster": {"forces": [{"selections": [selection]}]}}), encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"deep\.json, field roster\.forces\[0\]\.selections.*more than 32 deep"):
+        import_list(deep, registry=lists)
+
+
 def test_not_a_roster(lists: Registry, tmp_path: Path) -> None:
     with pytest.raises(
         ScenarioError,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mathhammer.plugin import ImportedList, ImportedUnit, ScenarioError, TableCheck, parse_json, read_list
-from mathhammer_wh40k.importers.roster import Node, Profile, attach, cost, number, units_of
+from mathhammer_wh40k.importers.roster import Node, Profile, attach, cost, deeper, number, units_of
 
 
 def _table(value: Any, source: str, where: str) -> Mapping[str, Any]:
@@ -50,7 +50,7 @@ def _kind(value: Any) -> str:
     )
 
 
-def _node(data: Any, source: str, where: str) -> Node:
+def _node(data: Any, source: str, where: str, depth: int = 0) -> Node:
     sel = _table(data, source, where)
     name = _text(sel, "name", source, where)
     node = Node(
@@ -82,24 +82,28 @@ def _node(data: Any, source: str, where: str) -> Node:
         _text(_table(r, source, f"{where}.rules[{i}]"), "name", source, f"{where}.rules[{i}]")
         for i, r in enumerate(_list(sel, "rules", source, where))
     ]
+    below = deeper(depth, source, where)
     node.selections = [
-        _node(s, source, f"{where}.selections[{i}]") for i, s in enumerate(_list(sel, "selections", source, where))
+        _node(s, source, f"{where}.selections[{i}]", below)
+        for i, s in enumerate(_list(sel, "selections", source, where))
     ]
     return node
 
 
-def _forces(parent: Mapping[str, Any], source: str, where: str) -> list[Node]:
+def _forces(parent: Mapping[str, Any], source: str, where: str, depth: int = 0) -> list[Node]:
     out = []
     for i, f in enumerate(_list(parent, "forces", source, where)):
         at = f"{where}.forces[{i}]"
+        below = deeper(depth, source, at)
         force = _table(f, source, at)
         name = _text(force, "catalogueName", source, at, "") or _text(force, "name", source, at, "force")
         node = Node(name=name, type="force", number=1, where=at)
         node.selections = [
-            _node(s, source, f"{at}.selections[{j}]") for j, s in enumerate(_list(force, "selections", source, at))
+            _node(s, source, f"{at}.selections[{j}]", below)
+            for j, s in enumerate(_list(force, "selections", source, at))
         ]
         out.append(node)
-        out += _forces(force, source, at)
+        out += _forces(force, source, at, below)
     return out
 
 

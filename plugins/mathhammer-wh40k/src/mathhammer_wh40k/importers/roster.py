@@ -51,6 +51,26 @@ _ROLL = re.compile(r"([2-6])\+")
 _FNP = re.compile(r"feel no pain\s*\(?\s*([2-6])\+", re.IGNORECASE)
 
 
+MAX_DEPTH = 32
+"""The deepest a roster may nest selections in selections (or forces in forces); real lists nest five or six."""
+
+
+def deeper(depth: int, source: str, where: str) -> int:
+    """``depth + 1``, the nesting of an element's children.
+
+    Raises:
+        ScenarioError: naming the file and the element, past :data:`MAX_DEPTH`
+            (a file built to exhaust the reader's stack, not an army list).
+    """
+    if depth >= MAX_DEPTH:
+        raise ScenarioError(
+            f"nests selections or forces more than {MAX_DEPTH} deep; an army list nests a few",
+            source=source,
+            field=where,
+        )
+    return depth + 1
+
+
 @dataclass
 class Profile:
     """A named set of characteristics of one type (``Unit``, ``Ranged Weapons``, ``Abilities``, ...)."""
