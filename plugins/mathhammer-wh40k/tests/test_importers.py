@@ -239,6 +239,18 @@ def test_a_zip_bomb_is_refused(lists: Registry, tmp_path: Path) -> None:
         r" over the 16,777,216 bytes",
     ):
         import_list(bomb, registry=lists)
+    # A directory that lies about the size: the member is never inflated past what it claims.
+    liar = tmp_path / "liar.rosz"
+    with zipfile.ZipFile(liar, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("liar.ros", "<roster>" + " " * (17 * 1024 * 1024) + "</roster>")
+    raw = bytearray(liar.read_bytes())
+    claimed = (1000).to_bytes(4, "little")
+    raw[22:26] = claimed  # the local header's uncompressed size
+    directory = raw.rfind(b"PK\x01\x02")
+    raw[directory + 24 : directory + 28] = claimed  # the central directory's
+    liar.write_bytes(bytes(raw))
+    with pytest.raises(ScenarioError, match=r"liar\.rosz, field liar\.ros: cannot be unpacked \(Bad CRC-32"):
+        import_list(liar, registry=lists)
     many = tmp_path / "many.rosz"
     with zipfile.ZipFile(many, "w") as archive:
         for i in range(17):  # one more than a zipped list may hold
