@@ -12,8 +12,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from mathhammer import Registry, ScenarioError, cli, import_list, read_profiles
-from mathhammer.compare import compare
+from mathhammer import Registry, ScenarioError, cli, compare, import_list, read_profiles
 from mathhammer.plugin import ImportedUnit
 from mathhammer_wh40k import importers
 
@@ -470,7 +469,7 @@ def test_a_real_marines_roster_with_an_attached_leader(lists: Registry, tmp_path
     assert "Assault Intercessor Squad" not in profiles.targets  # its target is the attached unit's
     # One master-crafted bolt rifle (A2, BS 2+, S4, AP -1, D2) at the Razorback (T9, 3+): hits on 2+, wounds
     # on 6+, the 3+ save fails on 1-3 against AP -1: 2 x 5/6 x 1/6 x 1/2 x 2 = 5/18 damage.
-    comparison = compare(
+    comparison = compare.compare(
         [profiles.attackers["Primaris Captain (ranged)"]], [profiles.targets["Razorback"]], registry=lists
     )
     assert comparison.results["Primaris Captain (ranged)", "Razorback"].evaluator == "exact"
