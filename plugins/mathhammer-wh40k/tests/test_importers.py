@@ -12,8 +12,9 @@ from xml.etree import ElementTree
 
 import pytest
 
-from mathhammer import Registry, ScenarioError, cli, compare, import_list, read_profiles
+from mathhammer import Registry, ScenarioError, compare, import_list, read_profiles
 from mathhammer.plugin import ImportedUnit
+from mathhammer.testing import run_cli
 from mathhammer_wh40k import importers
 
 LISTS = Path(__file__).resolve().parent / "fixtures" / "lists"
@@ -74,7 +75,7 @@ def test_every_fixture_imports_and_compares(
     profiles = read_profiles([library])
     assert set(profiles.targets) == {u.name for u in imported.units}
     capsys.readouterr()
-    assert cli.main(["compare", str(library), "--exact", "--json"]) == 0
+    assert run_cli(["compare", str(library), "--exact", "--json"]) == 0
     compared = json.loads(capsys.readouterr().out)
     assert len(compared["cells"]) == len(profiles.attackers) * len(profiles.targets) > 0
     assert compared["target_points"] == {u.name: u.points for u in imported.units}
@@ -178,7 +179,7 @@ def test_a_malformed_element_is_named(lists: Registry, tmp_path: Path) -> None:
 def test_the_command_line_names_a_bad_element(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     whole = (LISTS / "necrons.ros").read_text(encoding="utf-8")
     path = _ros(tmp_path, whole.replace('number="10" type="model"', 'number="ten" type="model"', 1))
-    assert cli.main(["import", str(path), "-o", str(tmp_path / "units.toml")]) == 2
+    assert run_cli(["import", str(path), "-o", str(tmp_path / "units.toml")]) == 2
     assert "\"Necron Warrior\": number is 'ten'; expected a count" in capsys.readouterr().err
 
 
@@ -265,16 +266,16 @@ def test_a_zip_bomb_is_refused(lists: Registry, tmp_path: Path) -> None:
 
 def test_the_readme_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     units = tmp_path / "units.toml"
-    assert cli.main(["import", str(LISTS / "necrons.ros"), "-o", str(units)]) == 0
+    assert run_cli(["import", str(LISTS / "necrons.ros"), "-o", str(units)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"wrote {units}: 2 targets, 4 attackers, 230 points, from a BattleScribe roster")
     assert "Necron Warriors: rule 'Reanimation Protocols': not a characteristic" in out
     library = Path(__file__).resolve().parents[3] / "examples" / "profiles.toml"
-    assert cli.main(["compare", str(units), "--target-library", str(library)]) == 0
+    assert run_cli(["compare", str(units), "--target-library", str(library)]) == 0
     out = capsys.readouterr().out
     assert "Best and worst targets by expected models destroyed per 100 points" in out
     assert "Canoptek Doomstalker (ranged)" in out and "rhino" in out
-    assert cli.main(["import", str(LISTS / "necrons.ros"), "-o", str(units), "--format", "nope"]) == 2
+    assert run_cli(["import", str(LISTS / "necrons.ros"), "-o", str(units), "--format", "nope"]) == 2
     assert "field format: is 'nope'; the list formats known are" in capsys.readouterr().err
 
 
