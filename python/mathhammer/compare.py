@@ -438,7 +438,8 @@ class Comparison:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for JSON: the names, then one entry per cell with its whole Result."""
+        """Plain data for JSON: the names, then one entry per cell with its efficiency metrics, the distribution
+        of the target's points removed (where the target has points) and its whole Result."""
         return {
             "attackers": list(self.attackers),
             "targets": list(self.targets),
@@ -450,12 +451,18 @@ class Comparison:
                     "attacker": a,
                     "target": t,
                     "efficiency": {m: _json_number(self.value(a, t, m)) for m in EFFICIENCY_METRICS},
+                    **({"points_removed": self._points_removed_dict(a, t)} if t in self.target_points else {}),
                     "result": self.results[a, t].to_dict(),
                 }
                 for a in self.attackers
                 for t in self.targets
             ],
         }
+
+    def _points_removed_dict(self, attacker: str, target: str) -> dict[str, list[float]]:
+        """:meth:`points_removed` as plain lists: ``points`` and ``probability``, one entry per models destroyed."""
+        points, probability = self.points_removed(attacker, target)
+        return {"points": points.tolist(), "probability": probability.tolist()}
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per (attacker, target): every metric, the evaluator and the standard errors.
