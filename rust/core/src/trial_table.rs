@@ -190,6 +190,70 @@ pub(crate) struct Resolutions {
     lookup: Lookup,
     /// The pool's attack dice, when they are a fixed number.
     attacks: Option<u32>,
+    /// How a chunk tallies its trials without recording every number of
+    /// every trial, where the rows allow.
+    counted: Option<Counted>,
+}
+
+/// A chunk's tally in two parts, when the numbers the draws count directly
+/// (the pool's attack dice and each test's count) are ones the resolution
+/// leaves at zero: those are tallied from the draws, and every other number
+/// from how often each row was drawn, recorded once per row at the end.
+/// Tallies are per-number histograms, so this gives the very same counts as
+/// recording each trial's numbers.
+#[derive(Debug, Clone)]
+struct Counted {
+    /// Per number counted from the draws: its index and its highest value.
+    numbers: Vec<(usize, usize)>,
+    /// What adds to each: (position in `numbers`, slot of the drawn counts,
+    /// or `SLOTS` for the attack dice).
+    sources: Vec<(usize, usize)>,
+    /// The numbers the rows give: all the others.
+    from_rows: Vec<usize>,
+}
+
+impl Counted {
+    /// The split for `pool`'s lookup rows, `width` numbers a row; `None`
+    /// when a row gives any number the draws count.
+    fn new(pool: &RunPool, rows: &[u32], width: usize) -> Option<Counted> {
+        let most_attacks = pool.max_attacks() as usize;
+        let most_tokens = pool.max_tokens() as usize;
+        let mut by_number: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        if let Some(i) = pool.attacks_counter {
+            by_number.entry(i).or_default().push(SLOTS);
+        }
+        for (k, t) in pool.tests.iter().enumerate() {
+            if let Some(i) = t.counter {
+                by_number.entry(i).or_default().push(k);
+            }
+        }
+        let touched = |i: usize| rows.chunks_exact(width).any(|row| row[i] != 0);
+        if by_number.keys().any(|&i| touched(i)) || by_number.len() > SLOTS {
+            return None;
+        }
+        let mut numbers = Vec::new();
+        let mut sources = Vec::new();
+        for (j, (&i, slots)) in by_number.iter().enumerate() {
+            let most = slots
+                .iter()
+                .map(|&s| {
+                    if s == SLOTS {
+                        most_attacks
+                    } else {
+                        most_tokens
+                    }
+                })
+                .sum();
+            numbers.push((i, most));
+            sources.extend(slots.iter().map(|&s| (j, s)));
+        }
+        let from_rows = (0..width).filter(|i| !by_number.contains_key(i)).collect();
+        Some(Counted {
+            numbers,
+            sources,
+            from_rows,
+        })
+    }
 }
 
 /// How a trial finds its row.
@@ -198,7 +262,7 @@ enum Lookup {
     /// Row `failed * harms + harm`: the resolution rolls no dice.
     Fixed { harms: usize },
     /// A row drawn from `by_failed[failed]` (whose values are the rows'
-    /// offsets): the resolution rolls dice on the failed saves.
+    /// indices): the resolution rolls dice on the failed saves.
     Drawn { by_failed: Vec<ValueAlias> },
 }
 
@@ -230,9 +294,11 @@ impl Resolutions {
             None if tables.inflict.is_some() || program.outcome_counter.is_some() => return None,
             None => Self::drawn(pool, failures, &mut ws)?,
         };
+        let width = program.numbers().len();
         Some(Resolutions {
+            counted: Counted::new(pool, &lookup.0, width),
             rows: lookup.0,
-            width: program.numbers().len(),
+            width,
             lookup: lookup.1,
             attacks: fixed_attacks(pool),
         })
@@ -278,6 +344,7 @@ impl Resolutions {
         }
         let mut states = BTreeMap::from([(snapshot(ws), 1.0)]);
         let mut rows = Vec::new();
+        let mut row_count = 0u64;
         let mut by_failed = Vec::with_capacity(failures);
         for failed in 0..failures {
             if failed > 0 {
@@ -285,17 +352,18 @@ impl Resolutions {
             }
             // In key order (a BTreeMap's), so the sums and what a seed
             // draws are the same in every process.
-            let mut offsets = Vec::with_capacity(states.len());
+            let mut indices = Vec::with_capacity(states.len());
             for key in states.keys() {
                 restore(ws, key);
-                offsets.push(rows.len() as u64);
+                indices.push(row_count);
+                row_count += 1;
                 Tally::each_number(ws, |_, value| rows.push(value));
             }
             if rows.len() > MAX_ENTRIES * 8 {
                 return None;
             }
             let chances: Vec<f64> = states.values().copied().collect();
-            by_failed.push(ValueAlias::new(&chances, &offsets));
+            by_failed.push(ValueAlias::new(&chances, &indices));
         }
         Some((rows, Lookup::Drawn { by_failed }))
     }
@@ -305,8 +373,36 @@ impl Resolutions {
         let Lookup::Fixed { harms } = self.lookup else {
             unreachable!("only a lookup of fixed resolutions has fixed rows");
         };
-        let at = (failed * harms + harm) * self.width;
+        self.row((failed * harms + harm) as u64)
+    }
+
+    fn row(&self, index: u64) -> &[u32] {
+        let at = index as usize * self.width;
         &self.rows[at..at + self.width]
+    }
+
+    /// One trial's draws, as the fast path makes them, and the index of its
+    /// resolution's row.
+    #[inline]
+    fn draw(
+        &self,
+        pool: &RunPool,
+        tables: &PoolTables,
+        stream: &mut Stream,
+    ) -> (u32, [u32; SLOTS], u64) {
+        let m = pool.tests.len();
+        let attacks = self
+            .attacks
+            .unwrap_or_else(|| gather_attacks(pool, None, stream));
+        let counts = tables.draw(attacks, stream);
+        let failed = tables
+            .draw_failed(counts[m], stream)
+            .expect("a lookup is built for saves alike") as usize;
+        let row = match &self.lookup {
+            Lookup::Fixed { harms } => (failed * harms + counts[m + 1] as usize) as u64,
+            Lookup::Drawn { by_failed } => by_failed[failed].sample(stream),
+        };
+        (attacks, counts, row)
     }
 
     /// Run `trials` trials of `program`'s one pool from `stream` into
@@ -320,26 +416,46 @@ impl Resolutions {
         tally: &mut Tally,
     ) {
         let pool = program_pool(program);
-        let m = pool.tests.len();
-        let mut numbers = vec![0u32; self.width];
+        let Some(counted) = &self.counted else {
+            let mut numbers = vec![0u32; self.width];
+            for _ in 0..trials {
+                let (attacks, counts, row) = self.draw(pool, tables, stream);
+                numbers.copy_from_slice(self.row(row));
+                add_counts(pool, attacks, &counts, &mut numbers);
+                tally.record_row(&numbers, 1);
+            }
+            return;
+        };
+        let mut by_row = vec![0u64; self.rows.len() / self.width];
+        let mut hists: Vec<Vec<u64>> = counted
+            .numbers
+            .iter()
+            .map(|&(_, most)| vec![0; most + 1])
+            .collect();
         for _ in 0..trials {
-            let attacks = self
-                .attacks
-                .unwrap_or_else(|| gather_attacks(pool, None, stream));
-            let counts = tables.draw(attacks, stream);
-            let failed = tables
-                .draw_failed(counts[m], stream)
-                .expect("a lookup is built for saves alike") as usize;
-            let row = match &self.lookup {
-                Lookup::Fixed { .. } => self.fixed_row(failed, counts[m + 1] as usize),
-                Lookup::Drawn { by_failed } => {
-                    let at = by_failed[failed].sample(stream) as usize;
-                    &self.rows[at..at + self.width]
+            let (attacks, counts, row) = self.draw(pool, tables, stream);
+            by_row[row as usize] += 1;
+            let mut values = [0usize; SLOTS + 1];
+            for &(j, s) in &counted.sources {
+                values[j] += (if s == SLOTS { attacks } else { counts[s] }) as usize;
+            }
+            for (hist, &value) in hists.iter_mut().zip(&values) {
+                hist[value] += 1;
+            }
+        }
+        for (row, &times) in self.rows.chunks_exact(self.width).zip(&by_row) {
+            if times > 0 {
+                for &i in &counted.from_rows {
+                    tally.record_times(i, row[i], times);
                 }
-            };
-            numbers.copy_from_slice(row);
-            add_counts(pool, attacks, &counts, &mut numbers);
-            tally.record_row(&numbers, 1);
+            }
+        }
+        for (&(i, _), hist) in counted.numbers.iter().zip(&hists) {
+            for (value, &times) in hist.iter().enumerate() {
+                if times > 0 {
+                    tally.record_times(i, value as u32, times);
+                }
+            }
         }
     }
 }
@@ -472,4 +588,56 @@ fn after_one_failed_save(
         }
     }
     (next.len() <= MAX_ENTRIES).then_some(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Plan;
+    use crate::sampled::Sampler;
+
+    /// Ten lascannon-like attacks with D6 damage into three 12-wound models,
+    /// all counters kept: the resolution is drawn, and the draws count.
+    const KNIGHTS: &str = r#"{
+      "version": 1,
+      "counters": ["attacks", "hits", "wounds", "failed_saves"],
+      "target": {"groups": [{"name": "Knight", "models": 3, "wounds": 12, "save": 2, "invulnerable": 4}], "order": [0]},
+      "sequences": [{
+        "kind": "attack", "name": "Lascannon",
+        "attacks": [{"models": 10, "dice": "1"}], "attacks_counter": "attacks",
+        "steps": [
+          {"name": "hit", "target": 3, "natural_fail": 1, "critical": 6, "counter": "hits"},
+          {"name": "wound", "target": 5, "natural_fail": 1, "critical": 6, "counter": "wounds"}
+        ],
+        "save": {"ap": -2, "counter": "failed_saves"},
+        "damage": {"dice": "D6"}
+      }]
+    }"#;
+
+    #[test]
+    fn counting_rows_records_what_recording_every_trial_does() {
+        let program = Program::new(Plan::from_json(KNIGHTS).unwrap()).unwrap();
+        let sampler = Sampler::new(&program).unwrap();
+        let resolved = sampler.resolved.clone().unwrap();
+        assert!(matches!(resolved.lookup, Lookup::Drawn { .. }));
+        assert!(resolved.counted.is_some());
+        let one_by_one = Resolutions {
+            counted: None,
+            ..resolved.clone()
+        };
+        let mut tallies = Vec::new();
+        for r in [&resolved, &one_by_one] {
+            let mut tally = Tally::new(program.numbers().len());
+            r.run(
+                &program,
+                sampler.first_pool(),
+                50_000,
+                &mut Stream::new(3, 0),
+                &mut tally,
+            );
+            tallies.push(tally.hist);
+        }
+        assert_eq!(tallies[0], tallies[1]);
+        assert!(tallies[0][3].len() > 5, "some trials fail several saves");
+    }
 }
