@@ -22,7 +22,9 @@
 //! dice, Feel No Pain), its outcome given the failed saves has an exact
 //! distribution too: one failed save at a time, every roll it can make is
 //! enumerated from every state the target can be in, and the states' chances
-//! carried forward. A trial then draws its resolution from that distribution.
+//! carried forward. Mixed over the failed saves' binomial distribution, that
+//! gives the resolution's distribution given the wounds reaching the save,
+//! and a trial draws its resolution (failed saves included) in one draw.
 //!
 //! Whether the resolution rolls dice is not worked out from the Plan's
 //! fields: it is observed, by running it with a dice source that notes any
@@ -208,19 +210,24 @@ struct Counted {
     /// What adds to each: (position in `numbers`, slot of the drawn counts,
     /// or `SLOTS` for the attack dice).
     sources: Vec<(usize, usize)>,
-    /// The numbers the rows give: all the others.
+    /// The numbers the rows give: all the others but...
     from_rows: Vec<usize>,
+    /// ...the fixed attack dice: (number, its value in every trial).
+    constant: Vec<(usize, u32)>,
 }
 
 impl Counted {
     /// The split for `pool`'s lookup rows, `width` numbers a row; `None`
     /// when a row gives any number the draws count.
-    fn new(pool: &RunPool, rows: &[u32], width: usize) -> Option<Counted> {
+    fn new(pool: &RunPool, rows: &[u32], width: usize, attacks: Option<u32>) -> Option<Counted> {
         let most_attacks = pool.max_attacks() as usize;
         let most_tokens = pool.max_tokens() as usize;
         let mut by_number: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        if let Some(i) = pool.attacks_counter {
-            by_number.entry(i).or_default().push(SLOTS);
+        let mut constant = Vec::new();
+        match (pool.attacks_counter, attacks) {
+            (Some(i), Some(fixed)) => constant.push((i, fixed)),
+            (Some(i), None) => by_number.entry(i).or_default().push(SLOTS),
+            (None, _) => {}
         }
         for (k, t) in pool.tests.iter().enumerate() {
             if let Some(i) = t.counter {
@@ -228,7 +235,12 @@ impl Counted {
             }
         }
         let touched = |i: usize| rows.chunks_exact(width).any(|row| row[i] != 0);
-        if by_number.keys().any(|&i| touched(i)) || by_number.len() > SLOTS {
+        let all = || by_number.keys().chain(constant.iter().map(|(i, _)| i));
+        // The attack dice and a test's count in one number: not constant.
+        if all().any(|&i| touched(i))
+            || by_number.len() > SLOTS
+            || constant.iter().any(|(i, _)| by_number.contains_key(i))
+        {
             return None;
         }
         let mut numbers = Vec::new();
@@ -247,11 +259,14 @@ impl Counted {
             numbers.push((i, most));
             sources.extend(slots.iter().map(|&s| (j, s)));
         }
-        let from_rows = (0..width).filter(|i| !by_number.contains_key(i)).collect();
+        let from_rows = (0..width)
+            .filter(|i| !by_number.contains_key(i) && !constant.iter().any(|(c, _)| c == i))
+            .collect();
         Some(Counted {
             numbers,
             sources,
             from_rows,
+            constant,
         })
     }
 }
@@ -261,9 +276,10 @@ impl Counted {
 enum Lookup {
     /// Row `failed * harms + harm`: the resolution rolls no dice.
     Fixed { harms: usize },
-    /// A row drawn from `by_failed[failed]` (whose values are the rows'
-    /// indices): the resolution rolls dice on the failed saves.
-    Drawn { by_failed: Vec<ValueAlias> },
+    /// A row drawn from `by_wounds[wounds]` (whose values are the rows'
+    /// indices), for the wounds reaching the save: the resolution rolls
+    /// dice on the failed saves, whose number is part of the draw.
+    Drawn { by_wounds: Vec<ValueAlias> },
 }
 
 impl Resolutions {
@@ -292,15 +308,19 @@ impl Resolutions {
         let lookup = match Self::fixed(program, tables, failures, harms, &mut ws) {
             Some(rows) => (rows, Lookup::Fixed { harms }),
             None if tables.inflict.is_some() || program.outcome_counter.is_some() => return None,
-            None => Self::drawn(pool, failures, &mut ws)?,
+            None => {
+                let (_, fail) = tables.binomial.as_ref()?;
+                Self::drawn(pool, failures, fail.chance(), &mut ws)?
+            }
         };
         let width = program.numbers().len();
+        let attacks = fixed_attacks(pool);
         Some(Resolutions {
-            counted: Counted::new(pool, &lookup.0, width),
+            counted: Counted::new(pool, &lookup.0, width, attacks),
             rows: lookup.0,
             width,
             lookup: lookup.1,
-            attacks: fixed_attacks(pool),
+            attacks,
         })
     }
 
@@ -330,11 +350,14 @@ impl Resolutions {
         Some(rows)
     }
 
-    /// The rows of the resolution of each number of failed saves, and their
-    /// distribution, when one failed save at a time is all it does.
+    /// The rows of the resolution of each number of failed saves, and the
+    /// distribution of the row given the wounds reaching the save (each
+    /// failing with chance `fail`), when one failed save at a time is all
+    /// it does.
     fn drawn(
         pool: &RunPool,
         failures: usize,
+        fail: f64,
         ws: &mut Workspace<'_>,
     ) -> Option<(Vec<u32>, Lookup)> {
         ws.reset();
@@ -345,27 +368,42 @@ impl Resolutions {
         let mut states = BTreeMap::from([(snapshot(ws), 1.0)]);
         let mut rows = Vec::new();
         let mut row_count = 0u64;
-        let mut by_failed = Vec::with_capacity(failures);
+        // Per number of failed saves, each row's chance given it.
+        let mut by_failed: Vec<Vec<(u64, f64)>> = Vec::with_capacity(failures);
         for failed in 0..failures {
             if failed > 0 {
                 states = after_one_failed_save(pool, ws, &states)?;
             }
             // In key order (a BTreeMap's), so the sums and what a seed
             // draws are the same in every process.
-            let mut indices = Vec::with_capacity(states.len());
-            for key in states.keys() {
+            let mut chances = Vec::with_capacity(states.len());
+            for (key, &p) in &states {
                 restore(ws, key);
-                indices.push(row_count);
+                chances.push((row_count, p));
                 row_count += 1;
                 Tally::each_number(ws, |_, value| rows.push(value));
             }
             if rows.len() > MAX_ENTRIES * 8 {
                 return None;
             }
-            let chances: Vec<f64> = states.values().copied().collect();
-            by_failed.push(ValueAlias::new(&chances, &indices));
+            by_failed.push(chances);
         }
-        Some((rows, Lookup::Drawn { by_failed }))
+        // The failed saves of w wounds are binomial: mixing the rows of each
+        // number of failures by its chance leaves one draw a trial.
+        let by_wounds = (0..failures)
+            .map(|wounds| {
+                let mut mixed: BTreeMap<u64, f64> = BTreeMap::new();
+                for (rows_given, q) in by_failed.iter().zip(pmf(wounds as u32, fail)) {
+                    for &(row, p) in rows_given {
+                        *mixed.entry(row).or_insert(0.0) += p * q;
+                    }
+                }
+                let rows: Vec<u64> = mixed.keys().copied().collect();
+                let chances: Vec<f64> = mixed.values().copied().collect();
+                ValueAlias::new(&chances, &rows)
+            })
+            .collect();
+        Some((rows, Lookup::Drawn { by_wounds }))
     }
 
     /// The row of a resolution that rolls no dice.
@@ -395,12 +433,15 @@ impl Resolutions {
             .attacks
             .unwrap_or_else(|| gather_attacks(pool, None, stream));
         let counts = tables.draw(attacks, stream);
-        let failed = tables
-            .draw_failed(counts[m], stream)
-            .expect("a lookup is built for saves alike") as usize;
         let row = match &self.lookup {
-            Lookup::Fixed { harms } => (failed * harms + counts[m + 1] as usize) as u64,
-            Lookup::Drawn { by_failed } => by_failed[failed].sample(stream),
+            Lookup::Fixed { harms } => {
+                let failed = tables
+                    .draw_failed(counts[m], stream)
+                    .expect("a lookup is built for saves alike")
+                    as usize;
+                (failed * harms + counts[m + 1] as usize) as u64
+            }
+            Lookup::Drawn { by_wounds } => by_wounds[counts[m] as usize].sample(stream),
         };
         (attacks, counts, row)
     }
@@ -426,31 +467,91 @@ impl Resolutions {
             }
             return;
         };
-        let mut by_row = vec![0u64; self.rows.len() / self.width];
-        let mut hists: Vec<Vec<u64>> = counted
-            .numbers
-            .iter()
-            .map(|&(_, most)| vec![0; most + 1])
-            .collect();
+        let m = pool.tests.len();
+        let mut drawn = ChunkCounts::new(self, counted);
+        match &self.lookup {
+            Lookup::Fixed { harms } => {
+                drawn.count(self, pool, tables, trials, stream, |counts, stream| {
+                    let failed = tables
+                        .draw_failed(counts[m], stream)
+                        .expect("a lookup is built for saves alike")
+                        as usize;
+                    (failed * harms + counts[m + 1] as usize) as u64
+                });
+            }
+            Lookup::Drawn { by_wounds } => {
+                drawn.count(self, pool, tables, trials, stream, |counts, stream| {
+                    by_wounds[counts[m] as usize].sample(stream)
+                });
+            }
+        }
+        drawn.record(self, trials, tally);
+    }
+}
+
+/// What a chunk of trials drew, when its tally is counted (see [`Counted`]).
+struct ChunkCounts<'a> {
+    counted: &'a Counted,
+    /// Trials per row.
+    by_row: Vec<u64>,
+    /// Per number counted from the draws, trials per value.
+    hists: Vec<Vec<u64>>,
+}
+
+impl<'a> ChunkCounts<'a> {
+    fn new(resolved: &Resolutions, counted: &'a Counted) -> Self {
+        ChunkCounts {
+            counted,
+            by_row: vec![0; resolved.rows.len() / resolved.width],
+            hists: counted
+                .numbers
+                .iter()
+                .map(|&(_, most)| vec![0; most + 1])
+                .collect(),
+        }
+    }
+
+    /// Draw `trials` trials, each row found by `row_of` from the counts.
+    #[inline]
+    fn count(
+        &mut self,
+        resolved: &Resolutions,
+        pool: &RunPool,
+        tables: &PoolTables,
+        trials: u64,
+        stream: &mut Stream,
+        mut row_of: impl FnMut(&[u32; SLOTS], &mut Stream) -> u64,
+    ) {
         for _ in 0..trials {
-            let (attacks, counts, row) = self.draw(pool, tables, stream);
-            by_row[row as usize] += 1;
+            let attacks = resolved
+                .attacks
+                .unwrap_or_else(|| gather_attacks(pool, None, stream));
+            let counts = tables.draw(attacks, stream);
+            self.by_row[row_of(&counts, stream) as usize] += 1;
             let mut values = [0usize; SLOTS + 1];
-            for &(j, s) in &counted.sources {
+            for &(j, s) in &self.counted.sources {
                 values[j] += (if s == SLOTS { attacks } else { counts[s] }) as usize;
             }
-            for (hist, &value) in hists.iter_mut().zip(&values) {
+            for (hist, &value) in self.hists.iter_mut().zip(&values) {
                 hist[value] += 1;
             }
         }
-        for (row, &times) in self.rows.chunks_exact(self.width).zip(&by_row) {
+    }
+
+    /// Record what was drawn: each row once, weighted by its trials.
+    fn record(&self, resolved: &Resolutions, trials: u64, tally: &mut Tally) {
+        let counted = self.counted;
+        for (row, &times) in resolved.rows.chunks_exact(resolved.width).zip(&self.by_row) {
             if times > 0 {
                 for &i in &counted.from_rows {
                     tally.record_times(i, row[i], times);
                 }
             }
         }
-        for (&(i, _), hist) in counted.numbers.iter().zip(&hists) {
+        for &(i, value) in &counted.constant {
+            tally.record_times(i, value, trials);
+        }
+        for (&(i, _), hist) in counted.numbers.iter().zip(&self.hists) {
             for (value, &times) in hist.iter().enumerate() {
                 if times > 0 {
                     tally.record_times(i, value as u32, times);
