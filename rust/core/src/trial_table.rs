@@ -469,8 +469,28 @@ impl Resolutions {
         };
         let m = pool.tests.len();
         let mut drawn = ChunkCounts::new(self, counted);
-        match &self.lookup {
-            Lookup::Fixed { harms } => {
+        // With a fixed number of attack dice, a trial takes one word for its
+        // counts and one for its row (failed saves from a table, or the
+        // drawn resolution): the words can be read ahead, in stream order.
+        let joint = self
+            .attacks
+            .and_then(|a| tables.by_count.get(a as usize))
+            .map(|(_, _, alias)| alias);
+        match (&self.lookup, joint, &tables.binomial) {
+            (Lookup::Fixed { harms }, Some(joint), Some((binomial, _)))
+                if binomial.len() * harms * self.width >= self.rows.len() =>
+            {
+                drawn.count_two_words(self, joint, trials, stream, |counts, word| {
+                    let failed = binomial[counts[m] as usize].pick(word);
+                    (failed * harms + counts[m + 1] as usize) as u64
+                });
+            }
+            (Lookup::Drawn { by_wounds }, Some(joint), _) => {
+                drawn.count_two_words(self, joint, trials, stream, |counts, word| {
+                    by_wounds[counts[m] as usize].pick(word)
+                });
+            }
+            (Lookup::Fixed { harms }, _, _) => {
                 drawn.count(self, pool, tables, trials, stream, |counts, stream| {
                     let failed = tables
                         .draw_failed(counts[m], stream)
@@ -479,7 +499,7 @@ impl Resolutions {
                     (failed * harms + counts[m + 1] as usize) as u64
                 });
             }
-            Lookup::Drawn { by_wounds } => {
+            (Lookup::Drawn { by_wounds }, None, _) => {
                 drawn.count(self, pool, tables, trials, stream, |counts, stream| {
                     by_wounds[counts[m] as usize].sample(stream)
                 });
@@ -488,6 +508,10 @@ impl Resolutions {
         drawn.record(self, trials, tally);
     }
 }
+
+/// Trials whose words are read ahead at a time: their counts' draws are
+/// independent loads, so they overlap instead of each waiting on a cache miss.
+const AHEAD: usize = 64;
 
 /// What a chunk of trials drew, when its tally is counted (see [`Counted`]).
 struct ChunkCounts<'a> {
@@ -527,14 +551,56 @@ impl<'a> ChunkCounts<'a> {
                 .attacks
                 .unwrap_or_else(|| gather_attacks(pool, None, stream));
             let counts = tables.draw(attacks, stream);
-            self.by_row[row_of(&counts, stream) as usize] += 1;
-            let mut values = [0usize; SLOTS + 1];
-            for &(j, s) in &self.counted.sources {
-                values[j] += (if s == SLOTS { attacks } else { counts[s] }) as usize;
+            let row = row_of(&counts, stream);
+            self.add(attacks, &counts, row);
+        }
+    }
+
+    /// Draw `trials` trials of a fixed number of attack dice, whose counts
+    /// come from `joint` and whose row `row_of` finds from the counts and
+    /// the trial's second word: the words are read ahead in stream order,
+    /// so a seed gives what [`Self::count`] gives.
+    #[inline]
+    fn count_two_words(
+        &mut self,
+        resolved: &Resolutions,
+        joint: &ValueAlias,
+        trials: u64,
+        stream: &mut Stream,
+        row_of: impl Fn(&[u32; SLOTS], u64) -> u64,
+    ) {
+        let attacks = resolved
+            .attacks
+            .expect("read ahead for fixed attack dice only");
+        let mut words = [0u64; 2 * AHEAD];
+        let mut drawn = [0u64; AHEAD];
+        let mut left = trials as usize;
+        while left > 0 {
+            let n = left.min(AHEAD);
+            for word in &mut words[..2 * n] {
+                *word = stream.next_u64();
             }
-            for (hist, &value) in self.hists.iter_mut().zip(&values) {
-                hist[value] += 1;
+            for (packed, pair) in drawn[..n].iter_mut().zip(words.chunks_exact(2)) {
+                *packed = joint.pick(pair[0]);
             }
+            for (&packed, pair) in drawn[..n].iter().zip(words.chunks_exact(2)) {
+                let counts = unpack(packed);
+                self.add(attacks, &counts, row_of(&counts, pair[1]));
+            }
+            left -= n;
+        }
+    }
+
+    /// Tally one trial.
+    #[inline]
+    fn add(&mut self, attacks: u32, counts: &[u32; SLOTS], row: u64) {
+        self.by_row[row as usize] += 1;
+        let mut values = [0usize; SLOTS + 1];
+        for &(j, s) in &self.counted.sources {
+            values[j] += (if s == SLOTS { attacks } else { counts[s] }) as usize;
+        }
+        for (hist, &value) in self.hists.iter_mut().zip(&values) {
+            hist[value] += 1;
         }
     }
 
