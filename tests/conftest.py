@@ -11,6 +11,8 @@ A test that needs a 40k scenario built in Python belongs in
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import settings
 
@@ -32,3 +34,28 @@ def registry() -> Registry:
 def installed() -> Registry:
     """The installed plugins, found through their entry points, for tests of the example files."""
     return default_registry()
+
+
+@pytest.fixture
+def slow_exact() -> Callable[[str], str]:
+    """A 40k scenario file's text, its target named as given, that the exact evaluator works on for seconds
+    until its work limit declines it: three pools of several D6 attacks with Sustained Hits and Devastating
+    Wounds, into a unit of two groups. For tests of cancelling an exact run."""
+
+    def text(target: str) -> str:
+        weapon = (
+            '[[attacker.weapons]]\nname = "W{i}"\ntype = "ranged"\ncount = 3\nattacks = "D6"\nskill = "3+"\n'
+            'strength = 5\nap = -1\ndamage = "D3"\nkeywords = ["Devastating Wounds", "Sustained Hits 1"]\n\n'
+        )
+        groups = "".join(
+            f'[[target.models]]\nname = "M{i}"\ncount = 10\nwounds = 3\nsave = "{save}"\n\n'
+            for i, save in enumerate(("3+", "4+"))
+        )
+        return (
+            'ruleset = "wh40k"\n\n'
+            + "".join(weapon.format(i=i) for i in range(3))
+            + f'[target]\nname = "{target}"\ntoughness = 4\n\n'
+            + groups
+        )
+
+    return text

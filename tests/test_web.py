@@ -12,15 +12,18 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mathhammer.exceptions import DeclinedError
 from mathhammer.face.explain import explain
 from mathhammer.registry import Registry
-from mathhammer.scenario import load_scenario, parse_toml, read_toml
+from mathhammer.scenario import load_scenario, parse_toml, read_toml, scenario_from_data
 from mathhammer.simulate import evaluate, evaluate_exact
 
 pytest.importorskip("starlette")
@@ -242,6 +245,58 @@ def test_a_long_run_does_not_hold_up_a_short_one(installed: Registry) -> None:
     assert client.get(f"/api/jobs/{long['id']}").json()["state"] == "running"
     client.post(f"/api/jobs/{long['id']}/cancel", json={})
     assert finish(client, long, timeout=10)["state"] == "cancelled"
+
+
+def until(client: TestClient, job: dict[str, Any], ready: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    deadline = time.monotonic() + 30
+    while not ready(job):
+        assert job["state"] in ("queued", "running") and time.monotonic() < deadline, job
+        time.sleep(0.02)
+        job = client.get(f"/api/jobs/{job['id']}").json()
+    return job
+
+
+def cancel_within_a_second(client: TestClient, job: dict[str, Any]) -> dict[str, Any]:
+    """Cancel ``job`` and wait for its worker to stop; the job as it ended, checked to have stopped in time."""
+    asked = time.monotonic()
+    assert client.post(f"/api/jobs/{job['id']}/cancel", json={}).status_code == 200
+    job = finish(client, job, timeout=30)
+    took = time.monotonic() - asked
+    assert job["state"] == "cancelled", job
+    assert took < 1.0, f"the run stopped {took:.2f} s after it was cancelled"
+    return job
+
+
+def test_cancelling_an_exact_run_stops_it_within_a_second_and_frees_its_place(
+    installed: Registry, slow_exact: Callable[[str], str]
+) -> None:
+    with pytest.raises(DeclinedError, match="work"):
+        # The evaluation runs to the exact evaluator's work limit: without a cancel, it ends declined.
+        evaluate_exact(scenario_from_data(tomllib.loads(slow_exact("Mob")), registry=installed), registry=installed)
+    client = TestClient(create_app(registry=installed, workers=1), base_url="http://localhost")
+    job = start(client, "/api/run", {"scenario": tomllib.loads(slow_exact("Mob")), "evaluator": "exact"})
+    job = until(client, job, lambda j: j["state"] == "running" and j["phase"] == "exact")
+    time.sleep(0.2)
+    # "cancelled", not "failed": a run the cancel did not reach would end declined (it is exact only).
+    job = cancel_within_a_second(client, job)
+    assert job["answer"] is None and (job["done"], job["total"]) == (0, 0)
+    # Its place is free: with one worker, a short run now starts and finishes.
+    short = finish(client, start(client, "/api/run", {"scenario": boltguns()}), timeout=30)
+    assert short["state"] == "done" and short["phase"] == "exact"
+
+
+def test_cancelling_a_comparison_in_its_exact_phase_stops_it_within_a_second(
+    installed: Registry, slow_exact: Callable[[str], str]
+) -> None:
+    client = TestClient(create_app(registry=installed, workers=1), base_url="http://localhost")
+    # Four pairings, each seconds of exact work before it is declined and simulated.
+    files = [{"name": f"{name}.toml", "text": slow_exact(name)} for name in ("first", "second")]
+    job = start(client, "/api/compare", {"files": files, "metrics": ["models_destroyed"], "trials": 1000})
+    job = until(client, job, lambda j: j["state"] == "running" and j["phase"] == "exact")
+    time.sleep(0.2)
+    cancel_within_a_second(client, job)
+    short = finish(client, start(client, "/api/run", {"scenario": boltguns()}), timeout=30)
+    assert short["state"] == "done"
 
 
 def test_unknown_job(client: TestClient) -> None:

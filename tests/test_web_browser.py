@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -347,6 +347,24 @@ def test_cancel_a_long_run(page: WebDriver, server: str) -> None:
     WebDriverWait(page, 30).until(lambda d: "trials" in d.find_element("id", "progress-text").text)
     button(page, "Cancel").click()
     WebDriverWait(page, 30).until(lambda d: "Cancelled after" in d.find_element("id", "status").text)
+    assert page.find_element("id", "result").get_attribute("hidden") is not None
+
+
+def test_cancel_a_long_exact_run(
+    page: WebDriver, server: str, slow_exact: Callable[[str], str], tmp_path: Path
+) -> None:
+    open_page(page, server)
+    # Seconds of exact work, after which the exact evaluator would decline: only a cancel ends it as cancelled.
+    scenario = tmp_path / "slow-exact.toml"
+    scenario.write_text(slow_exact("Mob"), encoding="utf-8")
+    control(page, "Import TOML file").send_keys(str(scenario))
+    WebDriverWait(page, 30).until(lambda d: "Imported" in d.find_element("id", "status").text)
+    Select(control(page, "Evaluator")).select_by_visible_text("Exact only")
+    button(page, "Run").click()
+    WebDriverWait(page, 30).until(lambda d: d.find_element("id", "progress-text").text == "evaluating exactly")
+    button(page, "Cancel").click()
+    WebDriverWait(page, 30).until(lambda d: d.find_element("id", "status").text != "Running…")
+    assert page.find_element("id", "status").text == "Cancelled during the exact evaluation."
     assert page.find_element("id", "result").get_attribute("hidden") is not None
 
 

@@ -293,11 +293,13 @@ def create_app(
             # What evaluate() does, with the progress callback given to the exact evaluator
             # too, so that a long exact evaluation can be cancelled like a simulation.
             if evaluator != "monte_carlo":
+                job.phase = "exact"
                 try:
                     return result_dict(evaluate_exact(scenario, registry=server.registry, progress=job.progress))
                 except DeclinedError:
                     if evaluator == "exact":
                         raise
+            job.phase = "monte_carlo"
             result = simulate(
                 scenario, trials=trials, seed=seed, threads=1, registry=server.registry, progress=job.progress
             )
@@ -333,8 +335,10 @@ def create_app(
 
         def work(job: Job) -> dict[str, Any]:
             def progress(attacker: str, target: str) -> Callable[[int, int], None]:
+                job.phase = "monte_carlo"
                 return job.progress
 
+            job.phase = "exact" if evaluator != "monte_carlo" else "monte_carlo"
             comparison = compare(
                 list(profiles.attackers.values()),
                 list(profiles.targets.values()),
@@ -344,6 +348,7 @@ def create_app(
                 threads=1,
                 registry=server.registry,
                 progress=progress,
+                poll=job.check,
             )
             matrices = {m: [[v for v in row] for row in comparison.matrix(m).tolist()] for m in metrics}
             labels = {m: metric_info(m)[0] for m in metrics}

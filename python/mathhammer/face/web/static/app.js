@@ -477,7 +477,8 @@ function showProgress(job) {
     text.textContent = `${job.done.toLocaleString("en")} of ${job.total.toLocaleString("en")} trials`;
   } else {
     bar.removeAttribute("value");
-    text.textContent = job.state === "queued" ? "waiting for a free core" : "evaluating";
+    text.textContent =
+      job.state === "queued" ? "waiting for a free core" : job.phase === "exact" ? "evaluating exactly" : "evaluating";
   }
 }
 
@@ -503,7 +504,11 @@ async function run(event) {
       await updateLink();
       setStatus("Done.");
     } else if (job.state === "cancelled") {
-      setStatus(`Cancelled after ${job.done.toLocaleString("en")} of ${job.total.toLocaleString("en")} trials.`);
+      setStatus(
+        job.total
+          ? `Cancelled after ${job.done.toLocaleString("en")} of ${job.total.toLocaleString("en")} trials.`
+          : "Cancelled during the exact evaluation.",
+      );
     } else {
       showError(job.error);
       setStatus("The run failed: see the message above.");
@@ -736,7 +741,8 @@ async function runCompare(event) {
     state.compareJob = job;
     job = await follow(job, (j) => {
       state.compareJob = j;
-      status.textContent = j.total ? `Comparing… ${j.done.toLocaleString("en")} of ${j.total.toLocaleString("en")} trials` : "Comparing…";
+      if (j.total) status.textContent = `Comparing… ${j.done.toLocaleString("en")} of ${j.total.toLocaleString("en")} trials`;
+      else status.textContent = j.phase === "exact" ? "Comparing… evaluating exactly" : "Comparing…";
     });
     if (job.state === "done") {
       state.comparison = job.answer;
