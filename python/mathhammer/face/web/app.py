@@ -106,6 +106,12 @@ def result_dict(result: Result) -> dict[str, Any]:
     data["distributions"] = [name for name in result.distributions if name in result.stages]
     data["description"] = result.description
     data["group_lines"] = result.group_lines
+    # The report's middle 90% (5th to 95th percentile) of each stage whose distribution is known, and the note
+    # saying why the others show no spread.
+    data["middle_90"] = {
+        stage.name: [stage.percentile(5), stage.percentile(95)] for stage in result.shown if stage.distribution_known
+    }
+    data["mean_only_note"] = result.mean_only_note
     return _json_safe(data)  # type: ignore[no-any-return]
 
 

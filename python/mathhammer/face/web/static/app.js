@@ -552,6 +552,15 @@ function fmt(x, digits = 3) {
   return x === null || x === undefined ? "—" : Number(x).toFixed(digits);
 }
 
+// A probability to four places, as the report prints it: a possible outcome is never shown as 0.0000, nor a
+// possible failure as 1.0000.
+function prob(p) {
+  if (p === null || p === undefined) return "—";
+  if (p > 0 && p < 5e-5) return "<0.0001";
+  if (p < 1 && p > 1 - 5e-5) return ">0.9999";
+  return Number(p).toFixed(4);
+}
+
 function tableOf(head, rows, caption, numeric = true) {
   const t = el("table");
   if (caption) t.append(el("caption", { text: caption }));
@@ -568,14 +577,21 @@ function renderResult(r) {
   const fact = (label, value, testid) => headline.append(el("div", { "data-testid": testid }, el("span", { text: label }), el("strong", { text: value })));
   fact("Models destroyed (mean)", fmt(r.models_destroyed.mean) + se(r.models_destroyed), "models-destroyed");
   fact("Damage (mean)", fmt(r.damage.mean) + se(r.damage), "damage");
-  fact("P(unit destroyed)", fmt(r.p_unit_destroyed, 4), "p-unit-destroyed");
-  for (const [label, chance] of Object.entries(r.chances || {})) fact(label, fmt(chance.p, 4) + (mc ? ` ± ${fmt(chance.se, 4)}` : ""), null);
+  fact("P(unit destroyed)", prob(r.p_unit_destroyed), "p-unit-destroyed");
+  for (const [label, chance] of Object.entries(r.chances || {})) fact(label, prob(chance.p) + (mc ? ` ± ${fmt(chance.se, 4)}` : ""), null);
   const parts = [el("h2", { text: "Result" }), el("p", { class: "how", "data-testid": "how", text: r.description }), headline];
   const stages = r.shown.filter((name) => r[name]);
-  parts.push(tableOf(["Stage", "Mean", ...(mc ? ["Std. error"] : []), "Std. dev."], stages.map((name) => [r.labels[name] || name, fmt(r[name].mean), ...(mc ? [fmt(r[name].se)] : []), fmt(r[name].sd)]), "Per stage"));
+  const middle = (name) => {
+    const m = (r.middle_90 || {})[name];
+    return m ? `${m[0]}-${m[1]}` : "—";
+  };
+  const stageRow = (name) => [r.labels[name] || name, fmt(r[name].mean), ...(mc ? [fmt(r[name].se)] : []), fmt(r[name].sd), middle(name)];
+  parts.push(tableOf(["Stage", "Mean", ...(mc ? ["Std. error"] : []), "Std. dev.", "Middle 90%"], stages.map(stageRow), "Per stage"));
+  if (r.mean_only_note) parts.push(el("p", { class: "hint", text: r.mean_only_note }));
   const groups = Object.entries(r.groups || {});
   if (groups.length > 1) {
-    parts.push(tableOf(["Group", "Models", "Destroyed (mean)", "P(group destroyed)"], groups.map(([name, g]) => [name, String(g.models), fmt(g.mean), fmt(g.p_destroyed, 4)]), "Per group"));
+    const destroyed = (g) => prob(g.p_destroyed) + (mc ? ` ± ${fmt(g.p_destroyed_se, 4)}` : "");
+    parts.push(tableOf(["Group", "Models", "Destroyed (mean)", "P(group destroyed)"], groups.map(([name, g]) => [name, String(g.models), fmt(g.mean), destroyed(g)]), "Per group"));
   }
   // Each rule version that ran, with what it does in words (as the report says it).
   const said = r.rule_descriptions || {};
