@@ -110,8 +110,10 @@ def test_run_gives_the_exact_result_of_the_cli(client: TestClient, installed: Re
     assert answer["rule_versions"] == dict(expected.rule_versions)
     assert answer["labels"]["models_destroyed"] == expected["models_destroyed"].label
     # The report's middle 90%: P(0 destroyed) = 0.1304 >= 5%; P(<= 2) = 0.8981 < 95% <= P(<= 3) = 0.9887.
-    assert answer["middle_90"]["models_destroyed"] == [0, 3]
-    assert answer["middle_90"] == {s.name: [s.percentile(5), s.percentile(95)] for s in expected.shown}
+    rows = {row["name"]: row for row in answer["per_stage"]}
+    assert list(rows) == [s.name for s in expected.shown]
+    assert rows["models_destroyed"]["middle_90"] == [0, 3]
+    assert all(rows[s.name]["middle_90"] == [s.percentile(5), s.percentile(95)] for s in expected.shown)
     assert answer["mean_only_note"] is None
     # Every one of the 20 attacks must hit (2/3), wound (1/2) and be unsaved (1/2) to destroy the unit:
     # (1/6)^20, possible but far below what four places show, so the page shows it as the report does.
@@ -121,13 +123,25 @@ def test_run_gives_the_exact_result_of_the_cli(client: TestClient, installed: Re
 def test_stages_known_only_by_their_mean_are_noted_as_the_report_notes_them(
     client: TestClient, installed: Registry
 ) -> None:
-    path = EXAMPLES / "attack-sequence-example.toml"
+    # Three weapons into a unit of three groups: each group's and each weapon's row, as the report has them.
+    path = EXAMPLES / "attached-unit-example.toml"
     answer = finish(client, start(client, "/api/run", {"scenario": read_toml(path)}))["answer"]
     expected = evaluate_exact(load_scenario(path, registry=installed), registry=installed)
     assert expected.mean_only_note is not None
     assert answer["mean_only_note"] == expected.mean_only_note
-    mean_only = [s.name for s in expected.shown if not s.distribution_known]
-    assert mean_only and not set(mean_only) & set(answer["middle_90"])
+    rows = {row["name"]: row for row in answer["per_stage"]}
+    assert list(rows) == [s.name for s in expected.shown]
+    assert {"destroyed:Saint Celestine", "damage:Boltgun"} <= set(rows)
+    for stage in expected.shown:
+        assert rows[stage.name]["label"] == stage.label
+        assert rows[stage.name]["mean"] == pytest.approx(stage.mean, abs=1e-12)
+        known = stage.distribution_known
+        assert (rows[stage.name]["sd"] is None, rows[stage.name]["middle_90"] is None) == (not known, not known)
+    assert rows["damage:Boltgun"]["sd"] is None
+    # Saint Celestine can die, if rarely: the report's line, like the page, never shows that as 0.0000.
+    saint = answer["groups"]["Saint Celestine"]["p_destroyed"]
+    assert 0 < saint < 5e-5
+    assert "P(Saint Celestine destroyed) = <0.0001" in expected.group_lines
 
 
 def test_monte_carlo_with_a_seed_is_reproduced(client: TestClient, installed: Registry) -> None:

@@ -106,11 +106,20 @@ def result_dict(result: Result) -> dict[str, Any]:
     data["distributions"] = [name for name in result.distributions if name in result.stages]
     data["description"] = result.description
     data["group_lines"] = result.group_lines
-    # The report's middle 90% (5th to 95th percentile) of each stage whose distribution is known, and the note
-    # saying why the others show no spread.
-    data["middle_90"] = {
-        stage.name: [stage.percentile(5), stage.percentile(95)] for stage in result.shown if stage.distribution_known
-    }
+    # The rows of the report's per-stage table (a group's and a weapon's stages included), each with the middle
+    # 90% (5th to 95th percentile) where its distribution is known, and the note saying why the others show no
+    # spread.
+    data["per_stage"] = [
+        {
+            "name": stage.name,
+            "label": stage.label,
+            "mean": stage.mean,
+            "se": stage.se,
+            "sd": stage.sd if stage.distribution_known else None,
+            "middle_90": [stage.percentile(5), stage.percentile(95)] if stage.distribution_known else None,
+        }
+        for stage in result.shown
+    ]
     data["mean_only_note"] = result.mean_only_note
     return _json_safe(data)  # type: ignore[no-any-return]
 

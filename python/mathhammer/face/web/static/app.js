@@ -580,14 +580,10 @@ function renderResult(r) {
   fact("P(unit destroyed)", prob(r.p_unit_destroyed), "p-unit-destroyed");
   for (const [label, chance] of Object.entries(r.chances || {})) fact(label, prob(chance.p) + (mc ? ` ± ${fmt(chance.se, 4)}` : ""), null);
   const parts = [el("h2", { text: "Result" }), el("p", { class: "how", "data-testid": "how", text: r.description }), headline];
-  const stages = r.shown.filter((name) => r[name]);
-  const middle = (name) => {
-    const m = (r.middle_90 || {})[name];
-    return m ? `${m[0]}-${m[1]}` : "—";
-  };
-  const stageRow = (name) => [r.labels[name] || name, fmt(r[name].mean), ...(mc ? [fmt(r[name].se)] : []), fmt(r[name].sd), middle(name)];
-  parts.push(tableOf(["Stage", "Mean", ...(mc ? ["Std. error"] : []), "Std. dev.", "Middle 90%"], stages.map(stageRow), "Per stage"));
-  if (r.mean_only_note) parts.push(el("p", { class: "hint", text: r.mean_only_note }));
+  const middle = (m) => (m ? `${m[0]}-${m[1]}` : "—");
+  const stageRow = (s) => [s.label, fmt(s.mean), ...(mc ? [fmt(s.se)] : []), fmt(s.sd), middle(s.middle_90)];
+  parts.push(tableOf(["Stage", "Mean", ...(mc ? ["Std. error"] : []), "Std. dev.", "Middle 90%"], r.per_stage.map(stageRow), "Per stage"));
+  if (r.mean_only_note) parts.push(el("p", { class: "hint", text: r.mean_only_note.replace(/^- :/, "— :") }));
   const groups = Object.entries(r.groups || {});
   if (groups.length > 1) {
     const destroyed = (g) => prob(g.p_destroyed) + (mc ? ` ± ${fmt(g.p_destroyed_se, 4)}` : "");
