@@ -249,6 +249,11 @@ def test_boltguns_by_label(page: WebDriver, server: str, size: tuple[int, int]) 
     assert "exact" in page.find_element("css selector", '[data-testid="how"]').text
     charts = page.find_elements("css selector", "#result .chart .plot-container")
     assert len(charts) >= 2, "the distributions of damage and models destroyed are charted"
+    buttons = page.execute_script(
+        "return [...document.querySelectorAll('#result .modebar-btn')].map((b) => b.dataset.title)"
+    )
+    assert "Download plot as a PNG" in buttons
+    assert "Share chart..." not in buttons, "no button uploads a chart to Plotly's cloud"
     if size == PHONE:
         no_horizontal_scroll(page)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -609,6 +609,10 @@ function renderResult(r) {
   }
 }
 
+// Plotly's options for every chart: no Plotly logo, and no "Share chart" button, which would upload the chart
+// to Plotly's cloud; nothing on this page leaves the computer.
+const CHART_CONFIG = { responsive: true, displaylogo: false, showSendToCloud: false, showLink: false };
+
 function chart(div, title, stage) {
   if (!window.Plotly) return;
   const k = stage.pmf.map((_, i) => i);
@@ -625,7 +629,7 @@ function chart(div, title, stage) {
       yaxis: { title: { text: "probability" }, range: [0, 1.02] },
       legend: { orientation: "h" },
     },
-    { responsive: true, displaylogo: false },
+    CHART_CONFIG,
   );
 }
 
@@ -812,7 +816,7 @@ function drawComparison() {
         },
       ],
       { title: { text: esc(label) }, margin: { l: 120, r: 10, t: 40, b: 80 }, yaxis: { autorange: "reversed" } },
-      { responsive: true, displaylogo: false },
+      CHART_CONFIG,
     );
   }
   const rows = c.attackers.map((a, i) => [a, ...z[i].map((v) => fmt(v))]);
