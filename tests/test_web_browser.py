@@ -30,6 +30,7 @@ pytest.importorskip("starlette")
 webdriver = pytest.importorskip("selenium.webdriver")
 
 from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.webdriver import ActionChains  # noqa: E402
 from selenium.webdriver import Chrome as WebDriver  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
@@ -299,6 +300,19 @@ def test_user_text_is_shown_as_text(page: WebDriver, server: str) -> None:
     groups = page.find_element("id", "result").text
     assert evil in groups, "the group names show as typed"
     assert control(page, "Name", section(page, "Target")).get_attribute("value") == evil
+
+
+def test_the_keyboard_shows_where_it_is_on_the_file_buttons(page: WebDriver, server: str) -> None:
+    open_page(page, server)
+    # Tab from the Export button to the file input hidden behind "Import TOML file": its label shows the focus.
+    page.execute_script("document.getElementById('export').focus()")
+    ActionChains(page).send_keys(Keys.TAB).perform()
+    assert page.switch_to.active_element.get_attribute("id") == "import"
+    label = page.find_element("css selector", "label[for='import']")
+    assert page.execute_script("return getComputedStyle(arguments[0]).outlineStyle", label) == "solid"
+    ActionChains(page).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+    assert page.switch_to.active_element.get_attribute("id") == "export"
+    assert page.execute_script("return getComputedStyle(arguments[0]).outlineStyle", label) == "none"
 
 
 def test_import_toml(page: WebDriver, server: str) -> None:
