@@ -11,7 +11,10 @@ A test that needs a 40k scenario built in Python belongs in
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -38,24 +41,16 @@ def installed() -> Registry:
 
 @pytest.fixture
 def slow_exact() -> Callable[[str], str]:
-    """A 40k scenario file's text, its target named as given, that the exact evaluator works on for seconds
-    until its work limit declines it: three pools of several D6 attacks with Sustained Hits and Devastating
-    Wounds, into a unit of two groups. For tests of cancelling an exact run."""
-
-    def text(target: str) -> str:
-        weapon = (
-            '[[attacker.weapons]]\nname = "W{i}"\ntype = "ranged"\ncount = 3\nattacks = "D6"\nskill = "3+"\n'
-            'strength = 5\nap = -1\ndamage = "D3"\nkeywords = ["Devastating Wounds", "Sustained Hits 1"]\n\n'
-        )
-        groups = "".join(
-            f'[[target.models]]\nname = "M{i}"\ncount = 10\nwounds = 3\nsave = "{save}"\n\n'
-            for i, save in enumerate(("3+", "4+"))
-        )
-        return (
-            'ruleset = "wh40k"\n\n'
-            + "".join(weapon.format(i=i) for i in range(3))
-            + f'[target]\nname = "{target}"\ntoughness = 4\n\n'
-            + groups
-        )
-
-    return text
+    """The text of a 40k scenario file that the exact evaluator works on for seconds until its work limit declines
+    it, with its target named as given: ``SLOW_EXACT`` of ``benches/interrupts.py``, for tests of cancelling an
+    exact run."""
+    path = Path(__file__).resolve().parents[1] / "benches" / "interrupts.py"
+    spec = importlib.util.spec_from_file_location("interrupt_cases", path)
+    assert spec is not None and spec.loader is not None
+    bench = sys.modules.get(spec.name) or importlib.util.module_from_spec(spec)
+    if spec.name not in sys.modules:
+        sys.modules[spec.name] = bench  # dataclasses look their module up
+        spec.loader.exec_module(bench)
+    text: str = bench.SLOW_EXACT
+    assert 'name = "Mob"' in text
+    return lambda target: text.replace('name = "Mob"', f'name = "{target}"')
