@@ -54,10 +54,9 @@ def test_a_comparison_interrupted_in_its_exact_phase_counts_pairings_not_trials(
     assert re.search(r"interrupted( after \d of 4 pairings)?; no result was reported", outcome.stderr), outcome.stderr
 
 
-def test_a_simulation_interrupted_in_the_core_says_how_far_it_got() -> None:
-    case = next(c for c in BENCH.CASES if c.name == "simulate: Monte Carlo")
+def test_an_interrupted_monte_carlo_run_says_how_far_it_got() -> None:
+    (case,) = [case for case in BENCH.CASES if case.name == "simulate: Monte Carlo"]
     outcome = BENCH.interrupt(case)
     assert case.ended_well(outcome), f"exit {outcome.returncode}: {outcome.stderr}"
-    total = f"{int(BENCH.NEVER_ENDS):,}"
-    line = rf"mathhammer: interrupted after [\d,]+ of {total} trials; no result was reported\n"
-    assert re.fullmatch(line, outcome.stderr), outcome.stderr
+    assert "interrupted after" in outcome.stderr
+    assert f"of {int(BENCH.NEVER_ENDS):,} trials; no result was reported" in outcome.stderr
