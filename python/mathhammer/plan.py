@@ -429,7 +429,9 @@ class Heal:
     """Restore ``amount`` wounds to a side (only if ``check`` succeeds, when given).
 
     Never above its starting wounds; with ``return_models`` destroyed models
-    return as the wounds support them, otherwise only models alive heal.
+    return as the wounds support them, otherwise only models alive heal, up to
+    what they hold, or with ``up_to_start`` up to the starting wounds (the
+    front model holding what the others cannot; no model returns).
     """
 
     name: str
@@ -438,10 +440,12 @@ class Heal:
     return_models: bool = False
     check: Check | None = None
     counter: str | None = None
+    up_to_start: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d = {"kind": "heal", "name": self.name, "side": self.side, "amount": self.amount}
-        return {**d, "return_models": self.return_models, **_check_and_counter(self.check, self.counter)}
+        d |= {"return_models": self.return_models, "up_to_start": self.up_to_start}
+        return {**d, **_check_and_counter(self.check, self.counter)}
 
 
 @dataclass

@@ -135,6 +135,7 @@ pub(crate) fn heal<D: DiceSource, O: Observer>(
         side,
         amount,
         return_models,
+        up_to_start,
         check,
         counter,
         ..
@@ -147,7 +148,7 @@ pub(crate) fn heal<D: DiceSource, O: Observer>(
     }
     let n = amount.roll(dice);
     if let Some(state) = ws.side_mut(side) {
-        let healed = state.heal(n, return_models);
+        let healed = state.heal(n, return_models, up_to_start);
         bump(&mut ws.counters, counter, healed);
         obs.event(Event::Heal {
             side,

@@ -30,7 +30,7 @@ pub(super) struct Admission {
 /// shapes of Plan (`estimate.rs`): no Plan of the calibration that finishes
 /// within the budget is declined for its estimate. The budget still bounds
 /// what an admitted Plan does.
-const ADMIT: u64 = MAX_WORK * 5;
+pub(super) const ADMIT: u64 = MAX_WORK * 5;
 
 /// Admit `program`, or decline it naming the first reason found.
 pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {

@@ -14,6 +14,7 @@
 
 mod admit;
 mod budget;
+mod chain;
 mod estimate;
 mod evaluator;
 mod pmf;
@@ -168,6 +169,9 @@ pub fn measure(program: &Program, obey: bool) -> Measured {
 }
 
 fn evaluate_within_budget(program: &Program) -> Result<Finished, CoreError> {
+    if chain::wanted(program) {
+        return chain::evaluate(program);
+    }
     let admission = admit::admit(program)?;
     budget::expect(admission.estimate);
     let mut ev = Evaluator::new(&program.plan, admission);

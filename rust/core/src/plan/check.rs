@@ -194,6 +194,12 @@ impl Plan {
                             "heals the attacker, but the plan lists no attacker models",
                         ));
                     }
+                    if h.up_to_start && h.return_models {
+                        return Err(CoreError::plan(
+                            format!("{base}.up_to_start"),
+                            "is for healing that returns no model; with return_models the starting wounds already bound it",
+                        ));
+                    }
                     if let Some(c) = h.check {
                         c.validate(&format!("{base}.check"))?;
                     }
