@@ -443,7 +443,7 @@ class Heal:
     up_to_start: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"kind": "heal", "name": self.name, "side": self.side, "amount": self.amount}
+        d: dict[str, Any] = {"kind": "heal", "name": self.name, "side": self.side, "amount": self.amount}
         d |= {"return_models": self.return_models, "up_to_start": self.up_to_start}
         return {**d, **_check_and_counter(self.check, self.counter)}
 

@@ -229,6 +229,7 @@ def test_the_example_runs_and_reports_every_stage(registry: mathhammer.Registry)
         "inflict": "on_hit",
         "advantage_die": "kept",
         "advantage_with_disadvantage": "both_dice",
+        "heal": "surviving_models",
     }
 
 

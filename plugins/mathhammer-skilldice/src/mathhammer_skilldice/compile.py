@@ -295,7 +295,12 @@ def _powers(
             raise ScenarioError(f"{power.power!r} is not a power's effect", source=scenario.source, field=field)
         manifested = rules.add_counter("powers_manifested", "Powers manifested")
         power_rules = PowerRules(
-            power=power, params=params, side=side, fight=scenario.fight is not None, manifested=manifested
+            power=power,
+            params=params,
+            side=side,
+            fight=scenario.fight is not None,
+            manifested=manifested,
+            versions=rules.versions,
         )
         keywords.apply(spec, power_rules, source=scenario.source, field=field)
         for seq in power_rules.sequences:

@@ -102,6 +102,8 @@ class PowerRules:
         fight: Whether the scenario is a fight (the caster attempts it each round while the unit stands).
         sequences: The Plan sequences the power adds; use :meth:`strike` and :meth:`heal`.
         manifested: The counter of manifested powers of this side.
+        versions: The reading of each open rule in force (``"heal"``: ``"surviving_models"`` or
+            ``"starting_hp"``).
     """
 
     power: Power
@@ -109,6 +111,7 @@ class PowerRules:
     side: str
     fight: bool
     manifested: str
+    versions: Mapping[str, str] = field(default_factory=dict)
     sequences: list[AttackPool | Heal | Mark] = field(default_factory=list)
     marks: list[str] = field(default_factory=list)
     """Marks the power sets; the ruleset adds them to the Plan."""
@@ -154,12 +157,15 @@ class PowerRules:
         return mark
 
     def heal(self, amount: str, *, return_models: bool = False) -> Heal:
-        """The caster's unit restores ``amount`` HP when the power is manifested."""
+        """The caster's unit restores ``amount`` HP when the power is manifested: without
+        ``return_models`` up to what its survivors hold, or under ``heal = "starting_hp"`` up to
+        its starting HP."""
         heal = Heal(
             name=self.power.name,
             side="attacker" if self.side == "attacker" else "target",
             amount=amount,
             return_models=return_models,
+            up_to_start=not return_models and self.versions.get("heal") == "starting_hp",
             check=Check(die=12, target=self.power.difficulty, modifier=self.power.skill),
         )
         self.sequences.append(heal)

@@ -331,11 +331,12 @@ impl<'p> Chain<'p> {
             Some(a) => Some(one(a, "attacker")?),
             None => None,
         };
-        let mut bound = u64::from(target.models * target.wounds) + 1;
-        if let Some(a) = attacker {
-            bound *= u64::from(a.models * a.wounds) + 1;
-        }
-        bound = bound.saturating_mul(1 << plan.marks.len().min(20));
+        let bound = [Some(target), attacker]
+            .iter()
+            .enumerate()
+            .map(|(s, g)| g.map_or(1, |g| side_states(program, s, g)))
+            .product::<u64>()
+            .saturating_mul(1 << plan.marks.len().min(20));
         if bound > MAX_CHAIN_STATES {
             return Err(decline(format!(
                 "too many outcomes: both sides' wounds and the marks make up to {bound} states, more than the {MAX_CHAIN_STATES} the chain carries"
@@ -370,7 +371,9 @@ impl<'p> Chain<'p> {
         let program = self.program;
         let rounds = u64::from(program.plan.rounds.as_ref().map_or(1, |r| r.max));
         let wounds = |s: usize| self.groups[s].map_or(0, |g| u64::from(g.models * g.wounds));
-        let states = (wounds(0) + 1) * (wounds(1) + 1);
+        let states: u64 = (0..2)
+            .map(|s| self.groups[s].map_or(1, |g| side_states(program, s, g)))
+            .product();
         let tokens: u64 = program
             .sequences
             .iter()
@@ -989,6 +992,22 @@ impl<'p> Chain<'p> {
         pmfs.extend(carried[self.counters..].iter().cloned());
         let means = vec![None; pmfs.len()];
         (pmfs, means)
+    }
+}
+
+/// The states one side can be in: its wounds as one pool (0 to all of them),
+/// or, once healing up to the starting wounds lets the front model hold more
+/// than its own, any wounds on any number of models alive.
+fn side_states(program: &Program, side: usize, g: &Group) -> u64 {
+    let up_to_start = program.sequences.iter().any(|seq| {
+        matches!(seq, RunSequence::Heal { side: s, up_to_start: true, .. }
+            if usize::from(*s == Side::Attacker) == side)
+    });
+    let wounds = u64::from(g.models) * u64::from(g.wounds);
+    if up_to_start {
+        u64::from(g.models) * wounds + 1
+    } else {
+        wounds + 1
     }
 }
 
