@@ -92,7 +92,8 @@ def ready():
 
 from importlib.metadata import entry_points
 
-from mathhammer import _core, cli, hookimpl, registry
+from mathhammer import _core, hookimpl, registry
+from mathhammer.face import cli
 from mathhammer.keywords import KeywordSpec
 from mathhammer.registry import Registry
 
@@ -155,7 +156,7 @@ class InterruptDuringImport:
         return None
 
 sys.meta_path.insert(0, InterruptDuringImport)
-from mathhammer.cli import main
+from mathhammer.face.cli import main
 sys.exit(main(sys.argv[2:]))
 """
 

@@ -16,11 +16,11 @@ import sys
 import time
 from pathlib import Path
 
+from mathhammer.face.web.app import create_app
+from mathhammer.face.web.links import fragment
+from mathhammer.face.web.serve import running
 from mathhammer.registry import default_registry
 from mathhammer.scenario import read_toml
-from mathhammer.web.app import create_app
-from mathhammer.web.links import fragment
-from mathhammer.web.serve import running
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH, HEIGHT = 1280, 1500

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mathhammer import cli
+from mathhammer.face import cli
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -134,7 +134,7 @@ def test_ctrl_c_stops_a_long_run_promptly(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "mathhammer.cli",
+            "mathhammer.face.cli",
             "simulate",
             str(EXAMPLES / "boltguns.toml"),
             "--trials",

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import mathhammer
-from mathhammer.cli import main
 from mathhammer.compare import Profile, compare, pairing, read_profiles
+from mathhammer.face.cli import main
 from mathhammer.plugin import split_keywords
 from mathhammer.registry import Registry
 

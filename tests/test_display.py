@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 import mathhammer
-from mathhammer import cli, registry
+from mathhammer import registry
 from mathhammer.display import markup, plain, printable
+from mathhammer.face import cli
 from mathhammer.testing import plugin_object, toy_registry
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -41,7 +41,7 @@ from unittest import mock
 import pytest
 
 import mathhammer
-from mathhammer import cli
+from mathhammer.face import cli
 from mathhammer.registry import Registry
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ import argparse
 import re
 from pathlib import Path
 
-from mathhammer import cli
+from mathhammer.face import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mathhammer import cli
 from mathhammer.compare import EFFICIENCY_METRICS, Comparison, compare, read_profiles
 from mathhammer.exceptions import ScenarioError
+from mathhammer.face import cli
 
 LIBRARY = """
 ruleset = "wh40k"

@@ -9,7 +9,7 @@ import pytest
 
 import mathhammer
 from mathhammer.compare import compare, read_profiles
-from mathhammer.explain import explain
+from mathhammer.face.explain import explain
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.toml"))
 

@@ -8,7 +8,7 @@ import pytest
 
 import mathhammer
 from mathhammer import ScriptError, _core
-from mathhammer.explain import explain
+from mathhammer.face.explain import explain
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -111,7 +111,7 @@ def test_dice_that_run_out_say_what_to_do() -> None:
 def test_narration_follows_the_plan_not_the_ruleset() -> None:
     # A hand-made Plan and trace: the wound roll's critical takes its own save (AP-10),
     # resolved after the pool's saves.
-    from mathhammer.explain import narrate
+    from mathhammer.face.explain import narrate
     from mathhammer.plan import AttackPool, Attacks, Effect, Group, Plan, Save, Target, Test
 
     own = Effect(on="critical", action="own_save", save=Save(ap=-10))
@@ -192,7 +192,7 @@ def test_a_seeded_horde_is_explained_quickly() -> None:
 
 def test_a_save_says_which_characteristic_saved_it() -> None:
     # Terminators (Sv 2+, InSv 4+) against AP-3: a 4 fails the armour save (1) but makes the invulnerable one.
-    from mathhammer.explain import narrate
+    from mathhammer.face.explain import narrate
     from mathhammer.plan import AttackPool, Attacks, Group, Plan, Save, Target, Test
 
     group = Group(name="Terminator", models=5, wounds=3, save=2, invulnerable=4)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mathhammer import cli
 from mathhammer.exceptions import ScenarioError
+from mathhammer.face import cli
 from mathhammer.files import MAX_FILE_BYTES, read_text
 from mathhammer.scenario import MAX_NESTING, read_toml
 

@@ -29,7 +29,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mathhammer import DiceError, cli, parse_dice
+from mathhammer import DiceError, parse_dice
+from mathhammer.face import cli
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 HANG_SECONDS = 10

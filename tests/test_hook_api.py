@@ -60,7 +60,7 @@ def test_an_installed_plugin_for_another_hook_api_is_skipped_too(monkeypatch: py
 def test_the_command_line_warns_once_and_runs_the_others(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from mathhammer import cli
+    from mathhammer.face import cli
 
     def registry() -> object:
         return toy_registry(("future", plugin_for(2)))

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mathhammer import cli, inventory
+from mathhammer.face import cli, inventory
 from mathhammer.plugin import HOOK_API_VERSION, KeywordRegistrar, KeywordSpec, hookimpl
 from mathhammer.testing import run_cli, toy_registry
 

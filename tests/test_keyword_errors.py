@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import mathhammer
-from mathhammer import cli
+from mathhammer.face import cli
 from mathhammer.plugin import (
     Compiled,
     Effect,

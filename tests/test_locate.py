@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mathhammer.locate import field_line, field_lines
+from mathhammer.face.locate import field_line, field_lines
 
 DOCUMENT = """\
 ruleset = "wh40k"

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mathhammer import Result, cli
+from mathhammer import Result
+from mathhammer.face import cli
 from mathhammer.keywords import with_value
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import mathhammer
-from mathhammer import InternalError, MathhammerError, _core, cli
+from mathhammer import InternalError, MathhammerError, _core
+from mathhammer.face import cli
 from mathhammer.plan import AttackPool, Attacks, Group, Plan, Save, Target, Test
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from mathhammer.progress import ProgressBar
+from mathhammer.face.progress import ProgressBar
 
 
 def console(*, terminal: bool) -> tuple[Console, io.StringIO]:

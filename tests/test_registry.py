@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import mathhammer
-from mathhammer import KeywordSpec, PluginConflictError, Registry, UnknownRulesetError, cli, registry
+from mathhammer import KeywordSpec, PluginConflictError, Registry, UnknownRulesetError, registry
+from mathhammer.face import cli
 from mathhammer.keywords import KeywordTable
 from mathhammer.registry import load_registry
 from mathhammer.ruleset import Compiled

@@ -7,7 +7,8 @@ import io
 import numpy as np
 from rich.console import Console
 
-from mathhammer import Result, report
+from mathhammer import Result
+from mathhammer.face import report
 
 
 def toy(evaluator: str = "monte_carlo") -> Result:

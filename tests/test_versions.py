@@ -10,8 +10,8 @@ import pytest
 from rich.console import Console
 
 import mathhammer
-from mathhammer import report
-from mathhammer.cli import main
+from mathhammer.face import report
+from mathhammer.face.cli import main
 from mathhammer.plugin import VersionChoice
 from mathhammer.testing import DEADLY, ToyScenario, toy_registry
 from mathhammer.versions import Rule, describe

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mathhammer.explain import explain
+from mathhammer.face.explain import explain
 from mathhammer.registry import Registry
 from mathhammer.scenario import load_scenario, parse_toml, read_toml
 from mathhammer.simulate import evaluate, evaluate_exact
@@ -28,7 +28,7 @@ pytest.importorskip("httpx2")
 
 from starlette.testclient import TestClient
 
-from mathhammer.web.app import MAX_BODY, create_app
+from mathhammer.face.web.app import MAX_BODY, create_app
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 JSON = {"Content-Type": "application/json"}
@@ -292,7 +292,7 @@ def test_compare_is_bounded_by_the_trial_cap(client: TestClient) -> None:
 
 
 def test_a_bug_is_reported_without_a_traceback(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    import mathhammer.web.app as app_module
+    import mathhammer.face.web.app as app_module
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret internals")
@@ -304,7 +304,7 @@ def test_a_bug_is_reported_without_a_traceback(client: TestClient, monkeypatch: 
 
 
 def test_serve_elsewhere_warns_and_answers_that_host(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "mathhammer.cli", "serve", "--host", "127.0.0.2", "--port", "0"]
+    command = [sys.executable, "-m", "mathhammer.face.cli", "serve", "--host", "127.0.0.2", "--port", "0"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as server:
         try:
             assert server.stdout is not None and server.stderr is not None
@@ -320,7 +320,7 @@ def test_serve_elsewhere_warns_and_answers_that_host(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("port", ["-1", "65536", "http"])
 def test_serve_refuses_a_bad_port(port: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from mathhammer.cli import main
+    from mathhammer.face.cli import main
 
     with pytest.raises(SystemExit) as exit_:
         main(["serve", "--port", port])
@@ -368,7 +368,7 @@ def test_compare_refuses_what_it_cannot_compare(client: TestClient, body: dict[s
 
 
 def test_ctrl_c_stops_the_server_and_its_runs() -> None:
-    command = [sys.executable, "-m", "mathhammer.cli", "serve", "--port", "0"]
+    command = [sys.executable, "-m", "mathhammer.face.cli", "serve", "--port", "0"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as server:
         try:
             assert server.stdout is not None and server.stderr is not None

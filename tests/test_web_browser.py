@@ -35,9 +35,9 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
-from mathhammer.web.app import create_app  # noqa: E402
-from mathhammer.web.links import fragment, read_fragment  # noqa: E402
-from mathhammer.web.serve import running  # noqa: E402
+from mathhammer.face.web.app import create_app  # noqa: E402
+from mathhammer.face.web.links import fragment, read_fragment  # noqa: E402
+from mathhammer.face.web.serve import running  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "target" / "web-artifacts"

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from mathhammer import Result, cli, report
+from mathhammer import Result
+from mathhammer.face import cli, report
 from mathhammer.plotting import distribution_figure, save
 from mathhammer.result import MAX_ROWS
 

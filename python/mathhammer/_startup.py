@@ -1,7 +1,7 @@
 """A quiet Ctrl-C while the ``mathhammer`` command starts.
 
-The command's script imports :mod:`mathhammer.cli`, and with it numpy, rich and
-the Rust core, before :func:`mathhammer.cli.main` runs and can catch
+The command's script imports :mod:`mathhammer.face.cli`, and with it numpy, rich and
+the Rust core, before :func:`mathhammer.face.cli.main` runs and can catch
 ``KeyboardInterrupt``. A Ctrl-C in that half second would print a traceback of
 whichever import it landed in. So when (and only when) this process is the
 ``mathhammer`` command, the package's first import sets a SIGINT handler that

@@ -292,7 +292,7 @@ def simulate_die_by_die(scenario: Any, trials: int, seed: int, *, registry: Regi
 
 def run_cli(argv: list[str]) -> int:
     """Run the ``mathhammer`` command line in-process; returns its exit status (capture output with ``capsys``)."""
-    from mathhammer.cli import main
+    from mathhammer.face.cli import main
 
     return main(argv)
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 import mathhammer
-from mathhammer import Registry, Result, ScenarioError, cli
+from mathhammer import Registry, Result, ScenarioError
 from mathhammer.plugin import VersionChoice
-from mathhammer.testing import assert_mean
+from mathhammer.testing import assert_mean, run_cli
 from mathhammer_wh40k import Attacker, Context, ModelProfile, Scenario, Target, Weapon
 from mathhammer_wh40k.model import Modifiers
 
@@ -153,10 +153,10 @@ def test_abilities_with_no_effect_are_listed_with_their_reason_never_dropped(reg
 
 def test_the_command_line_reports_abilities_with_no_effect(capsys: pytest.CaptureFixture[str]) -> None:
     path = str(EXAMPLES / "datasheet-abilities.toml")
-    assert cli.main(["simulate", path, "--trials", "2000", "--seed", "1"]) == 0
+    assert run_cli(["simulate", path, "--trials", "2000", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert "No effect on this calculation:" in out and "ONE SHOT" in out
-    assert cli.main(["simulate", path, "--trials", "2000", "--seed", "1", "--json"]) == 0
+    assert run_cli(["simulate", path, "--trials", "2000", "--seed", "1", "--json"]) == 0
     reported = {n["keyword"] for n in json.loads(capsys.readouterr().out)["no_effect"]}
     assert "ONE SHOT" in reported
 

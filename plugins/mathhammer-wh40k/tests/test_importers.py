@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mathhammer import Registry, ScenarioError, cli, import_list, read_profiles
+from mathhammer import Registry, ScenarioError, import_list, read_profiles
+from mathhammer.testing import run_cli
 from mathhammer_wh40k import importers
 
 LISTS = Path(__file__).resolve().parent / "fixtures" / "lists"
@@ -67,7 +68,7 @@ def test_every_fixture_imports_and_compares(
     profiles = read_profiles([library])
     assert set(profiles.targets) == {u.name for u in imported.units}
     capsys.readouterr()
-    assert cli.main(["compare", str(library), "--exact", "--json"]) == 0
+    assert run_cli(["compare", str(library), "--exact", "--json"]) == 0
     compared = json.loads(capsys.readouterr().out)
     assert len(compared["cells"]) == len(profiles.attackers) * len(profiles.targets) > 0
     assert compared["target_points"] == {u.name: u.points for u in imported.units}
@@ -220,16 +221,16 @@ def test_a_zip_bomb_is_refused(lists: Registry, tmp_path: Path) -> None:
 
 def test_the_readme_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     units = tmp_path / "units.toml"
-    assert cli.main(["import", str(LISTS / "necrons.ros"), "-o", str(units)]) == 0
+    assert run_cli(["import", str(LISTS / "necrons.ros"), "-o", str(units)]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"wrote {units}: 2 targets, 4 attackers, 230 points, from a BattleScribe roster")
     assert "Necron Warriors: rule 'Reanimation Protocols': not a characteristic" in out
     library = Path(__file__).resolve().parents[3] / "examples" / "profiles.toml"
-    assert cli.main(["compare", str(units), "--target-library", str(library)]) == 0
+    assert run_cli(["compare", str(units), "--target-library", str(library)]) == 0
     out = capsys.readouterr().out
     assert "Best and worst targets by expected models destroyed per 100 points" in out
     assert "Canoptek Doomstalker (ranged)" in out and "rhino" in out
-    assert cli.main(["import", str(LISTS / "necrons.ros"), "-o", str(units), "--format", "nope"]) == 2
+    assert run_cli(["import", str(LISTS / "necrons.ros"), "-o", str(units), "--format", "nope"]) == 2
     assert "field format: is 'nope'; the list formats known are" in capsys.readouterr().err
 
 

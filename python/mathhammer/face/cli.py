@@ -22,12 +22,13 @@ from pathlib import Path
 
 from rich.console import Console
 
-from mathhammer import _startup, inventory, report
+from mathhammer import _startup
 from mathhammer.compare import ALL_METRICS, Comparison, metric_info
 from mathhammer.display import markup, printable
 from mathhammer.exceptions import InternalError, MathhammerError, PluginError, PluginWarning, ScenarioError
-from mathhammer.locate import field_line
-from mathhammer.progress import ProgressBar
+from mathhammer.face import inventory, report
+from mathhammer.face.locate import field_line
+from mathhammer.face.progress import ProgressBar
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import Result
 from mathhammer.scenario import load_scenario
@@ -475,7 +476,7 @@ def _sweep(run: _Run) -> int:
 
 
 def _explain(run: _Run) -> int:
-    from mathhammer.explain import explain
+    from mathhammer.face.explain import explain
 
     args = run.args
     scenario = load_scenario(args.scenario, registry=run.registry)
@@ -490,7 +491,7 @@ def _explain(run: _Run) -> int:
 
 
 def _serve(run: _Run) -> int:
-    from mathhammer.web.serve import serve
+    from mathhammer.face.web.serve import serve
 
     args = run.args
     return serve(

@@ -29,17 +29,18 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mathhammer import __version__, inventory
+from mathhammer import __version__
 from mathhammer.compare import METRICS, Profiles, add_profiles, compare, metric_info
 from mathhammer.exceptions import DeclinedError, MathhammerError, ScenarioError
-from mathhammer.explain import explain
 from mathhammer.extras import require
+from mathhammer.face import inventory
+from mathhammer.face.explain import explain
+from mathhammer.face.web.jobs import Job, Jobs, error_dict
 from mathhammer.fields import describe
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import Result
 from mathhammer.scenario import check_nesting, parse_toml, scenario_from_data
 from mathhammer.simulate import DEFAULT_TRIALS, evaluate_exact, simulate
-from mathhammer.web.jobs import Job, Jobs, error_dict
 
 require("starlette", "web", feature="mathhammer serve")
 require("jinja2", "web", feature="mathhammer serve")

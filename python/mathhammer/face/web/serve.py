@@ -32,7 +32,7 @@ def serve(
     can then use the page (and the computer's cores).
     """
     uvicorn = require("uvicorn", "web", feature="mathhammer serve")
-    from mathhammer.web.app import LOCAL_HOSTS, create_app
+    from mathhammer.face.web.app import LOCAL_HOSTS, create_app
 
     bind = host or DEFAULT_HOST
     extra: tuple[str, ...] = ()
