@@ -295,3 +295,31 @@ def test_a_fight_too_large_declines_and_auto_falls_back(registry: mathhammer.Reg
         mathhammer.evaluate(scenario, evaluator="exact", registry=registry)
     auto = mathhammer.evaluate(scenario, registry=registry, trials=2_000, seed=1)
     assert auto.evaluator == "monte_carlo"
+
+
+def test_a_battle_shock_effect_exactly(registry: mathhammer.Registry) -> None:
+    """"Lose 2 HP unless 7+": each Battle Shock test (a Critical Hit, or a hit rolling 6) fails half
+    the time and costs 2 HP more, against a unit too large to be destroyed."""
+    roll = attack_roll()
+    critical = Fraction(12, 144)
+    shocks = 5 * ((sum((c for (hit, _), c in roll.items() if hit), Fraction(0)) - critical) * Fraction(1, 6) + critical)
+    plain = evaluate(scenario_data(), registry)
+    shocked = evaluate(scenario_data(battle_shock="Lose 2 HP unless 7+"), registry)
+    assert shocked["battle_shock"].mean == pytest.approx(float(shocks), abs=1e-12)
+    assert shocked["damage"].mean == pytest.approx(plain["damage"].mean + float(shocks), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("advantage", "reading", "sixes"),
+    [(False, "both_dice", (-1,)), (True, "both_dice", (1, -1)), (True, "cancel", ())],
+)
+def test_a_shaken_unit_strikes_back_with_disadvantage_exactly(
+    registry: mathhammer.Registry, advantage: bool, reading: str, sixes: tuple[int, ...]
+) -> None:
+    """ "Shaken" marks the unit for the rest of the round: Red's sure blow shakes Blue, whose 11
+    survivors strike back with -1d6 (with Advantage too: both dice, or, cancelling, neither)."""
+    from .test_skilldice import p, shaken_fight
+
+    result = evaluate(shaken_fight("Shaken", advantage, reading, models=12), registry)
+    expected = 11 * p(attack_roll(skill=3, sixes=sixes), hit=True)
+    assert result["return_hits"].mean == pytest.approx(float(expected), rel=1e-12)

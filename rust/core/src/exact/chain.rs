@@ -995,19 +995,78 @@ impl<'p> Chain<'p> {
     }
 }
 
-/// The states one side can be in: its wounds as one pool (0 to all of them),
-/// or, once healing up to the starting wounds lets the front model hold more
-/// than its own, any wounds on any number of models alive.
+/// The states one side can reach: its wounds as one pool, from all of them
+/// down by at most what the Plan can take from it (every round, every
+/// token at its worst), or, once it heals, anywhere; healing up to the
+/// starting wounds lets the front model hold more than its own, so then any
+/// wounds on any number of models alive.
 fn side_states(program: &Program, side: usize, g: &Group) -> u64 {
-    let up_to_start = program.sequences.iter().any(|seq| {
-        matches!(seq, RunSequence::Heal { side: s, up_to_start: true, .. }
-            if usize::from(*s == Side::Attacker) == side)
-    });
+    let heals = |up_to_start: bool| {
+        program.sequences.iter().any(|seq| {
+            matches!(seq, RunSequence::Heal { side: s, up_to_start: u, .. }
+                if usize::from(*s == Side::Attacker) == side && (*u || !up_to_start))
+        })
+    };
     let wounds = u64::from(g.models) * u64::from(g.wounds);
-    if up_to_start {
-        u64::from(g.models) * wounds + 1
-    } else {
-        wounds + 1
+    if heals(true) {
+        return u64::from(g.models) * wounds + 1;
+    }
+    if heals(false) {
+        return wounds + 1;
+    }
+    let rounds = u64::from(program.plan.rounds.as_ref().map_or(1, |r| r.max));
+    let per_round: u64 = program
+        .sequences
+        .iter()
+        .map(|seq| harm_to(seq, side, g))
+        .fold(0, u64::saturating_add);
+    wounds.min(rounds.saturating_mul(per_round)) + 1
+}
+
+/// The most wounds one run of `seq` can take from `side` (of group `g`).
+fn harm_to(seq: &RunSequence, side: usize, g: &Group) -> u64 {
+    match seq {
+        RunSequence::Mortal {
+            amount,
+            rolls,
+            against,
+            ..
+        } if usize::from(*against == Side::Attacker) == side => {
+            u64::from(amount.max()) * rolls.map_or(1, |r| u64::from(r.count))
+        }
+        RunSequence::Pool(pool) => {
+            let a = usize::from(pool.against == Side::Attacker);
+            let dealt = |d: u32| u64::from(pool.damage_to(g, d).1);
+            let mut per_token = if a == side {
+                dealt(pool.damage.max())
+                    + pool
+                        .top_threshold
+                        .as_ref()
+                        .and_then(|t| t.mortal)
+                        .map_or(0, |m| u64::from(m.max()))
+            } else {
+                0
+            };
+            for action in pool.tests.iter().flat_map(RunTest::actions) {
+                let crate::program::RunAction::Inflict(what) = action else {
+                    continue;
+                };
+                per_token += match what.kind {
+                    InflictKind::Mortal {
+                        amount, against, ..
+                    } if (if against == Side::Attacker { 1 - a } else { a }) == side => {
+                        u64::from(amount.map_or(pool.damage.max(), |d| d.max()))
+                    }
+                    InflictKind::Damage { bonus, damage, .. } if a == side => {
+                        let most = damage.map_or(pool.damage.max(), |d| d.max());
+                        dealt((i64::from(most) + i64::from(bonus)).max(0) as u32)
+                    }
+                    _ => 0,
+                };
+            }
+            pool.max_tokens().saturating_mul(per_token)
+        }
+        _ => 0,
     }
 }
 
