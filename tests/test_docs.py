@@ -14,12 +14,13 @@ DOCS = ROOT / "docs"
 
 def test_every_test_named_in_rules_coverage_exists() -> None:
     text = (DOCS / "rules-coverage.md").read_text(encoding="utf-8")
-    named = re.findall(r"`([\w/.-]+\.py)::(\w+)`", text)
+    named = re.findall(r"`([\w/.-]+\.(py|rs))::(\w+)`", text)
     assert len(named) > 40
     missing = []
-    for path, name in named:
+    for path, kind, name in named:
         file = ROOT / path.replace("wh40k/", "plugins/mathhammer-wh40k/tests/", 1)
-        if not file.is_file() or f"def {name}(" not in file.read_text(encoding="utf-8"):
+        defined = f"def {name}(" if kind == "py" else f"fn {name}("
+        if not file.is_file() or defined not in file.read_text(encoding="utf-8"):
             missing.append(f"{path}::{name}")
     assert missing == []
 

@@ -227,6 +227,14 @@ class KeywordSpec:
             (One Shot: it fires once per battle), for a keyword accepted so
             datasheets load as printed; ``None`` for a keyword that acts.
             :meth:`without_effect` builds such a spec.
+        printed_in: For a keyword with a ``rule``: given the parameters
+            ``parse`` returned, the version of the rule that prints this
+            spelling, when only one does (``Blast 2``: 11th edition's), else
+            ``None``. The ruleset resolving the keyword's version honours it
+            (``wh40k`` does): a weapon so spelled follows that version unless
+            the scenario chooses one (per weapon, per rule or by edition); a
+            choice of another version is refused, naming the field that made
+            it. The Result says which version ran and why.
 
     ``apply`` returns ``None`` once it has edited the Plan, or a sentence saying
     why it changed nothing this time (Melta when the target is not within half
@@ -241,6 +249,7 @@ class KeywordSpec:
     rule: Rule | None = None
     repeatable: bool = False
     no_effect: str | None = None
+    printed_in: Callable[[Mapping[str, Any]], str | None] | None = None
 
     @classmethod
     def without_effect(

@@ -86,6 +86,19 @@ class VersionChoice:
             return rule.editions[self.edition]
         return rule.default
 
+    def chosen_by(
+        self, rule: Rule, *, weapon: Mapping[str, str] | None = None, where: str = ""
+    ) -> tuple[str, str] | None:
+        """The field that chooses the version of ``rule``, as :meth:`resolve` reads them, and its value
+        (``("rules.Blast", "spec")``); ``None`` when nothing does and the rule's default applies."""
+        if weapon and rule.name in weapon:
+            return f"{where}rules.{rule.name}", weapon[rule.name]
+        if rule.name in self.rules:
+            return f"rules.{rule.name}", self.rules[rule.name]
+        if self.edition is not None and self.edition in rule.editions:
+            return "rules.edition", self.edition
+        return None
+
 
 def check_choice(
     choice: VersionChoice, rules: Mapping[str, Rule], editions: tuple[str, ...], *, source: str | None

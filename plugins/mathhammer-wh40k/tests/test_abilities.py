@@ -77,6 +77,7 @@ PRINTED = [
     "[INDIRECT FIRE]",
     "[PRECISION]",
     "[BLAST]",
+    "[BLAST 2]",
     "[MELTA 2]",
     "[HEAVY]",
     "[HAZARDOUS]",

@@ -450,7 +450,11 @@ def test_keyword_values_are_checked_where_they_are_written(everything: Registry,
 
 
 def test_blast_x_is_eleventh_editions(everything: Registry) -> None:
-    with pytest.raises(mathhammer.ScenarioError, match="Blast 2 is 11th edition's Blast X"):
+    # Chosen by nothing, Blast 2 follows 11th edition, the one version that prints it.
+    assert run(everything, "Blast 2").rule_versions["Blast"] == "11e"
+    # A scenario choosing a version without an X is refused, naming its field and value.
+    message = r"field rules\.Blast: is '10e', which selects Blast version '10e'"
+    with pytest.raises(mathhammer.ScenarioError, match=message):
         run(everything, "Blast 2", rules=VersionChoice(rules={"Blast": "10e"}))
 
 

@@ -321,18 +321,6 @@ def test_feel_no_pain_against_psychic_attacks(
     assert not mathhammer.simulate(s, trials=10, seed=1, registry=registry_all).no_effect
 
 
-def by_monte_carlo(registry: Registry, s: Scenario, expected: Mapping[str, Fraction]) -> None:
-    """Each stage's mean by both Monte Carlo paths; the exact evaluator declines, saying why, and
-    ``auto`` falls back to Monte Carlo."""
-    with pytest.raises(mathhammer.DeclinedError, match="re-rolls one die for the whole unit"):
-        mathhammer.evaluate_exact(s, registry=registry)
-    auto = mathhammer.evaluate(s, trials=40_000, seed=7, threads=1, registry=registry)
-    assert auto.evaluator == "monte_carlo"
-    for r in (auto, simulate_die_by_die(s, 40_000, 7, registry=registry)):
-        for stage, value in expected.items():
-            assert_mean(r[stage], float(value))
-
-
 def one_reroll(n: int, fails: Fraction, gain: Fraction) -> Fraction:
     """What one re-roll of the first failing die of ``n`` adds: the chance one fails, times what it gains."""
     return (1 - (1 - fails) ** n) * gain
@@ -340,20 +328,54 @@ def one_reroll(n: int, fails: Fraction, gain: Fraction) -> Fraction:
 
 def test_one_hit_reroll_on_the_first_failed_hit(registry_all: Registry) -> None:
     s = scenario(auto_hit=False, skill=4, modifiers=Modifiers(reroll_one_hit=True))
-    by_monte_carlo(registry_all, s, {"hits": N * F(1, 2) + one_reroll(N, F(1, 2), F(1, 2))})
+    both(registry_all, s, {"hits": N * F(1, 2) + one_reroll(N, F(1, 2), F(1, 2))})
     # The re-rolled die can be critical: with Sustained Hits 1 each die is worth 1/2 + 1/6 hits.
     s = scenario(auto_hit=False, skill=4, keywords=("Sustained Hits 1",), modifiers=Modifiers(reroll_one_hit=True))
     worth = F(1, 2) + F(1, 6)
-    by_monte_carlo(registry_all, s, {"hits": N * worth + one_reroll(N, F(1, 2), worth)})
+    both(registry_all, s, {"hits": N * worth + one_reroll(N, F(1, 2), worth)})
+    # With Lethal Hits a critical hit wounds without a roll: each die wounds with 1/3 * 1/2 + 1/6 = 1/3,
+    # and the one re-roll is on a failed hit (never on a hit of 4-5, in the hope of a 6).
+    s = scenario(auto_hit=False, skill=4, keywords=("Lethal Hits",), modifiers=Modifiers(reroll_one_hit=True))
+    worth = F(1, 3) * F(1, 2) + F(1, 6)
+    both(registry_all, s, {"wounds": N * worth + one_reroll(N, F(1, 2), worth)})
+
+
+def test_one_hit_reroll_distribution_of_two_dice(registry_all: Registry) -> None:
+    # Two hit rolls on 4+: no hit when both fail and the re-roll fails (1/4 * 1/2); two hits when both
+    # hit (1/4) or one of them fails and its re-roll hits (2 * 1/4 * 1/2).
+    s = scenario(auto_hit=False, skill=4, count=2, modifiers=Modifiers(reroll_one_hit=True))
+    want = [F(1, 8), F(3, 8), F(1, 2)]
+    exact = mathhammer.evaluate_exact(s, registry=registry_all)
+    assert exact["hits"].pmf.tolist() == pytest.approx([float(x) for x in want], abs=1e-12)
+    for r in (
+        mathhammer.simulate(s, trials=40_000, seed=3, threads=1, registry=registry_all),
+        simulate_die_by_die(s, 40_000, 3, registry=registry_all),
+    ):
+        for k, p in enumerate(want):
+            se = math.sqrt(float(p * (1 - p)) / r["hits"].trials)
+            assert abs(r["hits"].pmf[k] - float(p)) < 5 * se, (k, r["hits"].pmf[k], p)
 
 
 def test_one_wound_reroll_skips_dice_rerolled_already(registry_all: Registry) -> None:
     s = scenario(modifiers=Modifiers(reroll_one_wound=True))
-    by_monte_carlo(registry_all, s, {"wounds": N * F(1, 2) + one_reroll(N, F(1, 2), F(1, 2))})
+    both(registry_all, s, {"wounds": N * F(1, 2) + one_reroll(N, F(1, 2), F(1, 2))})
     # With wound rolls of 1 re-rolled: a die wounds with 1/2 + 1/6 * 1/2 = 7/12; only a 2 or 3 is left for
     # the one re-roll (a 1 was rolled again already).
     s = scenario(modifiers=Modifiers(reroll_one_wound=True, reroll_wounds="ones"))
-    by_monte_carlo(registry_all, s, {"wounds": N * F(7, 12) + one_reroll(N, F(2, 6), F(1, 2))})
+    both(registry_all, s, {"wounds": N * F(7, 12) + one_reroll(N, F(2, 6), F(1, 2))})
+
+
+def test_one_hit_and_one_wound_reroll_together(registry_all: Registry) -> None:
+    # Each re-roll belongs to its own roll: hits as above; the wound rolls are as many as the hits, and the
+    # one wound re-roll helps whenever at least one of them fails. Hits h of N: P(h) from the hit re-roll.
+    s = scenario(auto_hit=False, skill=4, modifiers=Modifiers(reroll_one_hit=True, reroll_one_wound=True))
+    half = F(1, 2)
+    # P(h hits) with one hit re-roll: h hits among N first rolls, or h-1 and a failure re-rolled into a hit.
+    first = [F(math.comb(N, h)) * half**N for h in range(N + 1)]
+    p_hits = [first[h] * (half if h < N else 1) + (first[h - 1] * half if h > 0 else 0) for h in range(N + 1)]
+    assert sum(p_hits) == 1
+    wounds = sum(p * (h * half + one_reroll(h, half, half)) for h, p in enumerate(p_hits))
+    both(registry_all, s, {"hits": sum(h * p for h, p in enumerate(p_hits)), "wounds": wounds})
 
 
 def test_one_damage_reroll_on_the_first_roll_below_average(registry_all: Registry) -> None:
@@ -361,7 +383,7 @@ def test_one_damage_reroll_on_the_first_roll_below_average(registry_all: Registr
     # again (mean 7/2): it happens unless every attack is either not unsaved or rolls 4+, (1/6 + 5/6 * 1/2)^N.
     s = big_model(damage="D6", modifiers=Modifiers(reroll_one_damage=True))
     gain = (1 - F(7, 12) ** N) * (F(7, 2) - 2)
-    by_monte_carlo(registry_all, s, {"damage": N * WOUND * F(7, 2) + gain})
+    both(registry_all, s, {"damage": N * WOUND * F(7, 2) + gain})
 
 
 def test_one_die_rerolls_belong_to_one_weapon(registry_all: Registry) -> None:

@@ -316,6 +316,49 @@ impl ModifiedDice {
         pmf
     }
 
+    /// The roll split as [`ModifiedDice::roll_once_more`] uses it: `kept[v]`
+    /// is the chance the first roll gives `v` and is kept (not below the
+    /// average), and `again[v]` the chance it is below the average, is rolled
+    /// again, and then gives `v`. `kept` plus `again` is the distribution with
+    /// the re-roll; without the re-roll of a low roll, the dice give
+    /// [`ModifiedDice::distribution`]. Under a re-roll policy of its own the
+    /// extra one is never used: `again` is all zero.
+    #[must_use]
+    pub fn once_more_split(&self) -> (Vec<f64>, Vec<f64>) {
+        let full = self.distribution();
+        if self.reroll != DiceReroll::None {
+            let none = vec![0.0; full.len()];
+            return (full, none);
+        }
+        let d = self.dice;
+        let sides = d.sides as usize;
+        let mut sums = vec![1.0_f64];
+        for _ in 0..d.count {
+            let mut next = vec![0.0; sums.len() + sides];
+            for (s, &q) in sums.iter().enumerate() {
+                for k in 1..=sides {
+                    next[s + k] += q / sides as f64;
+                }
+            }
+            sums = next;
+        }
+        let mut kept = vec![0.0; full.len()];
+        let mut low = 0.0;
+        for (s, &q) in sums.iter().enumerate() {
+            if q == 0.0 {
+                continue;
+            }
+            if self.below_average(s as i64) {
+                low += q;
+            } else {
+                let v = self.modify((s as i64 + d.constant).max(0) as u32);
+                kept[v as usize] += q;
+            }
+        }
+        let again = full.iter().map(|&p| p * low).collect();
+        (kept, again)
+    }
+
     /// The expected value.
     #[must_use]
     pub fn mean(&self) -> f64 {

@@ -18,7 +18,10 @@
 //!
 //! Both paths draw from the same distribution; the tests compare them. A Plan
 //! whose one-die table cannot be built, or whose pool mixes several kinds of
-//! mortal-wound effect (their interleaving matters), runs die by die.
+//! mortal-wound effect (their interleaving matters), runs die by die; so does
+//! a pool with the unit's one damage re-roll, and one with a one-die hit or
+//! wound re-roll that can roll more dice than its tables hold (its dice are
+//! not independent, so no multinomial draws them).
 
 use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::{Chance, Multinomial};
@@ -28,7 +31,10 @@ use crate::executor::{
 use crate::plan::{Excess, Group, Side};
 use crate::program::{Inflict, Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
-use crate::tables::{binomial_pmf, one_token, point, slot, sorted, unpack, Builder, BITS, SLOTS};
+use crate::tables::{
+    binomial_pmf, one_token, point, slot, sorted, then_row, total, unpack, Builder, Dist, BITS,
+    SLOTS,
+};
 use crate::trace::NoTrace;
 use crate::trial_table::{Resolutions, TrialTable};
 use crate::workspace::{bump, Workspace};
@@ -119,14 +125,15 @@ impl PoolTables {
         budget: &mut usize,
         b: &mut Builder,
     ) -> Option<PoolTables> {
-        if pool.damage_reroll_one || pool.tests.iter().any(|t| t.reroll_one) {
-            // One die for the whole pool ties its attacks together: die by die.
+        if pool.damage_reroll_one {
+            // The one damage re-roll is used on the first low roll, which
+            // depends on the save dice's order: die by die.
             return None;
         }
         let m = pool.tests.len();
         let save_slot = m;
         let (first, inflict) = one_token(pool, 1, *budget, b)?;
-        // n-fold convolutions for every number of attack dice the pool can
+        // n-fold compositions for every number of attack dice the pool can
         // have, while they fit the budget and the packing.
         let max_attacks = pool.max_attacks();
         let packable = (1..=max_attacks)
@@ -134,17 +141,20 @@ impl PoolTables {
             .last()
             .unwrap_or(0);
         let mut by_count = Vec::new();
-        let mut table = point(&[]);
+        let mut row = vec![Dist::default(); first.sets()];
+        row[first.full()] = point(&[]);
         let mut max_saves = 0;
         for n in 0..=packable {
             if n > 0 {
                 // Left within the work allowed, so later pools can still
                 // build their one-die tables.
-                if !b.affords(&table, &first) {
+                let work: usize = row.iter().map(Dist::len).sum::<usize>() * first.entries();
+                if !b.affords_work(work) {
                     break;
                 }
-                table = b.convolve(&table, &first)?;
+                row = then_row(&row, &first, b)?;
             }
+            let table = total(&row);
             if table.len() > *budget {
                 break;
             }
@@ -156,13 +166,20 @@ impl PoolTables {
             let alias = ValueAlias::new(&probs, &keys);
             by_count.push((keys, probs, alias));
         }
-        let beyond = (by_count.len() as u64 <= max_attacks).then(|| {
-            let outcomes = sorted(&first)
-                .into_iter()
-                .map(|(v, p)| ((0..m + 2).map(|i| slot(v, i)).collect(), p))
-                .collect();
-            Multinomial::new(outcomes, m + 2)
-        });
+        let beyond = match first.plain() {
+            _ if by_count.len() as u64 > max_attacks => None,
+            Some(first) => {
+                let outcomes = sorted(first)
+                    .into_iter()
+                    .map(|(v, p)| ((0..m + 2).map(|i| slot(v, i)).collect(), p))
+                    .collect();
+                Some(Multinomial::new(outcomes, m + 2))
+            }
+            // A one-die re-roll ties the dice together: no multinomial of
+            // independent dice draws them, so more dice than the tables
+            // hold run die by die.
+            None => return None,
+        };
         // Binomial saves when no group saves on a different face from another.
         let binomial = pool.save.alike(groups).then(|| {
             let q = pool.save.fail_chance(0, groups);

@@ -6,7 +6,9 @@
 //! n-fold convolution of it for n dice. An outcome is a vector of counts (one
 //! slot per test, then tokens reaching the save, then harm events) packed into
 //! one `u64`. The fast Monte Carlo path samples these tables; the exact
-//! evaluator convolves them.
+//! evaluator convolves them. A test granting the unit one re-roll of a single
+//! die ties the dice together; its tables note which such re-rolls are left,
+//! and dice are composed one after another instead (see [`Token`]).
 
 use crate::dice::DiceExpr;
 use crate::plan::{Class, Outcome};
@@ -64,6 +66,11 @@ impl Builder {
         self.work + (a.len() * b.len()) as u64 <= MAX_WORK
     }
 
+    /// Would `work` more multiply-adds stay within the work allowed?
+    pub(crate) fn affords_work(&self, work: usize) -> bool {
+        self.work + work as u64 <= MAX_WORK
+    }
+
     /// `a` convolved with `b`, its work counted; `None` past the work
     /// allowed (which then stays spent, so every later convolution fails too).
     pub(crate) fn convolve(&mut self, a: &Dist, b: &Dist) -> Option<Dist> {
@@ -109,7 +116,10 @@ fn classed(t: &RunTest) -> Vec<(Outcome, Option<Class>, f64)> {
     if let Some((_, distribution)) = &t.roll {
         return distribution.clone();
     }
-    let p = outcome_probabilities(t);
+    by_outcome(outcome_probabilities(t))
+}
+
+fn by_outcome(p: [f64; 3]) -> Vec<(Outcome, Option<Class>, f64)> {
     [Outcome::Fail, Outcome::Success, Outcome::Critical]
         .into_iter()
         .map(|o| (o, None, p[o as usize]))
@@ -117,30 +127,175 @@ fn classed(t: &RunTest) -> Vec<(Outcome, Option<Class>, f64)> {
 }
 
 fn outcome_probabilities(t: &RunTest) -> [f64; 3] {
-    let mut p = [0.0; 3];
-    let face = 1.0 / f64::from(t.die);
-    if t.automatic {
-        p[Outcome::Success as usize] = 1.0;
-        return p;
-    }
-    let fresh: Vec<Outcome> = (1..=t.die).map(|f| t.by_face[f as usize]).collect();
-    for (i, &o) in fresh.iter().enumerate() {
-        if t.rerolls(i as u32 + 1, o) {
-            for &o2 in &fresh {
-                p[o2 as usize] += face * face;
-            }
-        } else {
-            p[o as usize] += face;
-        }
-    }
+    let (kept, eligible, _) = one_reroll_split(t);
+    let mut p = kept;
+    p[Outcome::Fail as usize] += eligible;
     p
 }
 
-/// One attack die's exact outcome distribution through the pool's tests
-/// (packed vectors: each test's count, tokens reaching the save, harm events),
-/// and the one kind of harm outside the save the pool may queue. `None` when
-/// the pool cannot be tabulated (see the module notes), or when the sum of
-/// `dice` such vectors could overflow a slot of the packing.
+/// One token at test `t` split for the pool's one-die re-roll: the chances
+/// of each outcome for a token that cannot take it (its first roll did not
+/// fail, or the test's own policy re-rolled it already: a re-rolled die is
+/// never rolled a third time), the chance its first roll fails and is left
+/// as it is (the die the one re-roll picks), and the outcomes of one fresh
+/// roll (what that die shows once rolled again).
+fn one_reroll_split(t: &RunTest) -> ([f64; 3], f64, [f64; 3]) {
+    let mut kept = [0.0; 3];
+    let mut eligible = 0.0;
+    let mut fresh_p = [0.0; 3];
+    if t.automatic {
+        kept[Outcome::Success as usize] = 1.0;
+        fresh_p[Outcome::Success as usize] = 1.0;
+        return (kept, eligible, fresh_p);
+    }
+    let face = 1.0 / f64::from(t.die);
+    let fresh: Vec<Outcome> = (1..=t.die).map(|f| t.by_face[f as usize]).collect();
+    for &o in &fresh {
+        fresh_p[o as usize] += face;
+    }
+    for (i, &o) in fresh.iter().enumerate() {
+        if t.rerolls(i as u32 + 1, o) {
+            for &o2 in &fresh {
+                kept[o2 as usize] += face * face;
+            }
+        } else if o == Outcome::Fail {
+            eligible += face;
+        } else {
+            kept[o as usize] += face;
+        }
+    }
+    (kept, eligible, fresh_p)
+}
+
+/// One token's outcome distribution jointly with which of the pool's
+/// one-die re-rolls it leaves: `by[from][to]` holds the outcome vectors
+/// (unnormalised) of a token that starts with the re-rolls of set `from`
+/// still to use and leaves those of `to`. A set has a bit per test that
+/// grants one (see [`one_die_bits`]); with none, there is one set and
+/// `by[0][0]` is the token's plain distribution.
+///
+/// The one re-roll of a test goes to the first token there whose die fails
+/// and was not re-rolled already, in whatever order the tokens are resolved:
+/// every token reaching a test is a fresh, independent one, and which of the
+/// failed dice is rolled again does not change the counts (the others stay
+/// failures), so the counts have one distribution for any order, and a
+/// pool's tokens can be composed one after another, threading the set.
+#[derive(Debug, Clone)]
+pub(crate) struct Token {
+    pub(crate) by: Vec<Vec<Dist>>,
+}
+
+/// The bit of each test in a set of one-die re-rolls still to use (`None`
+/// for a test that grants none), and the number of sets.
+pub(crate) fn one_die_bits(pool: &RunPool) -> (Vec<Option<usize>>, usize) {
+    let mut next = 0;
+    let bits = pool
+        .tests
+        .iter()
+        .map(|t| {
+            t.reroll_one.then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect();
+    (bits, 1 << next)
+}
+
+impl Token {
+    /// Each set left as it is, nothing counted.
+    fn identity(sets: usize) -> Token {
+        Token {
+            by: (0..sets)
+                .map(|from| {
+                    (0..sets)
+                        .map(|to| {
+                            if to == from {
+                                point(&[])
+                            } else {
+                                Dist::default()
+                            }
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    /// How many sets of re-rolls still to use there are.
+    pub(crate) fn sets(&self) -> usize {
+        self.by.len()
+    }
+
+    /// The set with every re-roll still to use, where a pool starts.
+    pub(crate) fn full(&self) -> usize {
+        self.sets() - 1
+    }
+
+    /// Table entries held.
+    pub(crate) fn entries(&self) -> usize {
+        self.by.iter().flatten().map(HashMap::len).sum()
+    }
+
+    /// `self`, then `next`.
+    fn then(&self, next: &Token, b: &mut Builder) -> Option<Token> {
+        let by = self
+            .by
+            .iter()
+            .map(|row| then_row(row, next, b))
+            .collect::<Option<_>>()?;
+        Some(Token { by })
+    }
+
+    /// Each distribution mapped by `f` (a projection of its vectors).
+    pub(crate) fn map_dists(&self, f: impl Fn(&Dist) -> Dist) -> Token {
+        Token {
+            by: self
+                .by
+                .iter()
+                .map(|row| row.iter().map(&f).collect())
+                .collect(),
+        }
+    }
+
+    /// The plain distribution of a pool without one-die re-rolls.
+    pub(crate) fn plain(&self) -> Option<&Dist> {
+        (self.sets() == 1).then(|| &self.by[0][0])
+    }
+}
+
+/// A distribution over (vector, set left), `row[set]`, followed by `next`.
+pub(crate) fn then_row(row: &[Dist], next: &Token, b: &mut Builder) -> Option<Vec<Dist>> {
+    let sets = next.sets();
+    let mut out = vec![Dist::default(); sets];
+    for (mid, d) in row.iter().enumerate() {
+        if d.is_empty() {
+            continue;
+        }
+        for (to, e) in next.by[mid].iter().enumerate() {
+            if e.is_empty() {
+                continue;
+            }
+            let c = b.convolve(d, e)?;
+            if out[to].is_empty() {
+                out[to] = c;
+            } else {
+                mix(&mut out[to], &c, 1.0);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The vectors of a row of sets, whatever set is left.
+pub(crate) fn total(row: &[Dist]) -> Dist {
+    let mut out = Dist::default();
+    for d in row {
+        mix(&mut out, d, 1.0);
+    }
+    out
+}
+
 /// Why `pool` cannot be tabulated for up to `dice` attack dice, in words, or
 /// `None` when it can (the table may still be too large for its budget).
 pub(crate) fn why_not_tabulated(pool: &RunPool, dice: u64) -> Option<String> {
@@ -204,12 +359,19 @@ fn one_harm(pool: &RunPool) -> Option<(Option<InflictKind>, bool)> {
     Some((inflict, after_all))
 }
 
+/// One attack die's exact outcome distribution through the pool's tests
+/// (packed vectors: each test's count, tokens reaching the save, harm events),
+/// split by the pool's one-die re-rolls it leaves to use (see [`Token`]), and
+/// the one kind of harm outside the save the pool may queue. `None` when the
+/// pool cannot be tabulated (see the module notes), when the sum of `dice`
+/// such vectors could overflow a slot of the packing, or past `budget` table
+/// entries or the builder's work.
 pub(crate) fn one_token(
     pool: &RunPool,
     dice: u64,
     budget: usize,
     b: &mut Builder,
-) -> Option<(Dist, Option<Inflict>)> {
+) -> Option<(Token, Option<Inflict>)> {
     let m = pool.tests.len();
     let (save_slot, mortal_slot) = (m, m + 1);
     if why_not_tabulated(pool, dice).is_some() {
@@ -221,61 +383,93 @@ pub(crate) fn one_token(
         after_all,
         ends: false,
     });
+    let (bits, sets) = one_die_bits(pool);
     // One token's distribution entering each test, from the save backwards.
-    let mut entering: Vec<Dist> = vec![Dist::default(); m + 1];
-    entering[m] = point(&[(save_slot, 1)]);
+    let mut entering: Vec<Token> = vec![Token::identity(sets); m + 1];
+    for row in &mut entering[m].by {
+        for d in row.iter_mut().filter(|d| !d.is_empty()) {
+            *d = point(&[(save_slot, 1)]);
+        }
+    }
     for k in (0..m).rev() {
         let t = &pool.tests[k];
-        let mut d = Dist::default();
-        for (o, class, p) in classed(t) {
-            if p == 0.0 {
-                continue;
-            }
-            let mut route = TableRoute {
-                k,
-                mortal_slot,
-                entering: &entering,
-                builder: &mut *b,
-                fixed: Vec::new(),
-                parts: Vec::new(),
-                goes_to: None,
+        let plain = classed(t);
+        let split = bits[k].map(|_| one_reroll_split(t));
+        let mut by = Vec::with_capacity(sets);
+        for from in 0..sets {
+            // The outcomes, each with the set the token leaves this test with.
+            let branches: Vec<(Outcome, Option<Class>, f64, usize)> = match (bits[k], split) {
+                (Some(bit), Some((kept, eligible, fresh))) if from & (1 << bit) != 0 => {
+                    let used = from & !(1 << bit);
+                    by_outcome(kept)
+                        .into_iter()
+                        .map(|(o, c, p)| (o, c, p, from))
+                        .chain(
+                            by_outcome(fresh)
+                                .into_iter()
+                                .map(|(o, c, p)| (o, c, p * eligible, used)),
+                        )
+                        .collect()
+                }
+                _ => plain.iter().map(|&(o, c, p)| (o, c, p, from)).collect(),
             };
-            t.route(k, o, class, &mut route)?;
-            let TableRoute {
-                fixed,
-                parts,
-                goes_to,
-                ..
-            } = route;
-            let mut branch = point(&fixed);
-            if let Some(goes_to) = goes_to {
-                branch = b.convolve(&branch, &point(&[(k, 1)]))?;
-                branch = b.convolve(&branch, &entering[goes_to])?;
+            let mut d = vec![Dist::default(); sets];
+            for (o, class, p, left) in branches {
+                if p == 0.0 {
+                    continue;
+                }
+                let mut route = TableRoute {
+                    k,
+                    mortal_slot,
+                    entering: &entering,
+                    builder: &mut *b,
+                    fixed: Vec::new(),
+                    parts: Vec::new(),
+                    goes_to: None,
+                };
+                t.route(k, o, class, &mut route)?;
+                let TableRoute {
+                    mut fixed,
+                    parts,
+                    goes_to,
+                    ..
+                } = route;
+                if goes_to.is_some() {
+                    fixed.push((k, 1));
+                }
+                let mut branch = vec![Dist::default(); sets];
+                branch[left] = point(&fixed);
+                if let Some(goes_to) = goes_to {
+                    branch = then_row(&branch, &entering[goes_to], b)?;
+                }
+                for part in &parts {
+                    branch = then_row(&branch, part, b)?;
+                }
+                for (into, part) in d.iter_mut().zip(&branch) {
+                    mix(into, part, p);
+                }
             }
-            for part in &parts {
-                branch = b.convolve(&branch, part)?;
-            }
-            mix(&mut d, &branch, p);
+            by.push(d);
         }
-        if d.len() > budget {
+        let token = Token { by };
+        if token.entries() > budget {
             return None;
         }
-        entering[k] = d;
+        entering[k] = token;
     }
-    let first = std::mem::take(&mut entering[0]);
-    Some((first, inflict))
+    Some((entering.swap_remove(0), inflict))
 }
 
 /// One token's routing at test `k` as distributions: counts that are fixed,
-/// and parts (extra tokens) to convolve in.
+/// and parts (extra tokens) to follow it.
 struct TableRoute<'a> {
     k: usize,
     mortal_slot: usize,
     /// One token's distribution entering each later test.
-    entering: &'a [Dist],
+    entering: &'a [Token],
     builder: &'a mut Builder,
     fixed: Vec<(usize, u32)>,
-    parts: Vec<Dist>,
+    parts: Vec<Token>,
     /// The test the token goes on to, if it passed.
     goes_to: Option<usize>,
 }
@@ -288,17 +482,26 @@ impl TokenRoute for TableRoute<'_> {
     fn extra(&mut self, amount: DiceExpr) -> Option<()> {
         // `amount` extra tokens into test k+1, each counted at k.
         let k = self.k;
-        let mut extra = Dist::default();
-        let mut power = point(&[]);
+        let next = &self.entering[k + 1];
+        let sets = next.sets();
+        let mut extra = Token {
+            by: vec![vec![Dist::default(); sets]; sets],
+        };
+        let mut power = Token::identity(sets);
         for (count, q) in amount.distribution().into_iter().enumerate() {
             if count > 0 {
-                power = self.builder.convolve(&power, &self.entering[k + 1])?;
+                power = power.then(next, self.builder)?;
             }
             if q > 0.0 {
-                let shifted = self
-                    .builder
-                    .convolve(&power, &point(&[(k, count as u32)]))?;
-                mix(&mut extra, &shifted, q);
+                let counted = point(&[(k, count as u32)]);
+                for (into, row) in extra.by.iter_mut().zip(&power.by) {
+                    for (to, d) in row.iter().enumerate() {
+                        if !d.is_empty() {
+                            let shifted = self.builder.convolve(d, &counted)?;
+                            mix(&mut into[to], &shifted, q);
+                        }
+                    }
+                }
             }
         }
         self.parts.push(extra);

@@ -1,25 +1,15 @@
 //! The exact evaluator against the published reference values and against
 //! Monte Carlo.
 
+mod common;
+
+use common::{number, program};
 use mathhammer_core::exact::{evaluate, evaluate_polled, evaluate_until};
 use mathhammer_core::CoreError;
-use mathhammer_core::{simulate, Path, Plan, Program, RunOptions};
+use mathhammer_core::{simulate, Path, RunOptions};
 use serde_json::{json, Value};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-
-fn program(plan: &Value) -> Program {
-    Program::new(Plan::from_json(&plan.to_string()).expect("valid plan")).expect("program")
-}
-
-/// The index of the number called `name` among the Plan's numbers.
-fn number(plan: &Value, name: &str) -> usize {
-    let names = program(plan).numbers();
-    names
-        .iter()
-        .position(|n| n == name)
-        .unwrap_or_else(|| panic!("no number {name} in {names:?}"))
-}
 
 fn mean(pmf: &[f64]) -> f64 {
     pmf.iter().enumerate().map(|(v, p)| v as f64 * p).sum()

@@ -11,6 +11,12 @@
 - ``11e``: add X attack dice (1 for plain ``Blast``, X for ``Blast X``) for
   every 5 models in the target; no random Attacks needed (11th-edition notes).
 
+``Blast X`` with a number is printed by 11th edition only, so a weapon
+spelled so follows ``11e`` unless the scenario chooses a version (``[rules]
+Blast``, the weapon's own ``rules``, or an ``edition``); choosing one without
+an X is refused, naming that field. The Result names the version that ran and
+why. Plain ``Blast`` follows the default, ``spec``.
+
 Every version refuses a target within Engagement Range of the firing unit
 (``[context] engaged``): the specification and 10th edition forbid it
 outright, 11th edition through its targeting rules. The model count is the
@@ -48,13 +54,6 @@ def apply(rules: Any) -> None:
             field="context.engaged",
         )
     models = rules.target_models()
-    if rules.params["x"] is not None and rules.version != "11e":
-        raise ScenarioError(
-            f"Blast {rules.params['x']} is 11th edition's Blast X; under version {rules.version!r} write plain Blast, "
-            "or pick version 11e",
-            source=rules.scenario.source,
-            field="rules.Blast",
-        )
     for term in rules.pool.attacks:
         if rules.version == "spec":
             if 6 <= models <= 10:
@@ -72,12 +71,18 @@ def parse(text: str) -> Mapping[str, Any] | None:
     return with_value("Blast", "int", optional=True)(text)
 
 
+def printed_in(params: Mapping[str, Any]) -> str | None:
+    """``Blast X`` is printed by 11th edition only; plain ``Blast`` by every version."""
+    return "11e" if params["x"] is not None else None
+
+
 SPEC = KeywordSpec(
     ruleset="wh40k",
     name="Blast",
     apply=apply,
     parse=parse,
     rule=RULE,
+    printed_in=printed_in,
     description="more attacks against big units (versions: spec, 10e, 11e)",
 )
 

@@ -285,10 +285,33 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     versions = dict(RULE_VERSIONS)
     used: dict[str, list[str]] = {}
 
-    def version_of(rule: Rule, *, weapon: int) -> str:
-        chosen = scenario.rules.resolve(
-            rule, weapon=scenario.attacker.weapons[weapon].rules, source=source, where=f"attacker.weapons[{weapon}]."
-        )
+    printed_notes: dict[str, list[str]] = {}
+
+    def version_of(rule: Rule, *, weapon: int, printed: str | None = None, spelling: str = "") -> str:
+        """The version of ``rule`` the weapon follows: as the scenario chooses, else the one that prints
+        the weapon's ``spelling`` (``printed``, when only one does), else the rule's default."""
+        w = scenario.attacker.weapons[weapon]
+        where = f"attacker.weapons[{weapon}]."
+        chosen = scenario.rules.resolve(rule, weapon=w.rules, source=source, where=where)
+        if printed is not None and chosen != printed:
+            by = scenario.rules.chosen_by(rule, weapon=w.rules, where=where)
+            if by is not None:
+                field, value = by
+                raise ScenarioError(
+                    f"is {value!r}, which selects {rule.name} version {chosen!r}, and that version has no "
+                    f"{spelling!r} (weapon {w.name!r}): only version {printed!r} prints it "
+                    f"({rule.versions[printed]}). Write the ability as version {chosen!r} prints it, "
+                    f"or choose {printed!r}",
+                    source=source,
+                    field=field,
+                )
+            chosen = printed
+            note = (
+                f"{w.name} prints {spelling!r}, which only version {printed!r} has "
+                f"(the default, {rule.default!r}, applies to weapons that do not)"
+            )
+            if note not in printed_notes.setdefault(rule.name, []):
+                printed_notes[rule.name].append(note)
         if chosen not in used.setdefault(rule.name, []):
             used[rule.name].append(chosen)
         return chosen
@@ -306,7 +329,10 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         # Pooled weapons list the same keywords: report the pool's once, under its name.
         no_effect += [NoEffect(n.keyword, n.reason, pool.name) for n in idle.get(members[0], [])]
         for spec, params, spelling in resolved[members[0]]:
-            version = version_of(spec.rule, weapon=members[0]) if spec.rule is not None else None
+            version = None
+            if spec.rule is not None:
+                printed = spec.printed_in(params) if spec.printed_in is not None else None
+                version = version_of(spec.rule, weapon=members[0], printed=printed, spelling=spelling)
             rules = WeaponRules(
                 weapons=weapons,
                 scenario=scenario,
@@ -361,7 +387,10 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
             **RULE_DESCRIPTIONS,
             # The same models, in the same order: 10th edition allocates a mortal wound like an attack.
             **({"mortal_wounds": MORTAL_WOUNDS_IN_TURN} if in_turn else {}),
-            **describe(versioned, used),
+            **{
+                rule: "; ".join([said, *(f"chosen as {n}" for n in printed_notes.get(rule, []))])
+                for rule, said in describe(versioned, used).items()
+            },
         },
         attacker=scenario.attacker.label(),
         target=scenario.target.name,

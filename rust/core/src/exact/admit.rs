@@ -35,18 +35,6 @@ pub(super) const ADMIT: u64 = MAX_WORK * 5;
 /// Admit `program`, or decline it naming the first reason found.
 pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {
     check_shape(program)?;
-    for seq in &program.sequences {
-        if let RunSequence::Pool(pool) = seq {
-            if pool.damage_reroll_one || pool.tests.iter().any(|t| t.reroll_one) {
-                // One die for the whole pool ties its attacks together; the
-                // evaluator tabulates attacks that are independent.
-                return Err(decline(format!(
-                    "pool {:?} re-rolls one die for the whole unit, which ties its attacks together",
-                    pool.name
-                )));
-            }
-        }
-    }
     let dense = dense_work(program)?;
     let (carry_failed, save_counters) = check_pools(program)?;
     let (carry_mortal, tokens) = reduced_mortal_counter(program)?;

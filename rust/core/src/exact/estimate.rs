@@ -15,7 +15,7 @@ use crate::dice::{DiceExpr, ModifiedDice};
 use crate::plan::Excess;
 use crate::program::{Inflict, InflictKind, Program, RunAction, RunPool, RunSequence, RunTest};
 use crate::tables::{one_token, slot, Builder, MAX_WORK as TABLE_WORK};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// Steps to build the pmf of `d` (the convolutions `ModifiedDice::distribution` does).
 pub(super) fn dice_steps(d: impl Into<ModifiedDice>) -> u64 {
@@ -125,7 +125,10 @@ pub(super) fn tabulation_steps(pool: &RunPool) -> Option<u64> {
     let mut steps = 0u64;
     for keep in &keeps {
         let projected: BTreeSet<Vec<u32>> = token
-            .keys()
+            .by
+            .iter()
+            .flatten()
+            .flat_map(HashMap::keys)
             .map(|&v| keep.iter().map(|&k| slot(v, k)).collect())
             .collect();
         let outcomes = projected.len() as u64;
@@ -137,7 +140,10 @@ pub(super) fn tabulation_steps(pool: &RunPool) -> Option<u64> {
                 acc.saturating_mul(n.saturating_mul(mx).saturating_add(1))
             });
             let held = ranges.min(multisets(n, outcomes));
-            steps = steps.saturating_add(held.saturating_mul(outcomes));
+            // With one-die re-rolls, each die's outcomes are split by the
+            // re-rolls it leaves to use: a convolution per pair of sets.
+            let sets = token.sets() as u64;
+            steps = steps.saturating_add(held.saturating_mul(outcomes).saturating_mul(sets));
             if steps > TABLE_WORK {
                 return Some(steps);
             }
@@ -273,6 +279,9 @@ pub(super) fn state_steps(program: &Program, carry_failed: bool, carry_mortal: b
                     tokens,
                 };
                 let (work, count) = own.steps(states, carry_mortal);
+                // A damage re-roll still to use splits each state in two
+                // while the pool resolves.
+                let work = work.saturating_mul(if pool.damage_reroll_one { 2 } else { 1 });
                 (work, reach, count)
             }
             RunSequence::Mortal { amount, rolls, .. } => {

@@ -5,8 +5,8 @@ use super::admit::Admission;
 use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
 use super::pmf::{accumulate, compound, convolve, dice_pmf, harm_damage};
 use super::state::{
-    add, alive, failed, front, held, held_focus, marker, mortals, with_held, with_held_focus,
-    with_marker, with_mortals, Dist, Unit,
+    add, alive, failed, front, held, held_focus, marker, mortals, one_left, with_held,
+    with_held_focus, with_marker, with_mortals, with_one_left, Dist, Unit,
 };
 use super::MAX_STATES;
 use crate::dice::ModifiedDice;
@@ -54,6 +54,9 @@ pub(super) struct Evaluator<'p> {
     /// slot each is credited in, and, for each but the last, the state field
     /// noting how many harms were held by the end of that pool.
     pub(super) holders: Vec<Holder>,
+    /// While a pool with one damage re-roll is resolved: its damage split as
+    /// [`ModifiedDice::once_more_split`] does, for states that still have it.
+    pub(super) one_damage: Option<(Vec<f64>, Vec<f64>)>,
 }
 
 /// A pool holding harm until every attack is resolved: the slot it is
@@ -103,6 +106,7 @@ impl<'p> Evaluator<'p> {
             credit: Vec::new(),
             mortal_pmf: None,
             holders: Vec::new(),
+            one_damage: None,
             attacker: plan.attacker.as_ref().map(|a| {
                 let unit = Unit::new(a);
                 let start = unit.start();
@@ -218,7 +222,9 @@ impl<'p> Evaluator<'p> {
 
     /// One unsaved attack of the pool's damage on the current group of
     /// `order`; what the front model cannot take is lost or carries on, as
-    /// the pool's `excess` says.
+    /// the pool's `excess` says. In a state that still has the pool's one
+    /// damage re-roll, the roll is split as `one_damage` says: a roll kept
+    /// leaves the re-roll, a low roll rolled again uses it.
     pub(super) fn unsaved(
         &self,
         dist: &Dist,
@@ -235,28 +241,50 @@ impl<'p> Evaluator<'p> {
                 add(&mut out, s, p);
                 continue;
             };
-            let grp = &self.unit.groups[g];
-            for (d, &q) in damage.iter().enumerate() {
-                if q == 0.0 {
-                    continue;
+            match &self.one_damage {
+                Some((kept, again)) if one_left(s) => {
+                    self.deal(&mut out, s, p, g, order, pool, kept);
+                    self.deal(&mut out, with_one_left(s, false), p, g, order, pool, again);
                 }
-                let amount = pool.damage_to(grp, d as u32).1;
-                let room = if pool.excess == Excess::Lost {
-                    front(s, g)
-                } else {
-                    u32::MAX
-                };
-                for (lost, r) in Unit::lost(amount, room, pool.fnp(g, grp.feel_no_pain)) {
-                    let next = if lost == 0 {
-                        s
-                    } else {
-                        self.unit.take(s, g, lost, order, pool.excess)
-                    };
-                    add(&mut out, next, p * q * r);
-                }
+                _ => self.deal(&mut out, s, p, g, order, pool, damage),
             }
         }
         out
+    }
+
+    /// Damage rolled as `damage` says on the current group `g` of state `s`
+    /// (of chance `p`), into `out`.
+    #[allow(clippy::too_many_arguments)]
+    fn deal(
+        &self,
+        out: &mut Dist,
+        s: u128,
+        p: f64,
+        g: usize,
+        order: &[usize],
+        pool: &RunPool,
+        damage: &[f64],
+    ) {
+        let grp = &self.unit.groups[g];
+        for (d, &q) in damage.iter().enumerate() {
+            if q == 0.0 {
+                continue;
+            }
+            let amount = pool.damage_to(grp, d as u32).1;
+            let room = if pool.excess == Excess::Lost {
+                front(s, g)
+            } else {
+                u32::MAX
+            };
+            for (lost, r) in Unit::lost(amount, room, pool.fnp(g, grp.feel_no_pain)) {
+                let next = if lost == 0 {
+                    s
+                } else {
+                    self.unit.take(s, g, lost, order, pool.excess)
+                };
+                add(out, next, p * q * r);
+            }
+        }
     }
 
     /// One attack that takes the pool's own save `save` (if any) and, failing

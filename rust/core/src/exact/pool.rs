@@ -6,13 +6,14 @@ use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
 use super::evaluator::{Evaluator, Landing};
 use super::pmf::{attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
-    add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, Dist, Fast,
+    add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, with_one_left,
+    Dist, Fast,
 };
 use super::{MAX_STATES, TABLE_BUDGET};
 use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::program::{Inflict, InflictKind, RunPool};
-use crate::tables::{self, binomial_pmf, one_token, slot, Builder};
+use crate::tables::{self, binomial_pmf, one_token, slot, then_row, total, Builder, Token};
 use std::collections::HashMap;
 
 /// A joint distribution of (tokens saved or failed saves, harm events).
@@ -49,6 +50,10 @@ impl Evaluator<'_> {
         // The target: for each state at the start of the pool, its declared
         // order, then the saves, then the harm events.
         let same_faces = pool.save.alike(self.unit.groups);
+        // The pool's one damage re-roll, noted in each state until used.
+        self.one_damage = pool
+            .damage_reroll_one
+            .then(|| pool.damage.once_more_split());
         let mut next = Dist::default();
         for (&s0, &p0) in &self.states {
             verdict()?;
@@ -65,16 +70,27 @@ impl Evaluator<'_> {
                 damage: &damage,
                 outcomes: &outcomes,
             };
-            let after_saves = if same_faces {
+            let s0 = with_one_left(s0, self.one_damage.is_some());
+            let mut after_saves = if same_faces {
                 self.saved_alike(s0, &step, most_failed)
             } else if pool.save.in_turn {
                 self.saved_in_turn(s0, &step)?
             } else {
                 self.saved_lowest_first(s0, &step)?
             };
+            if self.one_damage.is_some() {
+                // Only the damage of attacks that failed their save takes it.
+                for d in &mut after_saves {
+                    *d = d.drain().fold(Dist::default(), |mut out, (s, p)| {
+                        add(&mut out, with_one_left(s, false), p);
+                        out
+                    });
+                }
+            }
             self.harm_after_saves(after_saves, p0, focus, &step, &mut next)?;
         }
         self.states = next;
+        self.one_damage = None;
         self.check_size()
     }
 
@@ -153,7 +169,7 @@ impl Evaluator<'_> {
         &mut self,
         pool: &RunPool,
         builder: &mut Builder,
-    ) -> Result<(tables::Dist, Option<Inflict>), CoreError> {
+    ) -> Result<(Token, Option<Inflict>), CoreError> {
         if pool.batch_hook.is_some() {
             return Err(decline(format!(
                 "pool {:?} calls a batch hook, which only Monte Carlo can run",
@@ -463,9 +479,10 @@ fn last_standing(s0: u128, order: &[usize]) -> usize {
 
 /// The distribution of the slots `keep` of a pool's tests, mixed over the
 /// number of attack dice (`attacks[n]` = P(n)): one die's outcome `token`
-/// projected onto those slots, then convolved n times.
+/// projected onto those slots, then composed n times (a convolution, when
+/// the pool has no one-die re-roll whose use ties its dice together).
 fn project(
-    token: &tables::Dist,
+    token: &Token,
     attacks: &[f64],
     keep: &[usize],
     builder: &mut Builder,
@@ -475,11 +492,15 @@ fn project(
         .iter()
         .map(|&k| ((1u64 << tables::BITS) - 1) << (tables::BITS as usize * k))
         .sum();
-    let mut projected = tables::Dist::default();
-    for (&k, &p) in token {
-        *projected.entry(k & mask).or_insert(0.0) += p;
-    }
-    let mut table = tables::point(&[]);
+    let projected = token.map_dists(|d| {
+        let mut out = tables::Dist::default();
+        for (&k, &p) in d {
+            *out.entry(k & mask).or_insert(0.0) += p;
+        }
+        out
+    });
+    let mut row = vec![tables::Dist::default(); projected.sets()];
+    row[projected.full()] = tables::point(&[]);
     let mut mixed: HashMap<u64, f64, Fast> = HashMap::default();
     for (n, &pn) in attacks.iter().enumerate() {
         if n > 0 {
@@ -494,7 +515,7 @@ fn project(
                     pool.name
                 )));
             }
-            table = builder.convolve(&table, &projected).ok_or_else(|| {
+            row = then_row(&row, &projected, builder).ok_or_else(|| {
                 decline(format!(
                     "pool {:?} has too many outcomes to tabulate",
                     pool.name
@@ -502,7 +523,7 @@ fn project(
             })?;
         }
         if pn > 0.0 {
-            for (&k, &p) in &table {
+            for (&k, &p) in &total(&row) {
                 *mixed.entry(k).or_insert(0.0) += pn * p;
             }
         }

@@ -185,15 +185,19 @@ impl<'p> Unit<'p> {
     }
 }
 
-// A state packs, from the low bits: per group (28 bits each, three groups at
-// most) the models alive (12 bits) and the wounds on the front model (16);
-// then harm held until every attack is resolved (12 bits), the focus group
+// A state packs, from the low bits: per group (27 bits each, three groups at
+// most) the models alive (12 bits) and the wounds on the front model (15);
+// then, at bit 81, whether the pool being resolved still has its one damage
+// re-roll (a pool that has one sets it at its start and clears it at its
+// end); then harm held until every attack is resolved (12 bits), the focus group
 // of that held harm (2), failed saves so far (15) and mortal wounds so far
 // (15), the last two only when they depend on the state.
 pub(super) const ALIVE_BITS: u32 = 12;
-pub(super) const FRONT_BITS: u32 = 16;
+pub(super) const FRONT_BITS: u32 = 15;
 const GROUP_BITS: u32 = ALIVE_BITS + FRONT_BITS;
+const ONE_LEFT_AT: u32 = GROUP_BITS * MAX_GROUPS as u32;
 const HELD_AT: u32 = 84;
+const _: () = assert!(ONE_LEFT_AT < HELD_AT);
 pub(super) const HELD_BITS: u32 = 12;
 const FOCUS_AT: u32 = 96;
 const FAILED_AT: u32 = 98;
@@ -258,6 +262,15 @@ pub(super) fn add(into: &mut Dist, s: u128, p: f64) {
     if p > 0.0 {
         *into.entry(s).or_insert(0.0) += p;
     }
+}
+
+/// Does the pool being resolved still have its one damage re-roll?
+pub(super) fn one_left(s: u128) -> bool {
+    field(s, ONE_LEFT_AT, 1) == 1
+}
+
+pub(super) fn with_one_left(s: u128, left: bool) -> u128 {
+    put(s, ONE_LEFT_AT, 1, u32::from(left))
 }
 
 pub(super) fn held(s: u128) -> u32 {
