@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,9 @@ FIRST_EXAMPLE = [3, 5, 6, 2, 4, 1, 3, 5, 6, 4, 2, 6, 4, 1, 5, 3, 6, 5, 3]
 SECOND_EXAMPLE = [4, 5, 6, 4, 5, 2, 3, 4, 5, 6, 3, 1, 3, 1, 6, 4, *[1] * 15]
 
 
-def told(example: str, dice: list[int]) -> list[str]:
+def told(example: str, dice: list[int] | None, seed: int | None = None) -> list[str]:
     scenario = mathhammer.load_scenario(EXAMPLES / example)
-    return [line.strip() for line in explain(scenario, dice=dice).lines]
+    return [line.strip() for line in explain(scenario, dice=dice, seed=seed).lines]
 
 
 def test_the_first_worked_example_is_told_as_the_rulebook_tells_it() -> None:
@@ -217,21 +218,44 @@ def test_an_explanation_prints_and_shows_in_jupyter() -> None:
 
 
 def test_a_roll_of_several_dice_is_told_die_by_die_with_its_class() -> None:
-    """The skill-dice example: two d12 + Skill 3 against DC 15; a match is a Critical Hit, Focus higher
-    Inflicts (1 Direct Damage), Panic higher is Hazardous; damage meets the thresholds (Minor 2, Major 3)."""
+    """The skill-dice example, in its own words: Focus and Panic dice + Skill 3 against DC 15; a
+    match is a Critical Hit, Focus higher Inflicts (1 Direct Damage), Panic higher is Hazardous;
+    Damage meets the Minor and Major Thresholds (2, 3) and double Major sets off a Battle Shock test."""
     lines = told("skilldice-vanguard.toml", [6, 6, 12, 5, 2, 9, 3, 4, 10, 2, 3, 6])
-    assert lines[2:5] == [
-        "attack roll: 6 + 6 + 3 = 15, needs 15: is a critical; the two match.",
+    assert lines[1:5] == [
+        "5 Attack Rolls are gathered.",
+        "Attack Roll: Focus 6 + Panic 6 + Skill 3 = 15, needs 15: is a Critical Hit; Focus = Panic.",
         "→ counted in Critical Hits.",
-        "→ inflicts its largest damage with no save.",
+        "→ inflicts its largest Damage.",
     ]
-    assert "attack roll: 2 + 9 + 3 = 14, needs 15: misses; the second die is higher." in lines
-    assert "→ 1 mortal wound on the attacking unit (Hazardous)." in lines
-    assert "→ 1 mortal wound (Inflict Direct Damage)." in lines
-    assert "3 damage to the Raiders: against its thresholds, 2 wounds lost." in lines
+    assert "Attack Roll: Focus 2 + Panic 9 + Skill 3 = 14, needs 15: misses; Panic > Focus." in lines
+    assert "→ 1 Direct Damage on the attacking unit (Hazardous)." in lines
+    assert "→ 1 Direct Damage (Inflict Direct Damage)." in lines
+    assert "Damage 3 to the Raiders (Minor 2, Major 3, double Major 6): meets Major, 2 HP lost." in lines
+    assert (
+        "Damage 6 to the Raiders (Minor 2, Major 3, double Major 6): meets double Major, 3 HP lost, "
+        "and a Battle Shock test." in lines
+    )
+    assert not [line for line in lines if "mortal" in line or "wound" in line]
     assert lines[-1].startswith(
         "In all: Attacks 5, Hits 3, Critical Hits 1, Inflicts 2, Battle Shock tests 2, Panic > Focus (Hazardous) 2"
     )
+
+
+def test_a_fight_is_told_with_each_unit_by_name() -> None:
+    """In a fight both units attack, so harm is told by the unit it falls on: Hazardous on the
+    Vanguard's own roll, and the Raiders' Inflict (Direct Damage 1) on the Vanguard too."""
+    lines = told("skilldice-fight.toml", None, seed=3)
+    assert "→ 1 Direct Damage on the Vanguard (Hazardous)." in lines
+    assert "1 Direct Damage on the Vanguard, one at a time, spilling over." in lines
+    assert not [line for line in lines if "attacking unit" in line or "the target" in line]
+
+
+def test_a_powers_own_test_is_told_as_its_sum() -> None:
+    """A power granting Advantage (a lasting effect) tests 1d12 + Skill against its Difficulty."""
+    lines = told("skilldice-warband.toml", None, seed=4)
+    ward = lines.index("2. Ward (a lasting effect)")
+    assert re.fullmatch(r"d12 (\d+) \+ Skill 1 = (\d+), needs 8: (fails|passes)\.", lines[ward + 1])
 
 
 def test_a_save_roll_names_the_wounded_model_it_goes_to(tmp_path: Path) -> None:

@@ -42,3 +42,11 @@ def test_ctrl_c_exits_130_with_one_line_and_no_traceback(case: Any) -> None:
     outcome = BENCH.interrupt(case)
     assert case.ended_well(outcome), f"exit {outcome.returncode}: {outcome.stderr}"
     assert outcome.seconds < BENCH.ALLOWED
+
+
+def test_an_interrupted_monte_carlo_run_says_how_far_it_got() -> None:
+    (case,) = [case for case in BENCH.CASES if case.name == "simulate: Monte Carlo"]
+    outcome = BENCH.interrupt(case)
+    assert case.ended_well(outcome), f"exit {outcome.returncode}: {outcome.stderr}"
+    assert "interrupted after" in outcome.stderr
+    assert f"of {int(BENCH.NEVER_ENDS):,} trials; no result was reported" in outcome.stderr

@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import numpy as np
 import pytest
 
-from mathhammer import PlanError
-from mathhammer.plan import AttackPool, Attacks, Effect, Group, MortalWounds, Plan, Save, Target, Test
+from mathhammer import DeclinedError, PlanError, _core
+from mathhammer.plan import (
+    AttackPool,
+    Attacks,
+    Compare,
+    Effect,
+    Group,
+    Heal,
+    Mark,
+    MortalWounds,
+    Plan,
+    RollDie,
+    Save,
+    Target,
+    Test,
+    WhileAlive,
+)
 
 
 def one_pool(**changes: object) -> Plan:
@@ -66,3 +83,125 @@ def test_skip_past_the_last_test_is_refused() -> None:
     pool.steps[0].effects = [Effect(on="critical", action="skip", steps=1)]
     with pytest.raises(PlanError, match=r"steps\[0\]\.effects\[0\]\.steps"):
         plan.compile()
+
+
+def fixed_hit(group: Group, damage: str = "3", **test: object) -> Plan:
+    """One automatic hit of ``damage``, no save, against ``group`` (its damage carried within it)."""
+    pool = AttackPool(
+        name="Blow",
+        attacks=[Attacks(models=1, dice="1")],
+        steps=[Test(name="hit", automatic=True, **test)],  # type: ignore[arg-type]
+        save=Save(rolled=False),
+        damage=damage,
+        excess="group",
+    )
+    return Plan(counters=[], target=Target(groups=[group], order=[0]), sequences=[pool])
+
+
+def both(plan: Plan) -> dict[str, tuple[Any, np.ndarray]]:
+    """Each number's exact distribution and its simulated frequencies (2,000 trials)."""
+    compiled = plan.compile()
+    exact = _core.evaluate_exact(compiled)
+    simulated = _core.simulate(compiled, 2_000, 7, 0)
+    return {
+        name: (pmf, np.asarray(hist, dtype=float) / 2_000)
+        for name, pmf, hist in zip(compiled.numbers, exact, simulated, strict=True)
+    }
+
+
+def test_equal_thresholds_are_met_together() -> None:
+    """Thresholds 2, 2, 4 (a Minor equal to the Major): Damage 3 meets two, 2 wounds lost."""
+    numbers = both(fixed_hit(Group("A", models=1, wounds=10, thresholds=[2, 2, 4])))
+    exact, simulated = numbers["damage"]
+    assert exact[2] == pytest.approx(1.0, abs=1e-12)
+    assert simulated[2] == 1.0
+    with pytest.raises(PlanError, match=r"target\.groups\[0\]\.thresholds.*\[3, 2\]"):
+        fixed_hit(Group("A", models=1, wounds=10, thresholds=[3, 2])).compile()
+
+
+def test_reduced_damage_stops_at_the_floor() -> None:
+    """Reduction 3 takes Damage 2 to 1 (the floor of 1 unless given) or to 0 with ``reduction_floor`` 0."""
+    for floor, lost in [(1, 1), (0, 0)]:
+        group = Group("A", models=1, wounds=10, damage_reduction=3, reduction_floor=floor)
+        exact, simulated = both(fixed_hit(group, damage="2"))["damage"]
+        assert exact[lost] == pytest.approx(1.0, abs=1e-12)
+        assert simulated[lost] == 1.0
+    with pytest.raises(PlanError, match=r"reduction_floor"):
+        fixed_hit(Group("A", models=1, wounds=10, reduction_floor=2)).compile()
+
+
+def test_a_group_starting_below_full() -> None:
+    """3 models of 2 wounds with 3 lost: one model gone, the next with 1 wound left, so a blow
+    of 1 removes a model; the exact evaluator declines such a Plan by name."""
+    plan = fixed_hit(Group("A", models=3, wounds=2, wounds_lost=3), damage="1")
+    compiled = plan.compile()
+    assert compiled.target_models == 3
+    simulated = dict(zip(compiled.numbers, _core.simulate(compiled, 1_000, 3, 0), strict=True))
+    assert simulated["models_destroyed"][1] == 1_000
+    with pytest.raises(DeclinedError, match="starts with wounds lost"):
+        _core.evaluate_exact(compiled)
+    with pytest.raises(PlanError, match=r"wounds_lost.*is 6"):
+        fixed_hit(Group("A", models=3, wounds=2, wounds_lost=6)).compile()
+
+
+def test_a_side_starting_below_full_is_not_healed() -> None:
+    plan = fixed_hit(Group("A", models=3, wounds=2, wounds_lost=1))
+    plan.sequences.append(Heal("Mend", side="target", amount="1"))
+    with pytest.raises(PlanError, match=r"sequences\[1\]\.side.*starts with wounds lost"):
+        plan.compile()
+
+
+def test_reroll_when_needs_a_roll_of_several_dice_a_policy_and_a_class_to_name() -> None:
+    plan = one_pool()
+    pool = plan.sequences[0]
+    assert isinstance(pool, AttackPool)
+    pool.steps[0].reroll_when = ["fail"]
+    with pytest.raises(PlanError, match=r"steps\[0\]\.reroll_when.*needs dice"):
+        plan.compile()
+    pool.steps[0] = Test(
+        name="roll", target=13, dice=[RollDie(6), RollDie(6)], reroll="failures", reroll_when=["second_higher"]
+    )
+    with pytest.raises(PlanError, match=r"steps\[0\]\.reroll_when.*needs compare"):
+        plan.compile()
+
+
+def test_while_alive_names_a_group_of_its_side() -> None:
+    plan = fixed_hit(Group("A", models=3, wounds=2))
+    plan.marks = ["boon"]
+    plan.sequences.append(Mark("Boon", "boon", while_alive=WhileAlive(side="target", group=1)))
+    with pytest.raises(PlanError, match=r"sequences\[1\]\.while_alive\.group"):
+        plan.compile()
+    plan.sequences[1] = Mark("Boon", "boon", while_alive=WhileAlive(side="attacker"))
+    with pytest.raises(PlanError, match=r"sequences\[1\]\.while_alive\.side"):
+        plan.compile()
+
+
+def test_a_re_roll_taken_on_a_class_is_exact_in_both_evaluators() -> None:
+    """Two d6 against 13 pass only on a match (a critical). Re-rolling both dice when the second
+    is higher (15 rolls of 36) makes P(critical) 6/36 + 15/36 x 6/36, exactly and simulated."""
+    roll = Test(
+        name="roll",
+        target=13,
+        dice=[RollDie(6), RollDie(6)],
+        compare=Compare((0, 1), equal_is_critical=True),
+        reroll="failures",
+        reroll_when=["second_higher"],
+        counter="hits",
+    )
+    pool = AttackPool(name="Roll", attacks=[Attacks(models=1, dice="1")], steps=[roll], save=Save(), damage="1")
+    plan = Plan(counters=["hits"], target=Target(groups=[Group("A", models=1, wounds=10)], order=[0]), sequences=[pool])
+    compiled = plan.compile()
+    exact = dict(zip(compiled.numbers, _core.evaluate_exact(compiled), strict=True))["hits"]
+    assert not isinstance(exact, float)  # a whole distribution, not only a mean
+    p = 6 / 36 + 15 / 36 * 6 / 36
+    assert exact[1] == pytest.approx(p, abs=1e-12)
+    trials = 200_000
+    simulated = dict(zip(compiled.numbers, _core.simulate(compiled, trials, 11, 0), strict=True))["hits"]
+    assert abs(simulated[1] / trials - p) < 5 * (p * (1 - p) / trials) ** 0.5
+
+
+def test_the_exact_evaluator_declines_an_effect_waiting_on_its_caster() -> None:
+    plan = fixed_hit(Group("A", models=3, wounds=2))
+    plan.sequences.append(Heal("Mend", side="target", amount="1", while_alive=WhileAlive(side="target", more_than=1)))
+    with pytest.raises(DeclinedError, match=r"caster standing \(while_alive\)"):
+        _core.evaluate_exact(plan.compile())

@@ -173,3 +173,35 @@ def test_a_stage_only_some_results_have_is_drawn_for_those() -> None:
     assert rounds.get_title() == "Rounds fought: P(exactly k)" and len(rounds.patches) == 3  # the fight's alone
     fight_damage = figure.axes[0].patches[-1]  # the second series' last bar in the first row
     assert rounds.patches[0].get_facecolor() == fight_damage.get_facecolor()  # one colour per series throughout
+
+
+def test_the_ways_a_run_ends_are_charted_across_the_top() -> None:
+    """Chances a ruleset marks as the run's ends (who wins a fight) are a row of bars of their own;
+    two Results matched by position, a label they spell differently showing both spellings, and
+    a Result without them draws none."""
+    from mathhammer.result import Chance
+
+    def ending(p_win: float, rounds: int) -> Result:
+        base = result([1 - p_win, p_win])
+        return dataclasses.replace(
+            base,
+            chances=(
+                Chance("P(attacker wins)", "models_destroyed", exactly=1, outcome=True),
+                Chance(f"P(both stand after {rounds} rounds)", "models_destroyed", exactly=0, outcome=True),
+                Chance("P(hit) per attack", "damage", per="damage"),
+            ),
+        )
+
+    figure = distribution_figure({"a": ending(0.25, 10), "b": ending(0.5, 2), "c": result([0.5, 0.5])})
+    ends = figure.axes[0]
+    assert ends.get_title() == "How it ends"
+    assert [t.get_text() for t in ends.get_yticklabels()] == [
+        "P(attacker wins)",
+        "P(both stand after 10 rounds) / P(both stand after 2 rounds)",
+    ]
+    from matplotlib.patches import Rectangle
+
+    widths = [bar.get_width() for bar in ends.patches if isinstance(bar, Rectangle)]
+    assert widths == pytest.approx([0.25, 0.75, 0.5, 0.5])
+    assert len(figure.axes) == 1 + 2 * 2
+    assert len(distribution_figure({"c": result([0.5, 0.5])}).axes) == 2 * 2

@@ -26,6 +26,8 @@ Class = Literal["first_higher", "equal", "second_higher"]
 BatchHook = Callable[[dict[str, Any]], Mapping[str, Any]]
 """A batch hook: arrays for a chunk of trials in, changed arrays out (see :meth:`Plan.add_hook`)."""
 Reroll = Literal["none", "ones", "failures", "non_critical"]
+RerollWhen = Literal["fail", "success", "first_higher", "equal", "second_higher"]
+"""A condition under which a roll of several dice is re-rolled (see :attr:`Test.reroll_when`)."""
 
 
 @dataclass
@@ -36,7 +38,10 @@ class Group:
     its models is ever partly wounded.
     Lower ``tier`` groups are allocated before higher ones.
     Normal damage allocated to the group is divided by ``damage_divisor``
-    (rounded up), then reduced by ``damage_reduction``, never below 1.
+    (rounded up), then reduced by ``damage_reduction``, never below
+    ``reduction_floor`` (1, or 0 in games where reduced damage may do nothing).
+    With ``wounds_lost`` the group starts the trial with that many wounds gone:
+    whole models first, the rest on one model (a unit starting below full).
     """
 
     name: str
@@ -51,7 +56,10 @@ class Group:
     damage_reduction: int = 0
     thresholds: list[int] = field(default_factory=list)
     """Normal damage converts to the number of these it meets, ascending (damage
-    thresholds); empty: damage is wounds lost. Mortal wounds are never converted."""
+    thresholds, equal ones met together); empty: damage is wounds lost. Mortal
+    wounds are never converted."""
+    reduction_floor: int = 1
+    wounds_lost: int = 0
 
 
 @dataclass
@@ -136,6 +144,8 @@ class RollDie:
     """The die is part of the roll only while this mark is set (see :class:`Mark`)."""
     unless: str | None = None
     """The die is part of the roll only while this mark is not set."""
+    label: str | None = None
+    """What reports call the die ("Focus"); for narration only, not sent to the core."""
 
 
 @dataclass
@@ -164,6 +174,10 @@ class Test:
     With ``reroll_one``, once per pool (per round in a fight), the first die
     that fails and was not re-rolled already is rolled again (a re-roll of one
     die granted to the unit; tests of one die only).
+    With ``dice``, ``reroll_when`` says when the roll is re-rolled instead of
+    the policy's own condition: on an outcome (``"fail"``, ``"success"``) or a
+    class of :class:`Compare` listed there, never on a critical; the dice
+    re-rolled stay the policy's (a re-roll taken to avoid a side effect).
     """
 
     __test__ = False  # a Plan primitive, not a pytest test class
@@ -184,14 +198,17 @@ class Test:
     dice: list[RollDie] = field(default_factory=list)
     compare: Compare | None = None
     reroll_one: bool = False
+    reroll_when: list[RerollWhen] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in asdict(self).items() if v is not None and k not in ("effects", "dice", "compare")}
         if not self.reroll_one:
             del d["reroll_one"]
+        if not self.reroll_when:
+            del d["reroll_when"]
         d["effects"] = [e.to_dict() for e in self.effects]
         if self.dice:
-            d["dice"] = [{k: v for k, v in asdict(die).items() if v is not None} for die in self.dice]
+            d["dice"] = [{k: v for k, v in asdict(die).items() if v is not None and k != "label"} for die in self.dice]
         if self.compare is not None:
             d["compare"] = {"dice": list(self.compare.dice), "equal_is_critical": self.compare.equal_is_critical}
         return d
@@ -416,11 +433,27 @@ class Check:
     modifier: int = 0
 
 
-def _check_and_counter(check: Check | None, counter: str | None) -> dict[str, Any]:
-    """The optional ``check`` and ``counter`` of a Heal or Mark, as the Plan spells them."""
+@dataclass
+class WhileAlive:
+    """A model a :class:`Heal` or :class:`Mark` needs standing (its caster): the sequence
+    runs only while ``side``'s group ``group`` has more than ``more_than`` models alive.
+
+    Several casters of one unit fall in turn, the one with ``more_than`` 0 last.
+    """
+
+    side: Literal["target", "attacker"]
+    group: int = 0
+    more_than: int = 0
+
+
+def _check_and_counter(
+    check: Check | None, counter: str | None, while_alive: WhileAlive | None = None
+) -> dict[str, Any]:
+    """The optional ``check``, ``counter`` and ``while_alive`` of a Heal or Mark, as the Plan spells them."""
     return {
         **({"check": asdict(check)} if check is not None else {}),
         **({"counter": counter} if counter else {}),
+        **({"while_alive": asdict(while_alive)} if while_alive is not None else {}),
     }
 
 
@@ -441,11 +474,13 @@ class Heal:
     check: Check | None = None
     counter: str | None = None
     up_to_start: bool = False
+    while_alive: WhileAlive | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": "heal", "name": self.name, "side": self.side, "amount": self.amount}
         d |= {"return_models": self.return_models, "up_to_start": self.up_to_start}
-        return {**d, **_check_and_counter(self.check, self.counter)}
+        extra = _check_and_counter(self.check, self.counter, self.while_alive)
+        return {**d, **extra}
 
 
 @dataclass
@@ -459,9 +494,11 @@ class Mark:
     mark: str
     check: Check | None = None
     counter: str | None = None
+    while_alive: WhileAlive | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "mark", "name": self.name, "mark": self.mark, **_check_and_counter(self.check, self.counter)}
+        extra = _check_and_counter(self.check, self.counter, self.while_alive)
+        return {"kind": "mark", "name": self.name, "mark": self.mark, **extra}
 
 
 @dataclass

@@ -31,6 +31,7 @@ from mathhammer.extras import require
 from mathhammer.result import DISTRIBUTION_STAGES, Result
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 FORMATS = (".png", ".svg", ".html")
@@ -128,6 +129,9 @@ def distribution_figure(
 ) -> Figure:
     """One row per stage: P(exactly k) as bars on the left, P(at least k) on the right.
 
+    Results whose ruleset reports how a run can end (:attr:`Result.outcomes`: who wins a fight)
+    get a first row across the figure with each end's chance as a bar.
+
     Args:
         results: Results by the name the legend gives them; one name is a
             single scenario, several are a comparison (bars side by side).
@@ -149,9 +153,14 @@ def distribution_figure(
     from matplotlib import colormaps
 
     named = list(results.items())
-    figure = Figure(figsize=(11, 3.6 * len(stages) + 0.4), layout="constrained")
+    ending = [(n, name, r) for n, (name, r) in enumerate(named) if r.outcomes]
+    top = OUTCOME_HEIGHT if ending else 0.0
+    figure = Figure(figsize=(11, 3.6 * len(stages) + 0.4 + top), layout="constrained")
     _suptitle(figure, title if title is not None else chart_title([r for _, r in named]))
-    axes = figure.subplots(len(stages), 2, squeeze=False)
+    grid = figure.add_gridspec(len(stages) + bool(ending), 2, height_ratios=[top] * bool(ending) + [3.6] * len(stages))
+    if ending:
+        _outcomes(figure.add_subplot(grid[0, :]), ending, len(named))
+    axes = [[figure.add_subplot(grid[row + bool(ending), col]) for col in (0, 1)] for row in range(len(stages))]
     for row, stage_name in enumerate(stages):
         # A row shows the Results that have its stage: a fight's rounds, say,
         # beside a scenario that has none.
@@ -199,6 +208,45 @@ def distribution_figure(
             else:  # many series: the legend beside the charts, not over them
                 at_least.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.02, 1.0), ncols=2)
     return figure
+
+
+OUTCOME_HEIGHT = 2.4
+"""Inches of the row that charts how runs end (who wins a fight)."""
+
+
+def _outcomes(ax: Axes, ending: Sequence[tuple[int, str, Result]], series: int) -> None:
+    """Each Result's chance of each way the run ends, as horizontal bars (with a 95% interval,
+    ± 1.96 standard errors, when simulated); ends are matched by position, and a label two
+    Results spell differently (their units' names) shows both spellings."""
+    from matplotlib import colormaps
+
+    rows = max(len(r.outcomes) for _, _, r in ending)
+    height = 0.8 / len(ending)
+    for i, (n, name, result) in enumerate(ending):
+        chances = [c.of(result.stages) for c in result.outcomes]
+        y = np.arange(len(chances)) + (i - (len(ending) - 1) / 2) * height
+        errors = [1.96 * se for _, se in chances]
+        colour = f"C{n}" if series <= 10 else colormaps["tab20"](n % 20)
+        ax.barh(
+            y,
+            [p for p, _ in chances],
+            height=height,
+            xerr=errors if any(errors) else None,
+            label=_safe(name),
+            color=colour,
+        )
+        for yy, (p, _) in zip(y, chances, strict=True):
+            ax.text(min(p, 1.0) + 0.01, yy, f"{p:.3f}", va="center", fontsize="small")
+    labels = [
+        " / ".join(dict.fromkeys(r.outcomes[k].label for _, _, r in ending if k < len(r.outcomes))) for k in range(rows)
+    ]
+    ax.set_yticks(np.arange(rows), [_safe(label, long=True) for label in labels])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.1)
+    ax.set_title("How it ends")
+    ax.grid(axis="x", alpha=0.3)
+    if len(ending) > 1:
+        ax.legend(fontsize="small", loc="lower right")
 
 
 def weapons_figure(result: Result) -> Figure:

@@ -87,6 +87,7 @@ from mathhammer.plan import (
     Outcome,
     Plan,
     Reroll,
+    RerollWhen,
     RollDie,
     Rolls,
     Rounds,
@@ -95,10 +96,11 @@ from mathhammer.plan import (
     Target,
     Test,
     TopThreshold,
+    WhileAlive,
 )
 from mathhammer.registry import KeywordRegistrar, RulesetRegistrar
 from mathhammer.result import Chance
-from mathhammer.ruleset import Compiled, Ruleset
+from mathhammer.ruleset import Compiled, Ruleset, Vocabulary
 from mathhammer.versions import Rule, VersionChoice, check_choice, describe
 
 __all__ = [
@@ -141,6 +143,7 @@ __all__ = [
     "PluginError",
     "PluginWarning",
     "Reroll",
+    "RerollWhen",
     "RollDie",
     "Rolls",
     "Rounds",
@@ -158,6 +161,8 @@ __all__ = [
     "UnknownKeywordError",
     "Unmapped",
     "VersionChoice",
+    "Vocabulary",
+    "WhileAlive",
     "accept_rolls",
     "check_choice",
     "describe",

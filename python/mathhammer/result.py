@@ -74,6 +74,8 @@ class Chance:
 
     ``P(stage = exactly)``, ``P(stage >= at_least)``, or with ``per`` the mean
     of ``stage`` per unit of stage ``per`` (P(hit) per attack: hits per attack).
+    With ``outcome``, the chance is one of the run's mutually exclusive ends
+    (who wins a fight), which charts draw together (:attr:`Result.outcomes`).
     """
 
     label: str
@@ -81,6 +83,7 @@ class Chance:
     at_least: int | None = None
     exactly: int | None = None
     per: str | None = None
+    outcome: bool = False
 
     def of(self, stages: Mapping[str, Stage]) -> tuple[float, float]:
         """The chance and its Monte Carlo standard error (0 when exact)."""
@@ -482,6 +485,11 @@ class Result:
 
     def __getitem__(self, name: str) -> Stage:
         return self.stages[name]
+
+    @property
+    def outcomes(self) -> list[Chance]:
+        """The chances that are the run's mutually exclusive ends (who wins a fight), in order."""
+        return [c for c in self.chances if c.outcome]
 
     def chance(self, label: str) -> float:
         """The ruleset's reported probability called ``label``, such as "P(attacker wins)"."""

@@ -11,6 +11,53 @@ from mathhammer.plan import Plan
 from mathhammer.result import Chance
 
 
+@dataclass(frozen=True)
+class Vocabulary:
+    """The words reports use for the Plan's general terms, in the ruleset's own language.
+
+    The framework names no game's terms; a ruleset whose game calls them otherwise (a d12
+    system's Attack Rolls, Direct Damage and HP) gives its words here, and :mod:`explain
+    <mathhammer.face.explain>` tells a trial in them. Nouns are (singular, plural).
+
+    Attributes:
+        attack_dice: What one attack die of a pool is called.
+        mortal_wounds: Harm outside the damage and thresholds (``MortalWounds``, ``mortal`` effects).
+        wounds: What a model or unit loses.
+        damage: What an attack deals before the target's thresholds or wounds.
+        critical: A critical outcome of a test.
+        thresholds: Names of a group's damage thresholds, lowest first ("Minor", "Major", ...);
+            empty: told as "its thresholds".
+        classes: Words for each class of a roll of several dice (which compared die is higher).
+        modifiers: What a test's summed modifiers are called when a roll of several dice is
+            told as a sum ("Skill"); empty: shown as a number.
+        no_save: How an attack dealing its damage past the save reads ("with no save"); empty
+            in a game without saves.
+        top_threshold: What an attack meeting a group's highest damage threshold sets off ("a
+            Battle Shock test"); empty: nothing is told.
+    """
+
+    attack_dice: tuple[str, str] = ("attack die", "attack dice")
+    mortal_wounds: tuple[str, str] = ("mortal wound", "mortal wounds")
+    wounds: tuple[str, str] = ("wound", "wounds")
+    damage: str = "damage"
+    critical: str = "critical"
+    thresholds: tuple[str, ...] = ()
+    classes: Mapping[str, str] = field(
+        default_factory=lambda: {
+            "first_higher": "the first die is higher",
+            "equal": "the two match",
+            "second_higher": "the second die is higher",
+        }
+    )
+    modifiers: str = ""
+    no_save: str = "with no save"
+    top_threshold: str = ""
+
+    def noun(self, term: tuple[str, str], n: int) -> str:
+        """``n`` and the singular or plural of ``term``: ``"2 mortal wounds"``."""
+        return f"{n} {term[0] if n == 1 else term[1]}"
+
+
 @dataclass
 class Compiled:
     """A scenario compiled by its ruleset.
@@ -43,6 +90,8 @@ class Compiled:
     target: str = ""
     modifiers: dict[str, list[str]] = field(default_factory=dict)
     """The modifiers in force for each attack pool (by the pool's name), each in words, for narration."""
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
+    """The ruleset's words for the Plan's general terms, for narration."""
 
 
 @runtime_checkable

@@ -184,6 +184,17 @@ def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
     }
 
 
+def _labels(compiled: Compiled, core: _core.CompiledPlan) -> dict[str, str]:
+    """The ruleset's stage labels, and each weapon's two stages named in its words (``Damage: X``
+    and ``Mortal wounds: X`` unless its vocabulary says otherwise)."""
+    words = compiled.vocabulary
+    labels = {}
+    for weapon, (damage, mortal) in _weapon_stages(core).items():
+        labels[damage] = f"{words.damage[:1].upper()}{words.damage[1:]}: {weapon}"
+        labels[mortal] = f"{words.mortal_wounds[1][:1].upper()}{words.mortal_wounds[1][1:]}: {weapon}"
+    return {**labels, **compiled.stage_labels}
+
+
 def _group_models(core: _core.CompiledPlan) -> dict[str, int]:
     """Models in each group of the target, by the name its stage ``destroyed:<name>`` gives it."""
     models = core.group_models
@@ -335,7 +346,7 @@ def simulated_result(
     return Result.from_histograms(
         histograms,
         core.numbers,
-        compiled.stage_labels,
+        _labels(compiled, core),
         ruleset=prepared.scenario.ruleset,
         evaluator="monte_carlo",
         trials=trials,
@@ -380,7 +391,7 @@ def evaluate_exact_prepared(prepared: Prepared, *, progress: Callable[[int, int]
     return Result.from_pmfs(
         pmfs,
         core.numbers,
-        compiled.stage_labels,
+        _labels(compiled, core),
         ruleset=prepared.scenario.ruleset,
         evaluator="exact",
         trials=0,

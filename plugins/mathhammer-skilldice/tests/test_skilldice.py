@@ -237,7 +237,7 @@ def test_the_example_runs_and_reports_every_stage(registry: mathhammer.Registry)
     ("changes", "field", "message"),
     [
         ({"weapon": {"models": 6}}, "attacker.weapons", "every model attacks once"),
-        ({"target": {"major": 2}}, "target.major", "above the Minor"),
+        ({"target": {"major": 1}}, "target.major", "not be below the Minor"),
         ({"target": {"dc": 0}}, "target.dc", "at least 1"),
         ({"weapon": {"damage": "D0"}}, "attacker.weapons[0].damage", "D0"),
         ({"weapon": {"inflict": "Sparkles"}}, "attacker.weapons[0].inflict", "known: "),
@@ -296,12 +296,7 @@ def test_a_duel_against_its_closed_form(registry: mathhammer.Registry, first: st
     assert abs(rounds_pmf[1] - (1 - m)) < 5 * ((1 - m) * m / 200_000) ** 0.5
 
 
-def test_a_fight_needs_one_weapon_and_a_dc_on_each_side(load: Callable[..., Any]) -> None:
-    data = duel()
-    data["target"]["weapons"].append({"name": "Spare", "models": 1, "skill": 1, "damage": "1"})
-    with pytest.raises(ScenarioError, match="one profile") as error:
-        mathhammer.scenario_from_data(data, source="fight.toml", registry=skilldice_registry())
-    assert error.value.field == "target.weapons"
+def test_a_fight_needs_a_dc_on_each_side(load: Callable[..., Any]) -> None:
     data = duel()
     del data["attacker"]["dc"]
     with pytest.raises(ScenarioError, match="required") as error:
@@ -469,7 +464,8 @@ def test_the_targets_weapons_need_a_fight() -> None:
 
 def test_a_fights_outcome_code_stays_out_of_the_tables_and_its_chances_show() -> None:
     """The outcome counter is a code (0-3) read through the chances: not a stage to average. The
-    notebook view shows the chances, and the plot has every distribution the fight reports."""
+    notebook view shows the chances, and the plot charts P(each side wins) and every distribution
+    the fight reports, the rounds fought among them."""
     registry = skilldice_registry()
     scenario = mathhammer.scenario_from_data(duel(), registry=registry)
     result = mathhammer.simulate(scenario, trials=2_000, seed=2, registry=registry)
@@ -477,8 +473,22 @@ def test_a_fights_outcome_code_stays_out_of_the_tables_and_its_chances_show() ->
     assert "How the fight ended" not in result.to_text()
     assert "P(Red wins)" in result._repr_html_()
     figure = result.plot()
-    assert len(figure.axes) == 2 * len(result.distributions)
+    # A row across the top charts who wins, then two charts per distribution, the rounds among them.
+    assert len(figure.axes) == 1 + 2 * len(result.distributions)
     assert {"rounds", "attacker_damage"} <= set(result.distributions)
+    ends = figure.axes[0]
+    assert [t.get_text() for t in ends.get_yticklabels()] == [c.label for c in result.outcomes]
+    assert [c.label for c in result.outcomes] == [
+        "P(Red wins)",
+        "P(Blue wins)",
+        "P(both stand after 10 rounds)",
+        "P(both destroyed)",
+    ]
+    from matplotlib.patches import Rectangle
+
+    widths = [bar.get_width() for bar in ends.patches if isinstance(bar, Rectangle)]
+    assert widths == pytest.approx([result.chance(c.label) for c in result.outcomes], abs=1e-12)
+    assert "Rounds fought: P(exactly k)" in [ax.get_title() for ax in figure.axes]
 
 
 def test_keywords_are_read_as_printed_brackets_and_all(run: Run) -> None:

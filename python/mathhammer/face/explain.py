@@ -26,9 +26,9 @@ from typing import Any
 from mathhammer import _core
 from mathhammer.exceptions import ScriptError
 from mathhammer.keywords import KeywordSpec
-from mathhammer.plan import AttackPool, Effect, Group, MortalWounds, Plan, Save, Test
+from mathhammer.plan import AttackPool, Check, Effect, Group, Heal, Mark, MortalWounds, Plan, Save, Test
 from mathhammer.registry import Registry, default_registry
-from mathhammer.ruleset import Compiled
+from mathhammer.ruleset import Compiled, Vocabulary
 from mathhammer.simulate import compile_scenario, freeze
 
 _RAN_OUT = re.compile(r"ran out after \d+ values; roll \d+ \(a d(\d+)\)")
@@ -91,7 +91,7 @@ def explain(
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         used, replay = _seeded(core_plan, seed)
-    lines = narrate(compiled.plan, replay, compiled.stage_labels, sources, compiled.modifiers)
+    lines = narrate(compiled.plan, replay, compiled.stage_labels, sources, compiled.modifiers, compiled.vocabulary)
     return Explanation(used, seed if dice is None else None, replay, lines)
 
 
@@ -113,6 +113,7 @@ def narrate(
     labels: Mapping[str, str] | None = None,
     sources: EffectSources | None = None,
     modifiers: Mapping[str, Sequence[str]] | None = None,
+    vocabulary: Vocabulary | None = None,
 ) -> list[str]:
     """The narration of a replay of ``plan``, one line per step.
 
@@ -123,8 +124,10 @@ def narrate(
         sources: The keyword behind each effect, named where the effect fires.
         modifiers: The modifiers in force for each attack pool, in words (``Compiled.modifiers``),
             told as the pool starts.
+        vocabulary: The ruleset's words for the Plan's terms (``Compiled.vocabulary``).
     """
-    return _Narrator(plan, labels or {}, sources or {}, modifiers or {}).tell(replay)
+    narrator = _Narrator(plan, labels or {}, sources or {}, modifiers or {}, vocabulary or Vocabulary())
+    return narrator.tell(replay)
 
 
 def _compile_watching_keywords(scenario: Any, registry: Registry | None) -> tuple[Compiled, EffectSources]:
@@ -182,29 +185,25 @@ def _need(test: Test) -> str:
     return f"needs {need}" + (f", {modifier:+d} to the roll" if modifier else "")
 
 
-ROLL_CLASSES = {
-    "first_higher": "the first die is higher",
-    "equal": "the two match",
-    "second_higher": "the second die is higher",
-}
-"""How the class of a roll of several dice (two of them compared) reads."""
-
-
-def _effect(effect: Effect) -> str:
+def _effect(effect: Effect, words: Vocabulary, own: str = "the attacking unit") -> str:
+    """What ``effect`` does, in ``words``; ``own`` names the unit the attack's own harm falls on."""
     if effect.action == "extra":
         return f"{effect.amount or 1} more success{'es' if (effect.amount or '1') != '1' else ''} each"
     if effect.action == "skip":
         steps = effect.steps or 1
         return "passes the next test automatically" if steps == 1 else f"passes the next {steps} tests automatically"
     if effect.action == "mortal":
-        amount = effect.amount or "the weapon's damage in"
+        amount = effect.amount or f"the weapon's {words.damage} in"
         ends = ", and the attack ends" if effect.ends_attack else ""
-        whom = " on the attacking unit" if effect.against == "attacker" else ""
-        return f"{amount} mortal wound{'' if amount == '1' else 's'}{whom}{ends}"
+        whom = f" on {own}" if effect.against == "attacker" else ""
+        return f"{amount} {words.mortal_wounds[0 if amount == '1' else 1]}{whom}{ends}"
     if effect.action == "unsaved":
-        how = "its largest damage" if effect.maximize else "its damage"
+        if effect.maximize:
+            how = f"its largest {words.damage}" + (f" ({effect.damage})" if effect.damage else "")
+        else:
+            how = f"{words.damage} {effect.damage}" if effect.damage else f"its {words.damage}"
         bonus = f" {effect.bonus:+d}" if effect.bonus else ""
-        return f"inflicts {how}{bonus} with no save"
+        return f"inflicts {how}{bonus}" + (f" {words.no_save}" if words.no_save else "")
     if effect.action == "own_save":
         return "takes its own save"
     if effect.action == "count":
@@ -235,7 +234,9 @@ class _Narrator:
         labels: Mapping[str, str],
         sources: EffectSources,
         modifiers: Mapping[str, Sequence[str]],
+        words: Vocabulary,
     ) -> None:
+        self.words = words
         self.sources = sources
         self.modifiers = modifiers
         self.rerolled = False
@@ -248,6 +249,8 @@ class _Narrator:
         self.lines: list[str] = []
         self.pool: AttackPool | None = None
         self.source: MortalWounds | None = None
+        self.check: Check | None = None
+        """The test of the current healing or lasting effect, if it has one."""
         self.own_mortal = 0
         """Mortal-wound events the current sequence will itself produce."""
         self.held = 0
@@ -287,19 +290,27 @@ class _Narrator:
         sequence = self.plan.sequences[e["index"]] if e["index"] < len(self.plan.sequences) else None
         self.pool = sequence if isinstance(sequence, AttackPool) else None
         self.source = sequence if isinstance(sequence, MortalWounds) else None
+        self.check = sequence.check if isinstance(sequence, (Heal, Mark)) else None
         self.own_mortal = 1 if self.source is not None and self.source.rolls is None else 0
         self.saves_started = False
         self.own_saves = []
         if self.lines:
             self.lines.append("")
-        kind = "attacks" if self.pool else "mortal wounds"
+        if self.pool:
+            kind = "attacks"
+        elif isinstance(sequence, Heal):
+            kind = "healing"
+        elif isinstance(sequence, Mark):
+            kind = "a lasting effect"
+        else:
+            kind = self.words.mortal_wounds[1]
         self.lines.append(f"{e['index'] + 1}. {e['name']} ({kind})")
         for text in self.modifiers.get(e["name"], []) if self.pool else []:
             self.say(f"Modifier: {text}.")
 
     def on_attacks(self, e: dict[str, Any]) -> None:
         n = e["count"]
-        self.say(f"{n} attack {'die is' if n == 1 else 'dice are'} gathered.")
+        self.say(f"{self.words.noun(self.words.attack_dice, n)} {'is' if n == 1 else 'are'} gathered.")
         # An automatic test rolls nothing, so the trace has no events for it.
         for test in self.pool.steps if self.pool else []:
             if not test.automatic:
@@ -331,7 +342,7 @@ class _Narrator:
         noun = name if n != 1 else name.removesuffix("s")
         line = f"{n} {noun}{need}: {', '.join(shown)}. {passed} of {n} succeed"
         if critical:
-            line += f", {critical} critical (*)"
+            line += f", {critical} {self.words.critical} (*)"
         self.say(line + ".")
         for number, effect in enumerate(test.effects if test else []):
             # A critical is not also a success: each outcome runs only its own effects.
@@ -343,9 +354,10 @@ class _Narrator:
             elif effect.action == "mortal":
                 self.own_mortal += count
             if count:
-                what = "critical" if effect.on == "critical" else effect.on
+                what = self.words.critical if effect.on == "critical" else effect.on
                 self.say(
-                    f"{count} {what} {test.name if test else ''} roll{'s' if count > 1 else ''}: {_effect(effect)}"
+                    f"{count} {what} {test.name if test else ''} roll{'s' if count > 1 else ''}: "
+                    + _effect(effect, self.words, self.own_unit())
                     + (f" ({source})" if (source := self.sources.get((self.index, step, number))) else "")
                     + ".",
                     2,
@@ -357,8 +369,7 @@ class _Narrator:
         self.lines.append(f"Round {e['number']}")
 
     def on_heal(self, e: dict[str, Any]) -> None:
-        side = "the attacking unit" if e.get("side") == "attacker" else "the target"
-        self.say(f"{e['amount']} wound{'s' if e['amount'] != 1 else ''} restored to {side}.")
+        self.say(f"{self.words.noun(self.words.wounds, e['amount'])} restored to {self.side_name(e.get('side'))}.")
 
     def on_dice(self, e: dict[str, Any]) -> None:
         """A roll of several dice: each die, the total against the target, its class, the effects that fire."""
@@ -368,14 +379,21 @@ class _Narrator:
             self.say(f"dice {e['dice']}: {e['outcome']}", 2)
             return
         faces = e["dice"]
-        signed = [-f if d.subtract else f for d, f in zip(test.dice, faces, strict=False)]
+        # A die its marks left out of the roll shows 0 and is not told.
+        dice = [(d, f) for d, f in zip(test.dice, faces, strict=False) if f]
         modifier = sum(test.modifiers)
-        total = sum(signed) + modifier
-        shown = str(signed[0]) + "".join(f" {'-' if v < 0 else '+'} {abs(v)}" for v in signed[1:])
-        shown += f" {'-' if modifier < 0 else '+'} {abs(modifier)}" if modifier else ""
-        before = f" (re-rolled from {', '.join(map(str, e['rerolled_from']))})" if e.get("rerolled_from") else ""
-        verdict = {"fail": "misses", "success": "succeeds", "critical": "is a critical"}[e["outcome"]]
-        cls = f"; {ROLL_CLASSES[e['class']]}" if e.get("class") else ""
+        total = sum(-f if d.subtract else f for d, f in dice) + modifier
+        terms = [(d.subtract, f"{d.label} {f}" if d.label else str(f)) for d, f in dice]
+        if modifier:
+            named = f"{self.words.modifiers} {abs(modifier)}" if self.words.modifiers else str(abs(modifier))
+            terms.append((modifier < 0, named))
+        shown = ("-" if terms[0][0] else "") + terms[0][1]
+        shown += "".join(f" {'-' if minus else '+'} {term}" for minus, term in terms[1:])
+        before = ""
+        if e.get("rerolled_from"):
+            before = f" (re-rolled from {', '.join(str(f) for f in e['rerolled_from'] if f)})"
+        verdict = {"fail": "misses", "success": "succeeds", "critical": f"is a {self.words.critical}"}[e["outcome"]]
+        cls = f"; {self.words.classes.get(e['class'], e['class'])}" if e.get("class") else ""
         self.say(f"{test.name}: {shown} = {total}{before}, needs {test.target}: {verdict}{cls}.")
         for number, effect in enumerate(test.effects):
             if effect.on != e["outcome"] or (effect.class_ is not None and effect.class_ != e.get("class")):
@@ -387,7 +405,7 @@ class _Narrator:
             elif effect.action == "mortal":
                 self.own_mortal += 1
             source = self.sources.get((self.index, step, number))
-            what = _effect(effect)
+            what = _effect(effect, self.words, self.own_unit())
             if effect.action == "count" and effect.counter:
                 what = f"counted in {self.labels.get(effect.counter, effect.counter)}"
             self.say(f"→ {what}" + (f" ({source})" if source else "") + ".", 2)
@@ -481,17 +499,39 @@ class _Narrator:
 
     def on_damage(self, e: dict[str, Any]) -> None:
         lost = e.get("lost", e["amount"])
-        if lost == e["amount"]:
-            self.say(f"{e['amount']} damage to one {e['group']} model.", 3)
-        else:
-            wounds = f"{lost} wound{'s' if lost != 1 else ''}"
-            self.say(f"{e['amount']} damage to the {e['group']}: against its thresholds, {wounds} lost.", 3)
+        amount, words = e["amount"], self.words
+        group = next((g for g in self.defending_groups() if g.name == e["group"]), None)
+        thresholds = list(group.thresholds) if group is not None else []
+        if not thresholds and lost == amount:
+            self.say(f"{amount} {words.damage} to one {e['group']} model.", 3)
+            return
+        wounds = words.noun(words.wounds, lost)
+        if len(words.thresholds) != len(thresholds):
+            self.say(f"{amount} {words.damage} to the {e['group']}: against its thresholds, {wounds} lost.", 3)
+            return
+        named = ", ".join(f"{name} {t}" for name, t in zip(words.thresholds, thresholds, strict=True))
+        met = [name for name, t in zip(words.thresholds, thresholds, strict=True) if amount >= t]
+        reached = f"meets {met[-1]}" if met else f"below {words.thresholds[0]}"
+        top = f", and {words.top_threshold}" if words.top_threshold and len(met) == len(thresholds) else ""
+        self.say(f"{words.damage} {amount} to the {e['group']} ({named}): {reached}, {wounds} lost{top}.", 3)
 
     def on_feel_no_pain(self, e: dict[str, Any]) -> None:
         self.say(f"Feel No Pain {e['roll']}: the wound is {'ignored' if e['ignored'] else 'lost'}.", 3)
 
+    def side_name(self, side: str | None) -> str:
+        """Whose models: in a fight, where both attack, the unit by name; else the attacking unit or the target."""
+        unit = self.plan.attacker if side == "attacker" else self.plan.target
+        if self.plan.rounds is not None and unit is not None and len(unit.groups) == 1:
+            return f"the {unit.groups[0].name}"
+        return "the attacking unit" if side == "attacker" else "the target"
+
+    def own_unit(self) -> str:
+        """The unit making the current pool's attacks, as :meth:`side_name` names it."""
+        return self.side_name("target" if self.pool is not None and self.pool.against == "attacker" else "attacker")
+
     def on_model_destroyed(self, e: dict[str, Any]) -> None:
-        whose = "One attacking" if e.get("side") == "attacker" else "One"
+        attacking = e.get("side") == "attacker" and self.plan.rounds is None
+        whose = "One attacking" if attacking else "One"
         self.say(f"{whose} {e['group']} model is destroyed ({e['left_in_group']} left in its group).", 3)
 
     def on_mortal_wounds(self, e: dict[str, Any]) -> None:
@@ -502,19 +542,32 @@ class _Narrator:
         elif self.held and not self.held_told:
             self.held_told = True
             self.lines += ["", "After every attack: the harm held until now is resolved."]
-        side = "the attacking unit" if e.get("side") == "attacker" else "the target"
+        # The trace names the side relative to the pool: its target, or its own unit.
+        side = e.get("side")
+        if self.pool is not None and self.pool.against == "attacker":
+            side = "target" if side == "attacker" else "attacker"
         spill = "spilling over" if e.get("spill") else "not spilling over"
-        n = e["amount"]
-        self.say(f"{n} mortal wound{'s' if n != 1 else ''} on {side}, one at a time, {spill}.")
+        harm = self.words.noun(self.words.mortal_wounds, e["amount"])
+        self.say(f"{harm} on {self.side_name(side)}, one at a time, {spill}.")
 
     def on_roll(self, e: dict[str, Any]) -> None:
+        verdict = "fails" if e["failed"] else "passes"
+        if self.check is not None:
+            # A healing or lasting effect's own test (a power's: 1d12 + Skill against its Difficulty).
+            c, roll = self.check, e["roll"]
+            shown = f"d{c.die} {roll}"
+            if c.modifier:
+                named = f"{self.words.modifiers} {abs(c.modifier)}" if self.words.modifiers else str(abs(c.modifier))
+                shown += f" {'-' if c.modifier < 0 else '+'} {named} = {roll + c.modifier}"
+            self.say(f"{shown}, needs {c.target}: {verdict}.")
+            return
         rolls = self.source.rolls if self.source else None
         fails_on = ""
         if rolls:
             fails_on = " (fails on a 1)" if rolls.fail_at_most == 1 else f" (fails on 1-{rolls.fail_at_most})"
         if e["failed"]:
             self.own_mortal += 1
-        self.say(f"Roll {e['roll']}{fails_on}: {'fails' if e['failed'] else 'passes'}.")
+        self.say(f"Roll {e['roll']}{fails_on}: {verdict}.")
 
     def summary(self, replay: Mapping[str, Any]) -> None:
         counters = replay.get("counters", {})

@@ -11,7 +11,7 @@
 
 use crate::batch::{self, Batch};
 use crate::dice::{DiceExpr, ModifiedDice};
-use crate::plan::{Check, Excess, Outcome, Side};
+use crate::plan::{Check, Excess, Outcome, Side, WhileAlive};
 use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence, TokenRoute};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
@@ -101,6 +101,14 @@ fn roll_check<D: DiceSource, O: Observer>(check: Check, dice: &mut D, obs: &mut 
     passed
 }
 
+/// Is the model a sequence needs (its caster) standing? Always, when it names none.
+fn standing(ws: &mut Workspace<'_>, while_alive: Option<WhileAlive>) -> bool {
+    while_alive.is_none_or(|w| {
+        ws.side_mut(w.side)
+            .is_some_and(|s| s.alive[w.group] > w.more_than)
+    })
+}
+
 /// A mark: its check (if any), then the mark set for the rest of the round.
 pub(crate) fn mark<D: DiceSource, O: Observer>(
     seq: &RunSequence,
@@ -112,11 +120,15 @@ pub(crate) fn mark<D: DiceSource, O: Observer>(
         mark,
         check,
         counter,
+        while_alive,
         ..
     } = *seq
     else {
         return;
     };
+    if !standing(ws, while_alive) {
+        return;
+    }
     if check.is_some_and(|c| !roll_check(c, dice, obs)) {
         return;
     }
@@ -138,11 +150,15 @@ pub(crate) fn heal<D: DiceSource, O: Observer>(
         up_to_start,
         check,
         counter,
+        while_alive,
         ..
     } = *seq
     else {
         return;
     };
+    if !standing(ws, while_alive) {
+        return;
+    }
     if check.is_some_and(|c| !roll_check(c, dice, obs)) {
         return;
     }

@@ -8,7 +8,7 @@ use crate::dice::{DiceExpr, ModifiedDice};
 use crate::error::CoreError;
 use crate::plan::{
     better_fnp, AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll,
-    Rolls, Save, Sequence, Side, SpecialSave, Test,
+    Rolls, Save, Sequence, Side, SpecialSave, Test, WhileAlive,
 };
 use crate::rng::DiceSource;
 use crate::roll::{Classed, Roll};
@@ -131,6 +131,7 @@ pub(crate) enum RunSequence {
         mark: usize,
         check: Option<Check>,
         counter: Option<usize>,
+        while_alive: Option<WhileAlive>,
     },
     Heal {
         name: String,
@@ -140,6 +141,7 @@ pub(crate) enum RunSequence {
         up_to_start: bool,
         check: Option<Check>,
         counter: Option<usize>,
+        while_alive: Option<WhileAlive>,
     },
     Pool(Box<RunPool>),
     Mortal {
@@ -221,6 +223,7 @@ impl Program {
                     mark: plan.mark_index(&format!("{base}.mark"), &m.mark)?,
                     check: m.check,
                     counter: plan.counter_index(&format!("{base}.counter"), m.counter.as_ref())?,
+                    while_alive: m.while_alive,
                 },
                 Sequence::Heal(h) => RunSequence::Heal {
                     name: h.name.clone(),
@@ -230,6 +233,7 @@ impl Program {
                     up_to_start: h.up_to_start,
                     check: h.check,
                     counter: plan.counter_index(&format!("{base}.counter"), h.counter.as_ref())?,
+                    while_alive: h.while_alive,
                 },
             });
         }

@@ -4,7 +4,7 @@
 //! Used by systems whose attack roll is a sum of dice, such as two d12 plus
 //! an advantage d6, where which of two dice is higher decides side effects.
 
-use crate::plan::{Class, Compare, Outcome, Reroll, RollDie, Test};
+use crate::plan::{Class, Compare, Outcome, Reroll, RerollWhen, RollDie, Test};
 use crate::rng::DiceSource;
 use crate::trace::{Event, Observer};
 
@@ -18,6 +18,8 @@ pub(crate) struct Roll {
     pub(crate) modifier: i64,
     pub(crate) target: i64,
     pub(crate) critical_requires_success: bool,
+    /// When the roll is re-rolled, instead of the policy's own condition.
+    pub(crate) reroll_when: Vec<RerollWhen>,
 }
 
 /// An outcome and class with its probability.
@@ -45,6 +47,7 @@ impl Roll {
                 .clamp(i64::from(t.modifier_min), i64::from(t.modifier_max)),
             target: i64::from(t.target),
             critical_requires_success: t.critical_requires_success,
+            reroll_when: t.reroll_when.clone(),
         }
     }
 
@@ -89,9 +92,20 @@ impl Roll {
     /// every re-rollable die (`failures` on a fail, `non_critical` on anything
     /// but a critical), or the re-rollable dice showing 1 (`ones`, never on a
     /// critical: it would throw the critical away).
+    /// With `reroll_when` those dice are re-rolled when a condition listed
+    /// there holds instead (never on a critical).
     /// As a bit mask over the dice (a roll has at most 13 dice: validation
     /// bounds the ways it can fall), so the hot loop allocates nothing.
-    fn rerolled(&self, reroll: Reroll, outcome: Outcome, faces: &[u32]) -> u64 {
+    fn rerolled(
+        &self,
+        reroll: Reroll,
+        outcome: Outcome,
+        class: Option<Class>,
+        faces: &[u32],
+    ) -> u64 {
+        if !self.reroll_when.is_empty() && !self.taken(outcome, class) {
+            return 0;
+        }
         let all = |yes: bool| {
             self.dice
                 .iter()
@@ -99,10 +113,11 @@ impl Roll {
                 .filter(|(_, d)| yes && d.rerolled)
                 .fold(0u64, |m, (i, _)| m | 1 << i)
         };
+        let chosen = !self.reroll_when.is_empty();
         match reroll {
             Reroll::None => 0,
-            Reroll::Failures => all(outcome == Outcome::Fail),
-            Reroll::NonCritical => all(outcome != Outcome::Critical),
+            Reroll::Failures => all(chosen || outcome == Outcome::Fail),
+            Reroll::NonCritical => all(chosen || outcome != Outcome::Critical),
             Reroll::Ones => self
                 .dice
                 .iter()
@@ -111,6 +126,18 @@ impl Roll {
                 .filter(|(_, (d, &f))| d.rerolled && f == 1 && outcome != Outcome::Critical)
                 .fold(0u64, |m, (i, _)| m | 1 << i),
         }
+    }
+
+    /// Does a condition of `reroll_when` hold for this roll (never a critical)?
+    fn taken(&self, outcome: Outcome, class: Option<Class>) -> bool {
+        outcome != Outcome::Critical
+            && self.reroll_when.iter().any(|w| match w {
+                RerollWhen::Fail => outcome == Outcome::Fail,
+                RerollWhen::Success => outcome == Outcome::Success,
+                RerollWhen::FirstHigher => class == Some(Class::FirstHigher),
+                RerollWhen::Equal => class == Some(Class::Equal),
+                RerollWhen::SecondHigher => class == Some(Class::SecondHigher),
+            })
     }
 
     /// Is die `i` part of the roll with these marks set?
@@ -184,7 +211,7 @@ impl Roll {
             });
         }
         let (mut outcome, mut class) = self.classify(faces);
-        let mut again = self.rerolled(reroll, outcome, faces);
+        let mut again = self.rerolled(reroll, outcome, class, faces);
         for (i, &f) in faces.iter().enumerate() {
             if f == 0 {
                 again &= !(1 << i); // a die its marks left out is not re-rolled
@@ -239,7 +266,7 @@ impl Roll {
             std::collections::HashMap::new();
         for_each_face(&sides, &everything, &vec![1; sides.len()], |faces| {
             let (o, c) = self.classify(faces);
-            let mask = self.rerolled(reroll, o, faces);
+            let mask = self.rerolled(reroll, o, c, faces);
             if mask == 0 {
                 add(o, c, p_first);
                 return;
@@ -322,6 +349,7 @@ mod tests {
             modifier,
             target,
             critical_requires_success: false,
+            reroll_when: Vec::new(),
         }
     }
 
@@ -382,5 +410,30 @@ mod tests {
         // other x (10 ways): the 1 re-rolled matches x with 1/6.
         let expected = 6.0 / 36.0 + 10.0 / 36.0 / 6.0;
         assert!((crit - expected).abs() < 1e-12, "{crit} vs {expected}");
+    }
+
+    #[test]
+    fn rerolling_only_when_a_condition_holds() {
+        // Two d6 against 13: only doubles (criticals) succeed. Re-rolling
+        // both dice only when the second is higher (15 of 36 rolls):
+        // criticals 6/36 + 15/36 * 6/36, first higher 15/36 + 15/36 * 15/36.
+        let mut r = roll(&[(6, false), (6, false)], 13, 0);
+        r.reroll_when = vec![RerollWhen::SecondHigher];
+        let d = r.distribution(Reroll::Failures);
+        let crit = p(&d, Outcome::Critical, Some(Class::Equal));
+        assert!((crit - (6.0 / 36.0 + 15.0 / 36.0 * 6.0 / 36.0)).abs() < 1e-12);
+        let first = p(&d, Outcome::Fail, Some(Class::FirstHigher));
+        assert!((first - (15.0 / 36.0 + 15.0 / 36.0 * 15.0 / 36.0)).abs() < 1e-12);
+        // Ones, only when the second is higher: a 1 on the first die beside
+        // x > 1 (5 rolls) is re-rolled; a 1 on the second (first higher) is kept.
+        let d = r.distribution(Reroll::Ones);
+        let crit = p(&d, Outcome::Critical, Some(Class::Equal));
+        assert!((crit - (6.0 / 36.0 + 5.0 / 36.0 / 6.0)).abs() < 1e-12);
+        // The second die re-rolled alone: the first is not re-rollable.
+        r.dice[0].rerolled = false;
+        r.reroll_when = vec![RerollWhen::Fail];
+        let d = r.distribution(Reroll::Failures);
+        let crit = p(&d, Outcome::Critical, Some(Class::Equal));
+        assert!((crit - (6.0 / 36.0 + 30.0 / 36.0 / 6.0)).abs() < 1e-12);
     }
 }

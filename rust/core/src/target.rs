@@ -30,20 +30,20 @@ impl<'p> TargetState<'p> {
     pub fn new(target: &'p Target, side: Side) -> Self {
         TargetState {
             allocation: Allocation::new(target),
-            alive: target.groups.iter().map(|g| g.models).collect(),
-            front: target.groups.iter().map(|g| g.wounds).collect(),
+            alive: target.groups.iter().map(|g| g.start().0).collect(),
+            front: target.groups.iter().map(|g| g.start().1).collect(),
             damage: 0,
             destroyed: 0,
             mortal: 0,
-            models: target.groups.iter().map(|g| g.models).sum(),
+            // The models it starts with: `destroyed` counts from the start.
+            models: target.groups.iter().map(|g| g.start().0).sum(),
             side,
         }
     }
 
     pub fn reset(&mut self) {
         for (i, g) in self.allocation.groups.iter().enumerate() {
-            self.alive[i] = g.models;
-            self.front[i] = g.wounds;
+            (self.alive[i], self.front[i]) = g.start();
         }
         self.damage = 0;
         self.destroyed = 0;
@@ -290,6 +290,8 @@ mod tests {
             feel_no_pain_mortal: None,
             damage_divisor: 1,
             damage_reduction: 0,
+            reduction_floor: 1,
+            wounds_lost: 0,
             thresholds: Vec::new(),
         }
     }

@@ -38,6 +38,7 @@ from mathhammer.plugin import (
     Mark,
     Plan,
     Reroll,
+    RerollWhen,
     RollDie,
     Rounds,
     Save,
@@ -46,6 +47,7 @@ from mathhammer.plugin import (
     Test,
     TopThreshold,
     VersionChoice,
+    Vocabulary,
     check_choice,
     describe,
     split_keywords,
@@ -77,16 +79,49 @@ LABELS = {
     "attacker_damage": "Attacker HP lost",
     "attacker_models_destroyed": "Attacker models removed",
 }
-REROLL: dict[str, Reroll] = {"none": "none", "attack_roll": "failures", "ones": "ones"}
+VOCABULARY = Vocabulary(
+    attack_dice=("Attack Roll", "Attack Rolls"),
+    mortal_wounds=("Direct Damage", "Direct Damage"),
+    wounds=("HP", "HP"),
+    damage="Damage",
+    critical="Critical Hit",
+    thresholds=("Minor", "Major", "double Major"),
+    classes={"first_higher": "Focus > Panic", "equal": "Focus = Panic", "second_higher": "Panic > Focus"},
+    modifiers="Skill",
+    no_save="",
+    top_threshold="a Battle Shock test",
+)
+"""The system's own words for what reports tell (Attacks & Damage)."""
+
+REROLL: dict[str, Reroll] = {
+    "none": "none",
+    "attack_roll": "failures",
+    "focus": "failures",
+    "panic": "failures",
+    "ones": "ones",
+}
+REROLL_WHEN: dict[str, list[RerollWhen]] = {
+    "miss": ["fail"],
+    "panic_higher": ["second_higher"],
+    "focus_higher": ["first_higher"],
+    # Any roll but a Critical Hit, which the core never re-rolls this way.
+    "always": ["fail", "success"],
+}
 
 
 def _side(unit: Unit, target: Unit | None = None) -> Target:
-    """A unit as one health pool of its models, with the target's thresholds."""
+    """A unit as one health pool of its models, with the target's thresholds.
+
+    Damage reduction may take Damage to 0 (the text gives no floor, and Damage below the
+    Minor Threshold loses nothing); Direct Damage is mortal wounds, never reduced."""
     group = Group(
         name=unit.name,
         models=unit.models,
         wounds=unit.hp_per_model,
         thresholds=thresholds(target.minor, target.major) if target else [],
+        damage_reduction=unit.damage_reduction,
+        reduction_floor=0,
+        wounds_lost=unit.hp_lost,
     )
     return Target(groups=[group], order=[0])
 
@@ -128,7 +163,7 @@ def _advantage_dice(
     with both rolls both, or, under ``advantage_with_disadvantage = "cancel"``, neither:
     each die is then rolled only while the other's condition does not hold.
     """
-    # Only a re-rolled Attack Roll may re-roll the d6 (natural 1s name the Skill Dice alone).
+    # Only a re-rolled Attack Roll may re-roll the d6 (natural 1s and a named die name Skill Dice alone).
     rerolled = versions["advantage_die"] == "rerolled" and weapon.reroll == "attack_roll"
     cancel = versions["advantage_with_disadvantage"] == "cancel"
     dice = []
@@ -144,6 +179,7 @@ def _advantage_dice(
                 rerolled=rerolled,
                 when=None if always else mark,
                 unless=other_mark if cancel else None,
+                label="Disadvantage" if subtract else "Advantage",
             )
         )
     return dice
@@ -159,22 +195,38 @@ def _attack_roll(
 ) -> Test:
     """The Attack Roll. ``granted`` names the mark of a power granting Advantage this round,
     ``shaken`` that of a Battle Shock giving Disadvantage."""
-    dice = [RollDie(SKILL_DIE), RollDie(SKILL_DIE), *_advantage_dice(weapon, versions, granted, shaken)]
+    # A re-roll naming one Skill Die re-rolls that die alone.
+    dice = [
+        RollDie(SKILL_DIE, rerolled=weapon.reroll != "panic", label="Focus"),
+        RollDie(SKILL_DIE, rerolled=weapon.reroll != "focus", label="Panic"),
+        *_advantage_dice(weapon, versions, granted, shaken),
+    ]
+    when = sorted({w for name in weapon.reroll_when for w in REROLL_WHEN[name]})
     return Test(
-        name="attack roll",
+        name="Attack Roll",
         target=target.dc,
         modifiers=[weapon.skill] if weapon.skill else [],
         dice=dice,
         compare=Compare((0, 1), equal_is_critical=True),
         critical_requires_success=versions["critical_hits"] == "needs_total",
         reroll=REROLL[weapon.reroll],
+        reroll_when=when,
         counter=prefix + "hits",
         effects=[
             Effect(on="critical", action="count", counter=prefix + "critical_hits"),
-            # A Critical Hit deals the largest Damage instead of rolling it.
-            Effect(on="critical", action="unsaved", maximize=True),
+            _critical_damage(weapon),
         ],
     )
+
+
+def _critical_damage(weapon: Weapon) -> Effect:
+    """A Critical Hit deals the largest Damage instead of rolling it, unless a rule says
+    otherwise: rolled as usual, or other Damage."""
+    if weapon.critical_damage == "maximum":
+        return Effect(on="critical", action="unsaved", maximize=True)
+    if weapon.critical_damage == "rolled":
+        return Effect(on="critical", action="unsaved")
+    return Effect(on="critical", action="unsaved", damage=weapon.critical_damage)
 
 
 def _pool(index: int, weapon: Weapon, scenario: Scenario, keywords: KeywordTable, rules: AttackRules) -> None:
@@ -191,9 +243,11 @@ def _pool(index: int, weapon: Weapon, scenario: Scenario, keywords: KeywordTable
                 field=f"{field}.keywords[{j}]",
             )
         _apply(keywords, spec, params, rules, f"{field}.keywords[{j}]")
-    if weapon.inflict is not None:
-        spec, params = _resolve(INFLICT_PREFIX + weapon.inflict, keywords, scenario, f"{field}.inflict")
-        _apply(keywords, spec, params, rules, f"{field}.inflict")
+    several = not isinstance(weapon.inflict, str)
+    for j, effect in enumerate(weapon.inflicts):
+        where = f"{field}.inflict[{j}]" if several else f"{field}.inflict"
+        spec, params = _resolve(INFLICT_PREFIX + effect, keywords, scenario, where)
+        _apply(keywords, spec, params, rules, where)
 
 
 def _apply(
@@ -239,15 +293,7 @@ def _strikes(
             rules.add_counter(name, LABELS[name])
     pool = AttackPool(
         name=weapon.name,
-        attacks=[
-            Attacks(
-                models=weapon.models,
-                dice="1",
-                alive_of=0 if scenario.fight else None,
-                # Casters attempt their powers instead of attacking.
-                reserve=len(scenario.target_powers if rules.prefix else scenario.powers) if scenario.fight else 0,
-            )
-        ],
+        attacks=[_attacks(index, weapon, scenario, rules.prefix)],
         attacks_counter=prefix + "attacks",
         steps=[],
         save=Save(rolled=False),
@@ -277,6 +323,27 @@ def _strikes(
     return pool
 
 
+def _attacks(index: int, weapon: Weapon, scenario: Scenario, prefix: str) -> Attacks:
+    """A weapon's Attack Rolls: ``attacks`` by each of its models, or, collective, by them together.
+
+    In a fight only the survivors attack, and the unit's models fall in an order the
+    rules leave open; here casters fall last (in the order their powers are listed, the
+    first last of all), then the models of the weapons listed first, so the last listed
+    weapon loses its models first. An additional weapon is carried by the non-casters
+    that fall last.
+    """
+    weapons = scenario.target_weapons if prefix else scenario.weapons
+    powers = len(scenario.target_powers if prefix else scenario.powers)
+    # Models that fall after this weapon's: the casters and the weapons listed before it.
+    reserve = powers if weapon.additional else powers + sum(w.models for w in weapons[:index] if not w.additional)
+    return Attacks(
+        models=1 if weapon.collective else weapon.models,
+        dice=weapon.attacks,
+        alive_of=0 if scenario.fight else None,
+        reserve=reserve if scenario.fight else 0,
+    )
+
+
 def _powers(
     powers: tuple[Power, ...],
     side: str,
@@ -301,8 +368,17 @@ def _powers(
             fight=scenario.fight is not None,
             manifested=manifested,
             versions=rules.versions,
+            rank=i,
         )
         keywords.apply(spec, power_rules, source=scenario.source, field=field)
+        unit = scenario.target if side == "target" else scenario.attacker
+        if unit.hp is not None and any(isinstance(seq, Heal) for seq in power_rules.sequences):
+            raise ScenarioError(
+                f"is {unit.hp} (below full), and its power {power.name!r} heals: HP lost are counted from the start, "
+                "so a unit healing here must start at full HP",
+                source=scenario.source,
+                field=f"{side}.hp",
+            )
         for seq in power_rules.sequences:
             if isinstance(seq, AttackPool):
                 seq.attacks_counter = rules.add_counter("power_attempts", "Power attempts")
@@ -427,10 +503,10 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         )
         plan.rounds = Rounds(max=fight.rounds, counter="rounds", outcome_counter="outcome")
         chances = [
-            Chance(f"P({attacker.name} wins)", "outcome", exactly=1),
-            Chance(f"P({target.name} wins)", "outcome", exactly=2),
-            Chance(f"P(both stand after {fight.rounds} rounds)", "outcome", exactly=0),
-            Chance("P(both destroyed)", "outcome", exactly=3),
+            Chance(f"P({attacker.name} wins)", "outcome", exactly=1, outcome=True),
+            Chance(f"P({target.name} wins)", "outcome", exactly=2, outcome=True),
+            Chance(f"P(both stand after {fight.rounds} rounds)", "outcome", exactly=0, outcome=True),
+            Chance("P(both destroyed)", "outcome", exactly=3, outcome=True),
             *chances,
             *_chances(
                 "return_",
@@ -452,4 +528,5 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         chances=chances,
         distributions=distributions,
         hidden=["outcome"] if fight is not None else [],
+        vocabulary=VOCABULARY,
     )

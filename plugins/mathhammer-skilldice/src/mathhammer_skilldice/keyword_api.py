@@ -19,7 +19,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mathhammer.plugin import AttackPool, Attacks, Check, Class, Effect, Heal, Mark, Outcome, RollDie, Save, Test
+from mathhammer.plugin import (
+    AttackPool,
+    Attacks,
+    Check,
+    Class,
+    Effect,
+    Heal,
+    Mark,
+    Outcome,
+    RollDie,
+    Save,
+    ScenarioError,
+    Test,
+    WhileAlive,
+)
 from mathhammer_skilldice.model import Power, Scenario, Weapon
 
 
@@ -88,7 +102,26 @@ class AttackRules:
 
     def _on(self, effect: Effect, outcomes: tuple[Outcome, ...], cls: Class) -> None:
         for outcome in outcomes:
-            self.attack_roll.effects.append(replace(effect, on=outcome, class_=cls))
+            new = replace(effect, on=outcome, class_=cls)
+            same = next(
+                (
+                    e
+                    for e in self.attack_roll.effects
+                    if new.action == e.action == "unsaved" and (e.on, e.class_) == (outcome, cls)
+                ),
+                None,
+            )
+            if same is None:
+                self.attack_roll.effects.append(new)
+                continue
+            # A hit leaves the roll once, so several effects changing it (two Inflict
+            # effects of Damage +X) make one: their bonuses add up.
+            if (same.damage, same.maximize) != (new.damage, new.maximize):
+                raise ScenarioError(
+                    f"two of weapon {self.weapon.name!r}'s effects each set the Damage of the same hit",
+                    source=self.scenario.source,
+                )
+            same.bonus = (same.bonus or 0) + (new.bonus or 0)
 
 
 @dataclass
@@ -102,6 +135,8 @@ class PowerRules:
         fight: Whether the scenario is a fight (the caster attempts it each round while the unit stands).
         sequences: The Plan sequences the power adds; use :meth:`strike` and :meth:`heal`.
         manifested: The counter of manifested powers of this side.
+        rank: Which of the side's casters attempts it (0 first): in a fight casters
+            fall in turn, the first listed last of all.
         versions: The reading of each open rule in force (``"heal"``: ``"surviving_models"`` or
             ``"starting_hp"``).
     """
@@ -112,9 +147,17 @@ class PowerRules:
     fight: bool
     manifested: str
     versions: Mapping[str, str] = field(default_factory=dict)
+    rank: int = 0
     sequences: list[AttackPool | Heal | Mark] = field(default_factory=list)
     marks: list[str] = field(default_factory=list)
     """Marks the power sets; the ruleset adds them to the Plan."""
+
+    def caster(self) -> WhileAlive | None:
+        """In a fight, the caster who must stand for the power to be attempted (the unit's
+        first caster falls last, with the unit, and needs no condition)."""
+        if not self.fight or self.rank == 0:
+            return None
+        return WhileAlive(side="target" if self.side == "target" else "attacker", more_than=self.rank)
 
     def psychic_test(self) -> Test:
         """1d12 + Skill against the Difficulty (Psychic Powers)."""
@@ -122,7 +165,7 @@ class PowerRules:
             name=f"{self.power.name} (psychic test)",
             target=self.power.difficulty,
             modifiers=[self.power.skill] if self.power.skill else [],
-            dice=[RollDie(12)],
+            dice=[RollDie(12, label="d12")],
             counter=self.manifested,
         )
 
@@ -133,7 +176,14 @@ class PowerRules:
         test.effects = list(effects or [])
         pool = AttackPool(
             name=self.power.name,
-            attacks=[Attacks(models=1, dice="1", alive_of=0 if self.fight else None)],
+            attacks=[
+                Attacks(
+                    models=1,
+                    dice="1",
+                    alive_of=0 if self.fight else None,
+                    reserve=self.rank if self.fight else 0,
+                )
+            ],
             steps=[test],
             save=Save(rolled=False),
             damage=damage,
@@ -150,6 +200,7 @@ class PowerRules:
             name=self.power.name,
             mark=advantage_mark(self.side),
             check=Check(die=12, target=self.power.difficulty, modifier=self.power.skill),
+            while_alive=self.caster(),
         )
         if mark.mark not in self.marks:
             self.marks.append(mark.mark)
@@ -167,6 +218,7 @@ class PowerRules:
             return_models=return_models,
             up_to_start=not return_models and self.versions.get("heal") == "starting_hp",
             check=Check(die=12, target=self.power.difficulty, modifier=self.power.skill),
+            while_alive=self.caster(),
         )
         self.sequences.append(heal)
         return heal

@@ -15,13 +15,27 @@ class Weapon:
             attack with tripled damage.
         skill: Added to the two Skill Dice.
         damage: Damage of a hit: a number or dice expression (a Critical Hit
-            deals its largest value).
+            deals its largest value unless ``critical_damage`` says otherwise).
         advantage: Roll a d6 and add it (Advantage).
         disadvantage: Roll a d6 and subtract it (Disadvantage); with both, both dice are rolled.
-        reroll: ``"none"``, ``"attack_roll"`` (re-roll a missed Attack Roll) or
-            ``"ones"`` (re-roll a Skill Die showing a natural 1).
+        reroll: What a re-roll re-rolls: ``"none"``, ``"attack_roll"`` (both Skill Dice),
+            ``"focus"`` or ``"panic"`` (the die a rule names), or ``"ones"`` (a Skill
+            Die showing a natural 1).
+        reroll_when: When the player takes the re-roll: any of ``"miss"``,
+            ``"panic_higher"`` (a hit too, to avoid Hazardous), ``"focus_higher"``
+            and ``"always"``; empty for the default (a miss, or for ``"ones"``
+            every roll showing a 1). Never on a Critical Hit.
         keywords: Weapon keywords, such as ``"Hazardous 2"``.
-        inflict: The weapon's Inflict effect, such as ``"Direct Damage 2"``.
+        inflict: The weapon's Inflict effect, such as ``"Direct Damage 2"``, or
+            several (a tuple), all triggered by one Inflict.
+        attacks: Attack Rolls each model makes with it (a rule granting
+            additional attacks): a number or dice expression.
+        additional: Its models also attack with another weapon (a rule lets them
+            attack with several): they are not counted again among the unit's models.
+        collective: Its models make ``attacks`` attacks together, not each (a
+            unit-level or collective attack a rule grants).
+        critical_damage: A Critical Hit's damage: ``"maximum"`` (the rule's
+            default), ``"rolled"`` (rolled as usual), or a dice expression a rule gives.
     """
 
     name: str
@@ -32,7 +46,19 @@ class Weapon:
     disadvantage: bool = False
     reroll: str = "none"
     keywords: tuple[str, ...] = ()
-    inflict: str | None = None
+    inflict: str | tuple[str, ...] | None = None
+    attacks: str = "1"
+    additional: bool = False
+    collective: bool = False
+    reroll_when: tuple[str, ...] = ()
+    critical_damage: str = "maximum"
+
+    @property
+    def inflicts(self) -> tuple[str, ...]:
+        """The weapon's Inflict effects, none, one or several."""
+        if self.inflict is None:
+            return ()
+        return (self.inflict,) if isinstance(self.inflict, str) else tuple(self.inflict)
 
 
 @dataclass(frozen=True)
@@ -62,7 +88,10 @@ class Unit:
         hp_per_model: HP each model supports; the unit has models times this, and at
             HP x has ceil(x / hp_per_model) models.
         dc: The DC an Attack Roll must reach to hit it.
-        minor, major: Its Minor and Major Thresholds.
+        minor, major: Its Minor and Major Thresholds (Major at least Minor).
+        hp: The HP it starts with, when below full (None: full).
+        damage_reduction: Normal Damage against it is reduced by this, to no
+            less than 0, before the thresholds (an ability); Direct Damage is not.
     """
 
     name: str
@@ -71,6 +100,17 @@ class Unit:
     dc: int = 0
     minor: int = 0
     major: int = 0
+    hp: int | None = None
+    damage_reduction: int = 0
+
+    @property
+    def full_hp(self) -> int:
+        return self.models * self.hp_per_model
+
+    @property
+    def hp_lost(self) -> int:
+        """HP it has lost before the attack or fight starts."""
+        return 0 if self.hp is None else self.full_hp - self.hp
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,7 @@ pub fn measure(program: &Program, obey: bool) -> Measured {
 }
 
 fn evaluate_within_budget(program: &Program) -> Result<Finished, CoreError> {
+    admit::decline_unsupported(program)?;
     if chain::wanted(program) {
         return chain::evaluate(program);
     }

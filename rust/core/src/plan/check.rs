@@ -57,12 +57,30 @@ fn validate_target(side: &str, t: &Target) -> Result<(), CoreError> {
             return Err(CoreError::plan(f("damage_divisor"), "must be at least 1"));
         }
         models = models.saturating_add(g.models);
-        if g.thresholds.first() == Some(&0) || g.thresholds.windows(2).any(|w| w[0] >= w[1]) {
+        // Equal thresholds are met together (a Minor Threshold equal to the Major).
+        if g.thresholds.first() == Some(&0) || g.thresholds.windows(2).any(|w| w[0] > w[1]) {
             return Err(CoreError::plan(
                 f("thresholds"),
                 format!(
-                    "are {:?}; give damage thresholds of 1 or more, in rising order",
+                    "are {:?}; give damage thresholds of 1 or more, none below the one before",
                     g.thresholds
+                ),
+            ));
+        }
+        if g.reduction_floor > 1 {
+            return Err(CoreError::plan(
+                f("reduction_floor"),
+                format!("is {}; reduced damage stops at 0 or 1", g.reduction_floor),
+            ));
+        }
+        if u64::from(g.wounds_lost) >= u64::from(g.models) * u64::from(g.wounds) {
+            return Err(CoreError::plan(
+                f("wounds_lost"),
+                format!(
+                    "is {}; the group's {} models hold {} wounds, and must start with at least one",
+                    g.wounds_lost,
+                    g.models,
+                    u64::from(g.models) * u64::from(g.wounds)
                 ),
             ));
         }
@@ -187,27 +205,10 @@ impl Plan {
                     bounds.add(c, times * u64::from(m.amount.max()));
                 }
                 Sequence::Attack(p) => self.validate_pool(&base, p, &mut bounds)?,
-                Sequence::Heal(h) => {
-                    if h.side == Side::Attacker && self.attacker.is_none() {
-                        return Err(CoreError::plan(
-                            format!("{base}.side"),
-                            "heals the attacker, but the plan lists no attacker models",
-                        ));
-                    }
-                    if h.up_to_start && h.return_models {
-                        return Err(CoreError::plan(
-                            format!("{base}.up_to_start"),
-                            "is for healing that returns no model; with return_models the starting wounds already bound it",
-                        ));
-                    }
-                    if let Some(c) = h.check {
-                        c.validate(&format!("{base}.check"))?;
-                    }
-                    let c = self.counter_index(&format!("{base}.counter"), h.counter.as_ref())?;
-                    bounds.add(c, u64::from(h.amount.max()));
-                }
+                Sequence::Heal(h) => self.check_heal(&base, h, &mut bounds)?,
                 Sequence::Mark(m) => {
                     self.mark_index(&format!("{base}.mark"), &m.mark)?;
+                    self.check_while_alive(&base, m.while_alive)?;
                     if let Some(c) = m.check {
                         c.validate(&format!("{base}.check"))?;
                     }
@@ -312,8 +313,87 @@ impl Plan {
         Ok(())
     }
 
+    /// Check a healing sequence: its side, caster, check and counter.
+    fn check_heal(
+        &self,
+        base: &str,
+        h: &super::Heal,
+        bounds: &mut Bounds,
+    ) -> Result<(), CoreError> {
+        if h.side == Side::Attacker && self.attacker.is_none() {
+            return Err(CoreError::plan(
+                format!("{base}.side"),
+                "heals the attacker, but the plan lists no attacker models",
+            ));
+        }
+        let healed = if h.side == Side::Attacker {
+            self.attacker.as_ref()
+        } else {
+            Some(&self.target)
+        };
+        // Wounds lost and models destroyed are counted from the
+        // trial's start: healing above it would count below zero.
+        if healed.is_some_and(|t| t.groups.iter().any(|g| g.wounds_lost > 0)) {
+            return Err(CoreError::plan(
+                format!("{base}.side"),
+                "heals a side that starts with wounds lost; healing needs it to start whole",
+            ));
+        }
+        if h.up_to_start && h.return_models {
+            return Err(CoreError::plan(
+                format!("{base}.up_to_start"),
+                "is for healing that returns no model; with return_models the starting wounds already bound it",
+            ));
+        }
+        self.check_while_alive(base, h.while_alive)?;
+        if let Some(c) = h.check {
+            c.validate(&format!("{base}.check"))?;
+        }
+        let c = self.counter_index(&format!("{base}.counter"), h.counter.as_ref())?;
+        bounds.add(c, u64::from(h.amount.max()));
+        Ok(())
+    }
+
+    /// Check the model a Heal or Mark needs standing, if it names one.
+    fn check_while_alive(&self, base: &str, w: Option<super::WhileAlive>) -> Result<(), CoreError> {
+        let Some(w) = w else { return Ok(()) };
+        let side = match w.side {
+            Side::Target => Some(&self.target),
+            Side::Attacker => self.attacker.as_ref(),
+        };
+        let Some(side) = side else {
+            return Err(CoreError::plan(
+                format!("{base}.while_alive.side"),
+                "is the attacker, but the plan lists no attacker models",
+            ));
+        };
+        if w.group >= side.groups.len() {
+            return Err(CoreError::plan(
+                format!("{base}.while_alive.group"),
+                format!("{} is not a group index of that side", w.group),
+            ));
+        }
+        Ok(())
+    }
+
     /// Check a test's roll of several dice, if it has one.
     fn check_roll(&self, t: &Test, f: &dyn Fn(&str) -> String) -> Result<(), CoreError> {
+        if !t.reroll_when.is_empty() && (t.dice.is_empty() || t.reroll == Reroll::None) {
+            return Err(CoreError::plan(
+                f("reroll_when"),
+                "says when a roll of several dice is re-rolled: it needs dice and a reroll policy",
+            ));
+        }
+        let classed = t
+            .reroll_when
+            .iter()
+            .any(|w| !matches!(w, super::RerollWhen::Fail | super::RerollWhen::Success));
+        if classed && t.compare.is_none() {
+            return Err(CoreError::plan(
+                f("reroll_when"),
+                "names a class of the roll, so the test needs compare",
+            ));
+        }
         if t.dice.is_empty() {
             return if t.compare.is_some() {
                 Err(CoreError::plan(

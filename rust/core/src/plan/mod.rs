@@ -98,11 +98,20 @@ pub struct Group {
     #[serde(default)]
     pub feel_no_pain_mortal: Option<u32>,
     /// Normal damage allocated to these models is divided by this (rounded
-    /// up), then reduced by `damage_reduction`, and never below 1.
+    /// up), then reduced by `damage_reduction`, and never below
+    /// `reduction_floor` (1 unless given).
     #[serde(default = "one")]
     pub damage_divisor: u32,
     #[serde(default)]
     pub damage_reduction: u32,
+    /// The least damage `damage_divisor` and `damage_reduction` leave: 1 in
+    /// games where a reduced attack still wounds, 0 where it may do nothing.
+    #[serde(default = "one")]
+    pub reduction_floor: u32,
+    /// Wounds the group has lost before the trial starts: whole models gone
+    /// first, the rest on its front model (a unit starting below full).
+    #[serde(default)]
+    pub wounds_lost: u32,
     /// Normal damage converts to the number of these it meets, ascending
     /// (damage thresholds: Minor, Major, double Major lose 1, 2, 3 wounds).
     /// Empty: damage is wounds lost. Mortal wounds are never converted.
@@ -127,7 +136,7 @@ impl Group {
     }
 
     /// Damage `d` as these models take it: divided (rounded up), then
-    /// reduced, never below 1. Unchanged when the group has no modifier.
+    /// reduced, never below the floor. Unchanged when the group has no modifier.
     #[must_use]
     pub fn modify_damage(&self, d: u32) -> u32 {
         if self.damage_divisor <= 1 && self.damage_reduction == 0 {
@@ -135,7 +144,18 @@ impl Group {
         }
         d.div_ceil(self.damage_divisor.max(1))
             .saturating_sub(self.damage_reduction)
-            .max(1)
+            .max(self.reduction_floor)
+    }
+
+    /// Models alive and wounds left on the front model at the start of a
+    /// trial, after `wounds_lost` (whole models first).
+    #[must_use]
+    pub fn start(&self) -> (u32, u32) {
+        let gone = self.wounds_lost / self.wounds;
+        (
+            self.models.saturating_sub(gone),
+            self.wounds - self.wounds_lost % self.wounds,
+        )
     }
 }
 
@@ -153,6 +173,19 @@ pub enum Sequence {
     Mark(Mark),
 }
 
+/// A model a sequence needs standing: it runs only while `side`'s group
+/// `group` has more than `more_than` models alive. Several casters of one
+/// unit fall in turn: the one with `more_than` 0 is the last to fall.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct WhileAlive {
+    pub side: Side,
+    #[serde(default)]
+    pub group: usize,
+    #[serde(default)]
+    pub more_than: u32,
+}
+
 /// Set mark `mark` for the rest of the round (the trial, outside a fight),
 /// after `check` succeeds when given: a power granting a later roll a die.
 #[derive(Debug, Clone, Deserialize)]
@@ -162,6 +195,9 @@ pub struct Mark {
     pub mark: String,
     #[serde(default)]
     pub check: Option<Check>,
+    /// Runs only while this model stands (its caster).
+    #[serde(default)]
+    pub while_alive: Option<WhileAlive>,
     /// Counts the times the mark is set.
     #[serde(default)]
     pub counter: Option<String>,
@@ -185,6 +221,9 @@ pub struct Heal {
     pub up_to_start: bool,
     #[serde(default)]
     pub check: Option<Check>,
+    /// Runs only while this model stands (its caster).
+    #[serde(default)]
+    pub while_alive: Option<WhileAlive>,
     /// Counts the wounds restored.
     #[serde(default)]
     pub counter: Option<String>,
@@ -289,6 +328,19 @@ pub enum Reroll {
     NonCritical,
 }
 
+/// When a roll of several dice is re-rolled, replacing the policy's own
+/// condition: on a roll whose outcome is `fail` or `success`, or whose class
+/// is the one named. A critical is never re-rolled this way.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RerollWhen {
+    Fail,
+    Success,
+    FirstHigher,
+    Equal,
+    SecondHigher,
+}
+
 /// The class a test puts an attack die in.
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -345,6 +397,12 @@ pub struct Test {
     /// may key on.
     #[serde(default)]
     pub compare: Option<Compare>,
+    /// With `dice`: when the roll is re-rolled, instead of `reroll`'s own
+    /// condition (the dice re-rolled stay `reroll`'s: every re-rollable die for
+    /// `failures`, those showing 1 for `ones`). Any listed condition met
+    /// re-rolls it: a player re-rolling a hit to avoid a side effect.
+    #[serde(default)]
+    pub reroll_when: Vec<RerollWhen>,
     /// Counts tokens that leave this test as successes or criticals, tokens that
     /// skip it, and extra tokens it creates.
     #[serde(default)]
