@@ -48,7 +48,7 @@ SLOW_EXACT = (
         [[attacker.weapons]]
         name = "W{i}"
         type = "ranged"
-        count = 10
+        count = 3
         attacks = "D6"
         skill = "3+"
         strength = 5
@@ -79,7 +79,8 @@ SLOW_EXACT = (
     """
     )
 )
-"""A Plan the exact evaluator works on for seconds (three pools of several dice into two groups)."""
+"""A Plan the exact evaluator works on for seconds, until its work limit declines it (three pools of several dice
+into two groups; more dice would be declined before it starts, too many outcomes to tabulate)."""
 
 # The child: shims that write the marker, then the command line itself.
 DRIVER = """

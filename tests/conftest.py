@@ -11,6 +11,11 @@ A test that needs a 40k scenario built in Python belongs in
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 from hypothesis import settings
 
@@ -32,3 +37,20 @@ def registry() -> Registry:
 def installed() -> Registry:
     """The installed plugins, found through their entry points, for tests of the example files."""
     return default_registry()
+
+
+@pytest.fixture
+def slow_exact() -> Callable[[str], str]:
+    """The text of a 40k scenario file that the exact evaluator works on for seconds until its work limit declines
+    it, with its target named as given: ``SLOW_EXACT`` of ``benches/interrupts.py``, for tests of cancelling an
+    exact run."""
+    path = Path(__file__).resolve().parents[1] / "benches" / "interrupts.py"
+    spec = importlib.util.spec_from_file_location("interrupt_cases", path)
+    assert spec is not None and spec.loader is not None
+    bench = sys.modules.get(spec.name) or importlib.util.module_from_spec(spec)
+    if spec.name not in sys.modules:
+        sys.modules[spec.name] = bench  # dataclasses look their module up
+        spec.loader.exec_module(bench)
+    text: str = bench.SLOW_EXACT
+    assert 'name = "Mob"' in text
+    return lambda target: text.replace('name = "Mob"', f'name = "{target}"')

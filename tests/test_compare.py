@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
 import mathhammer
 from mathhammer import DeclinedError, Registry, ScenarioError
-from mathhammer.compare import compare, read_profiles
+from mathhammer.compare import Comparison, compare, read_profiles
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 LIBRARY = EXAMPLES / "profiles.toml"
@@ -217,3 +219,35 @@ def test_a_scenario_file_s_attacker_is_named_by_its_name_field(tmp_path: Path) -
     (tmp_path / "named.toml").write_text(named.replace('name = "Intercessor Squad"', 'name = "Other squad"'))
     profiles = read_profiles([tmp_path / "named.toml", EXAMPLES / "boltguns.toml"])
     assert list(profiles.attackers) == ["Tac squad", "boltguns"]  # without a name, the file's
+
+
+class Stopped(Exception):
+    """What the caller's poll raises to stop a comparison."""
+
+
+@pytest.mark.parametrize("evaluator", ["exact", "monte_carlo"])
+@pytest.mark.parametrize("stops", [True, False])
+def test_poll_is_called_in_either_phase_and_its_exception_stops_the_comparison(
+    installed: Registry, evaluator: Literal["exact", "monte_carlo"], stops: bool
+) -> None:
+    profiles = read_profiles([LIBRARY])
+    attackers, targets = profiles.select("attacker", ["bolt-rifles"]), profiles.select("target", ["intercessors"])
+    calls = 0
+
+    def poll() -> None:
+        nonlocal calls
+        calls += 1
+        if stops:
+            raise Stopped
+
+    def run(poll: Callable[[], object] | None = None) -> Comparison:
+        return compare(attackers, targets, evaluator=evaluator, trials=10_000, seed=1, registry=installed, poll=poll)
+
+    if stops:
+        with pytest.raises(Stopped):
+            run(poll=poll)
+        assert calls == 1
+    else:
+        # A poll that returns changes nothing.
+        assert (run(poll=poll).matrix("damage") == run().matrix("damage")).all()
+        assert calls > 0

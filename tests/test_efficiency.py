@@ -140,6 +140,11 @@ def test_points_removed_distribution(library: Path) -> None:
     points, p = comparison.points_removed("Lascannon", "Brute")
     np.testing.assert_allclose(p[:2], [7 / 12, 5 / 12], atol=1e-12)
     assert points[1] == 40.0
+    # The JSON output carries the same distribution, cell by cell.
+    cells = {(c["attacker"], c["target"]): c for c in json.loads(json.dumps(comparison.to_dict()))["cells"]}
+    shown = cells["Bolters", "Squad"]["points_removed"]
+    assert shown["points"][:3] == [0.0, 20.0, 40.0]
+    np.testing.assert_allclose(shown["probability"][:3], [9 / 16, 6 / 16, 1 / 16], atol=1e-12)
 
 
 def test_rankings(library: Path) -> None:

@@ -13,6 +13,7 @@ the case names, however slow the machine.
 from __future__ import annotations
 
 import importlib.util
+import re
 import signal
 import sys
 from pathlib import Path
@@ -42,6 +43,15 @@ def test_ctrl_c_exits_130_with_one_line_and_no_traceback(case: Any) -> None:
     outcome = BENCH.interrupt(case)
     assert case.ended_well(outcome), f"exit {outcome.returncode}: {outcome.stderr}"
     assert outcome.seconds < BENCH.ALLOWED
+
+
+def test_a_comparison_interrupted_in_its_exact_phase_counts_pairings_not_trials() -> None:
+    case = next(c for c in BENCH.CASES if c.name == "compare: the exact phase")
+    outcome = BENCH.interrupt(case)
+    assert case.ended_well(outcome), f"exit {outcome.returncode}: {outcome.stderr}"
+    # Two files, each an attacker and a target: four pairings; the exact phase counts them, not trials.
+    assert "trials" not in outcome.stderr
+    assert re.search(r"interrupted( after \d of 4 pairings)?; no result was reported", outcome.stderr), outcome.stderr
 
 
 def test_an_interrupted_monte_carlo_run_says_how_far_it_got() -> None:

@@ -53,3 +53,12 @@ def test_a_missing_field_points_at_the_table_that_should_hold_it(tmp_path: Path)
 
 def test_no_line_for_a_file_that_cannot_be_read(tmp_path: Path) -> None:
     assert field_line(tmp_path / "missing.toml", "ruleset") is None
+
+
+def test_a_field_that_is_no_dotted_path_finds_no_line(tmp_path: Path) -> None:
+    # An army list's errors name an element path; stripping its last part leaves "selection[", which no
+    # step shortens further: the search ends there instead of looping.
+    roster = tmp_path / "army.ros"
+    roster.write_text('<roster><forces><force><selections><selection name="Squad"/>', encoding="utf-8")
+    field = 'roster/forces/force[0]/selections/selection[0] "Squad"/selections/selection[0] "Trooper"'
+    assert field_line(roster, field) is None

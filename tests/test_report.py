@@ -9,6 +9,7 @@ from rich.console import Console
 
 from mathhammer import Result
 from mathhammer.face import report
+from mathhammer.result import probability
 
 
 def toy(evaluator: str = "monte_carlo") -> Result:
@@ -81,6 +82,6 @@ def test_negligible_tails_are_left_out() -> None:
 
 
 def test_probabilities_never_round_a_possibility_away() -> None:
-    assert report.probability(0.0) == "0.0000" and report.probability(1.0) == "1.0000"
-    assert report.probability(3e-7) == "<0.0001" and report.probability(1 - 3e-7) == ">0.9999"
-    assert report.probability(0.123456) == "0.1235"
+    assert probability(0.0) == "0.0000" and probability(1.0) == "1.0000"
+    assert probability(3e-7) == "<0.0001" and probability(1 - 3e-7) == ">0.9999"
+    assert probability(0.123456) == "0.1235"

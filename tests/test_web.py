@@ -12,15 +12,18 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mathhammer.exceptions import DeclinedError
 from mathhammer.face.explain import explain
 from mathhammer.registry import Registry
-from mathhammer.scenario import load_scenario, parse_toml, read_toml
+from mathhammer.scenario import load_scenario, parse_toml, read_toml, scenario_from_data
 from mathhammer.simulate import evaluate, evaluate_exact
 
 pytest.importorskip("starlette")
@@ -106,6 +109,39 @@ def test_run_gives_the_exact_result_of_the_cli(client: TestClient, installed: Re
     assert answer["p_unit_destroyed"] == pytest.approx(expected.p_unit_destroyed, abs=1e-12)
     assert answer["rule_versions"] == dict(expected.rule_versions)
     assert answer["labels"]["models_destroyed"] == expected["models_destroyed"].label
+    # The report's middle 90%: P(0 destroyed) = 0.1304 >= 5%; P(<= 2) = 0.8981 < 95% <= P(<= 3) = 0.9887.
+    rows = {row["name"]: row for row in answer["per_stage"]}
+    assert list(rows) == [s.name for s in expected.shown]
+    assert rows["models_destroyed"]["middle_90"] == [0, 3]
+    assert all(rows[s.name]["middle_90"] == [s.percentile(5), s.percentile(95)] for s in expected.shown)
+    assert answer["mean_only_note"] is None
+    # Every one of the 20 attacks must hit (2/3), wound (1/2) and be unsaved (1/2) to destroy the unit:
+    # (1/6)^20, possible but far below what four places show, so the page shows it as the report does.
+    assert answer["p_unit_destroyed"] == pytest.approx((1 / 6) ** 20, rel=1e-9)
+
+
+def test_stages_known_only_by_their_mean_are_noted_as_the_report_notes_them(
+    client: TestClient, installed: Registry
+) -> None:
+    # Three weapons into a unit of three groups: each group's and each weapon's row, as the report has them.
+    path = EXAMPLES / "attached-unit-example.toml"
+    answer = finish(client, start(client, "/api/run", {"scenario": read_toml(path)}))["answer"]
+    expected = evaluate_exact(load_scenario(path, registry=installed), registry=installed)
+    assert expected.mean_only_note is not None
+    assert answer["mean_only_note"] == expected.mean_only_note
+    rows = {row["name"]: row for row in answer["per_stage"]}
+    assert list(rows) == [s.name for s in expected.shown]
+    assert {"destroyed:Saint Celestine", "damage:Boltgun"} <= set(rows)
+    for stage in expected.shown:
+        assert rows[stage.name]["label"] == stage.label
+        assert rows[stage.name]["mean"] == pytest.approx(stage.mean, abs=1e-12)
+        known = stage.distribution_known
+        assert (rows[stage.name]["sd"] is None, rows[stage.name]["middle_90"] is None) == (not known, not known)
+    assert rows["damage:Boltgun"]["sd"] is None
+    # Saint Celestine can die, if rarely: the report's line, like the page, never shows that as 0.0000.
+    saint = answer["groups"]["Saint Celestine"]["p_destroyed"]
+    assert 0 < saint < 5e-5
+    assert "P(Saint Celestine destroyed) = <0.0001" in expected.group_lines
 
 
 def test_monte_carlo_with_a_seed_is_reproduced(client: TestClient, installed: Registry) -> None:
@@ -242,6 +278,58 @@ def test_a_long_run_does_not_hold_up_a_short_one(installed: Registry) -> None:
     assert client.get(f"/api/jobs/{long['id']}").json()["state"] == "running"
     client.post(f"/api/jobs/{long['id']}/cancel", json={})
     assert finish(client, long, timeout=10)["state"] == "cancelled"
+
+
+def until(client: TestClient, job: dict[str, Any], ready: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    deadline = time.monotonic() + 30
+    while not ready(job):
+        assert job["state"] in ("queued", "running") and time.monotonic() < deadline, job
+        time.sleep(0.02)
+        job = client.get(f"/api/jobs/{job['id']}").json()
+    return job
+
+
+def cancel_within_a_second(client: TestClient, job: dict[str, Any]) -> dict[str, Any]:
+    """Cancel ``job`` and wait for its worker to stop; the job as it ended, checked to have stopped in time."""
+    asked = time.monotonic()
+    assert client.post(f"/api/jobs/{job['id']}/cancel", json={}).status_code == 200
+    job = finish(client, job, timeout=30)
+    took = time.monotonic() - asked
+    assert job["state"] == "cancelled", job
+    assert took < 1.0, f"the run stopped {took:.2f} s after it was cancelled"
+    return job
+
+
+def test_cancelling_an_exact_run_stops_it_within_a_second_and_frees_its_place(
+    installed: Registry, slow_exact: Callable[[str], str]
+) -> None:
+    with pytest.raises(DeclinedError, match="work"):
+        # The evaluation runs to the exact evaluator's work limit: without a cancel, it ends declined.
+        evaluate_exact(scenario_from_data(tomllib.loads(slow_exact("Mob")), registry=installed), registry=installed)
+    client = TestClient(create_app(registry=installed, workers=1), base_url="http://localhost")
+    job = start(client, "/api/run", {"scenario": tomllib.loads(slow_exact("Mob")), "evaluator": "exact"})
+    job = until(client, job, lambda j: j["state"] == "running" and j["phase"] == "exact")
+    time.sleep(0.2)
+    # "cancelled", not "failed": a run the cancel did not reach would end declined (it is exact only).
+    job = cancel_within_a_second(client, job)
+    assert job["answer"] is None and (job["done"], job["total"]) == (0, 0)
+    # Its place is free: with one worker, a short run now starts and finishes.
+    short = finish(client, start(client, "/api/run", {"scenario": boltguns()}), timeout=30)
+    assert short["state"] == "done" and short["phase"] == "exact"
+
+
+def test_cancelling_a_comparison_in_its_exact_phase_stops_it_within_a_second(
+    installed: Registry, slow_exact: Callable[[str], str]
+) -> None:
+    client = TestClient(create_app(registry=installed, workers=1), base_url="http://localhost")
+    # Four pairings, each seconds of exact work before it is declined and simulated.
+    files = [{"name": f"{name}.toml", "text": slow_exact(name)} for name in ("first", "second")]
+    job = start(client, "/api/compare", {"files": files, "metrics": ["models_destroyed"], "trials": 1000})
+    job = until(client, job, lambda j: j["state"] == "running" and j["phase"] == "exact")
+    time.sleep(0.2)
+    cancel_within_a_second(client, job)
+    short = finish(client, start(client, "/api/run", {"scenario": boltguns()}), timeout=30)
+    assert short["state"] == "done"
 
 
 def test_unknown_job(client: TestClient) -> None:

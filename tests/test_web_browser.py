@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ pytest.importorskip("starlette")
 webdriver = pytest.importorskip("selenium.webdriver")
 
 from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.webdriver import ActionChains  # noqa: E402
 from selenium.webdriver import Chrome as WebDriver  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
@@ -244,9 +245,16 @@ def test_boltguns_by_label(page: WebDriver, server: str, size: tuple[int, int]) 
     else:
         control(page, "Save", section(page, "Model 1")).send_keys(Keys.ENTER)  # the keyboard runs it too
     assert result_text(page, "models-destroyed") == "1.417"
+    # (1/6)^20: possible, so never shown as 0.0000 (the report's way).
+    assert result_text(page, "p-unit-destroyed") == "<0.0001"
     assert "exact" in page.find_element("css selector", '[data-testid="how"]').text
     charts = page.find_elements("css selector", "#result .chart .plot-container")
     assert len(charts) >= 2, "the distributions of damage and models destroyed are charted"
+    buttons = page.execute_script(
+        "return [...document.querySelectorAll('#result .modebar-btn')].map((b) => b.dataset.title)"
+    )
+    assert "Download plot as a PNG" in buttons
+    assert "Share chart..." not in buttons, "no button uploads a chart to Plotly's cloud"
     if size == PHONE:
         no_horizontal_scroll(page)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -292,6 +300,19 @@ def test_user_text_is_shown_as_text(page: WebDriver, server: str) -> None:
     groups = page.find_element("id", "result").text
     assert evil in groups, "the group names show as typed"
     assert control(page, "Name", section(page, "Target")).get_attribute("value") == evil
+
+
+def test_the_keyboard_shows_where_it_is_on_the_file_buttons(page: WebDriver, server: str) -> None:
+    open_page(page, server)
+    # Tab from the Export button to the file input hidden behind "Import TOML file": its label shows the focus.
+    page.execute_script("document.getElementById('export').focus()")
+    ActionChains(page).send_keys(Keys.TAB).perform()
+    assert page.switch_to.active_element.get_attribute("id") == "import"
+    label = page.find_element("css selector", "label[for='import']")
+    assert page.execute_script("return getComputedStyle(arguments[0]).outlineStyle", label) == "solid"
+    ActionChains(page).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+    assert page.switch_to.active_element.get_attribute("id") == "export"
+    assert page.execute_script("return getComputedStyle(arguments[0]).outlineStyle", label) == "none"
 
 
 def test_import_toml(page: WebDriver, server: str) -> None:
@@ -347,6 +368,24 @@ def test_cancel_a_long_run(page: WebDriver, server: str) -> None:
     WebDriverWait(page, 30).until(lambda d: "trials" in d.find_element("id", "progress-text").text)
     button(page, "Cancel").click()
     WebDriverWait(page, 30).until(lambda d: "Cancelled after" in d.find_element("id", "status").text)
+    assert page.find_element("id", "result").get_attribute("hidden") is not None
+
+
+def test_cancel_a_long_exact_run(
+    page: WebDriver, server: str, slow_exact: Callable[[str], str], tmp_path: Path
+) -> None:
+    open_page(page, server)
+    # Seconds of exact work, after which the exact evaluator would decline: only a cancel ends it as cancelled.
+    scenario = tmp_path / "slow-exact.toml"
+    scenario.write_text(slow_exact("Mob"), encoding="utf-8")
+    control(page, "Import TOML file").send_keys(str(scenario))
+    WebDriverWait(page, 30).until(lambda d: "Imported" in d.find_element("id", "status").text)
+    Select(control(page, "Evaluator")).select_by_visible_text("Exact only")
+    button(page, "Run").click()
+    WebDriverWait(page, 30).until(lambda d: d.find_element("id", "progress-text").text == "evaluating exactly")
+    button(page, "Cancel").click()
+    WebDriverWait(page, 30).until(lambda d: d.find_element("id", "status").text != "Running…")
+    assert page.find_element("id", "status").text == "Cancelled during the exact evaluation."
     assert page.find_element("id", "result").get_attribute("hidden") is not None
 
 

@@ -438,7 +438,8 @@ class Comparison:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for JSON: the names, then one entry per cell with its whole Result."""
+        """Plain data for JSON: the names, then one entry per cell with its efficiency metrics, the distribution
+        of the target's points removed (where the target has points) and its whole Result."""
         return {
             "attackers": list(self.attackers),
             "targets": list(self.targets),
@@ -450,12 +451,18 @@ class Comparison:
                     "attacker": a,
                     "target": t,
                     "efficiency": {m: _json_number(self.value(a, t, m)) for m in EFFICIENCY_METRICS},
+                    **({"points_removed": self._points_removed_dict(a, t)} if t in self.target_points else {}),
                     "result": self.results[a, t].to_dict(),
                 }
                 for a in self.attackers
                 for t in self.targets
             ],
         }
+
+    def _points_removed_dict(self, attacker: str, target: str) -> dict[str, list[float]]:
+        """:meth:`points_removed` as plain lists: ``points`` and ``probability``, one entry per models destroyed."""
+        points, probability = self.points_removed(attacker, target)
+        return {"points": points.tolist(), "probability": probability.tolist()}
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per (attacker, target): every metric, the evaluator and the standard errors.
@@ -604,6 +611,7 @@ def compare(
     registry: Registry | None = None,
     progress: ProgressFactory | None = None,
     pairings: Callable[[int, int], object] | None = None,
+    poll: Callable[[], object] | None = None,
 ) -> Comparison:
     """Evaluate every attacker against every target, on every core.
 
@@ -644,6 +652,10 @@ def compare(
         registry: The plugins to use (the installed ones by default).
         progress: Called with (attacker, target) before each Monte Carlo cell;
             returns that cell's progress callback.
+        poll: Called about ten times a second, on the threads evaluating, while any cell is
+            evaluated, exactly or by Monte Carlo; an exception it raises stops every evaluation
+            and propagates. On the main thread Ctrl-C stops a comparison anyway; on another
+            thread (a web page's job) this is how to cancel it.
 
     Returns:
         A :class:`Comparison`: ``matrix(metric)`` (a metric of :data:`METRICS`
@@ -672,7 +684,7 @@ def compare(
             raise _relocated(exc, *profiles[key]) from None
     results: dict[tuple[str, str], Result] = {}
     if evaluator != "monte_carlo":
-        exact = _exact_cells(prepared, workers=threads or os.cpu_count() or 1, pairings=pairings)
+        exact = _exact_cells(prepared, workers=threads or os.cpu_count() or 1, pairings=pairings, poll=poll)
         for key, outcome in exact.items():
             if isinstance(outcome, Result):
                 results[key] = outcome
@@ -682,7 +694,7 @@ def compare(
         if key in results:
             continue
         cell_seed = checked_run(trials, None if seed is None else (seed + n) % 2**64, threads)
-        callback = progress(*key) if progress else None
+        callback = _polled(progress(*key) if progress else None, poll)
         results[key] = simulate_prepared(prepared[key], trials, cell_seed, threads, callback)
         if pairings is not None:
             pairings(len(results), len(scenarios))
@@ -698,11 +710,27 @@ def compare(
     )
 
 
+def _polled(
+    callback: Callable[[int, int], object] | None, poll: Callable[[], object] | None
+) -> Callable[[int, int], object] | None:
+    """A Monte Carlo cell's progress callback that calls ``poll`` first, so an exception of ``poll`` stops it."""
+    if poll is None:
+        return callback
+
+    def polled(done: int, total: int) -> None:
+        poll()
+        if callback is not None:
+            callback(done, total)
+
+    return polled
+
+
 def _exact_cells(
     prepared: Mapping[tuple[str, str], Prepared],
     *,
     workers: int,
     pairings: Callable[[int, int], object] | None = None,
+    poll: Callable[[], object] | None = None,
 ) -> dict[tuple[str, str], Result | DeclinedError]:
     """Exact Results by cell, or the DeclinedError saying why not.
 
@@ -710,7 +738,9 @@ def _exact_cells(
     Ctrl-C reaches only the main thread: when it (or anything else) ends the
     wait, each evaluation still running is stopped through its progress
     callback within a tenth of a second, so the process does not linger on
-    worker threads the interpreter would wait for at exit.
+    worker threads the interpreter would wait for at exit. ``poll`` is called
+    from that callback too: its exception stops the evaluation it was called
+    from, ends the wait, and so stops the others.
     """
     out: dict[tuple[str, str], Result | DeclinedError] = {}
     stop = threading.Event()
@@ -718,6 +748,8 @@ def _exact_cells(
     def check(done: int, total: int) -> None:
         if stop.is_set():
             raise _Cancelled
+        if poll is not None:
+            poll()
 
     pool = ThreadPoolExecutor(max_workers=workers)
     try:

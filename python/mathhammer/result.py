@@ -227,6 +227,15 @@ class Stage:
         return d
 
 
+def probability(p: float) -> str:
+    """``p`` to four places, but never a possible outcome shown as 0.0000 or a possible failure as 1.0000."""
+    if 0 < p < 5e-5:
+        return "<0.0001"
+    if 1 - 5e-5 < p < 1:
+        return ">0.9999"
+    return f"{p:.4f}"
+
+
 @dataclass(frozen=True)
 class GroupResult:
     """One group of the target (the Captain leading a squad, the squad itself): how many of its models died.
@@ -434,7 +443,7 @@ class Result:
         lines = []
         for g in self.groups:
             se = f" ± {g.p_destroyed_se:.4f}" if g.p_destroyed_se else ""
-            lines.append(f"P({g.name} destroyed) = {g.p_destroyed:.4f}{se}")
+            lines.append(f"P({g.name} destroyed) = {probability(g.p_destroyed)}{se}")
         return lines
 
     @classmethod

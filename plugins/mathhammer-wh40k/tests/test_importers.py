@@ -8,10 +8,12 @@ import pkgutil
 import tomllib
 import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
-from mathhammer import Registry, ScenarioError, import_list, read_profiles
+from mathhammer import Registry, ScenarioError, compare, import_list, read_profiles
+from mathhammer.plugin import ImportedUnit
 from mathhammer.testing import run_cli
 from mathhammer_wh40k import importers
 
@@ -52,8 +54,13 @@ def lists() -> Registry:
     return Registry.from_plugins(pairs + [(m.__name__.rsplit(".", 1)[-1], m) for m in modules])
 
 
+REAL = {"necrons-10e.ros", "ultramarines-10e.rosz", "votann-leviathan.rosz"}
+"""Real exports from a public repository (their source and licence are in fixtures/README.md)."""
+
+
 def test_three_fixtures_per_format() -> None:
-    assert {name: len(paths) for name, paths in FORMATS.items()} == dict.fromkeys(FORMATS, 3)
+    assert all(len(paths) >= 3 for paths in FORMATS.values()), FORMATS
+    assert REAL <= {p.name for paths in FORMATS.values() for p in paths}
 
 
 @pytest.mark.parametrize(("format", "path"), [(f, p) for f, ps in FORMATS.items() for p in ps], ids=lambda p: str(p))
@@ -169,6 +176,32 @@ def test_a_malformed_element_is_named(lists: Registry, tmp_path: Path) -> None:
         import_list(bad, registry=lists)
 
 
+def test_the_command_line_names_a_bad_element(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    whole = (LISTS / "necrons.ros").read_text(encoding="utf-8")
+    path = _ros(tmp_path, whole.replace('number="10" type="model"', 'number="ten" type="model"', 1))
+    assert run_cli(["import", str(path), "-o", str(tmp_path / "units.toml")]) == 2
+    assert "\"Necron Warrior\": number is 'ten'; expected a count" in capsys.readouterr().err
+
+
+def test_nesting_past_the_limit_is_refused(lists: Registry, tmp_path: Path) -> None:
+    depth = 40  # more than MAX_DEPTH: a file built to exhaust the reader's stack
+    xml = (
+        "<roster><forces><force><selections>"
+        + '<selection name="x"><selections>' * depth
+        + "</selections></selection>" * depth
+        + "</selections></force></forces></roster>"
+    )
+    with pytest.raises(ScenarioError, match=r"deep\.ros, field roster/forces/force\[0\]/.*nests selections or forces"):
+        import_list(_ros(tmp_path, xml, "deep.ros"), registry=lists)
+    selection: dict[str, object] = {"name": "x"}
+    for _ in range(depth):
+        selection = {"name": "x", "selections": [selection]}
+    deep = tmp_path / "deep.json"
+    deep.write_text(json.dumps({"roster": {"forces": [{"selections": [selection]}]}}), encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"deep\.json, field roster\.forces\[0\]\.selections.*more than 32 deep"):
+        import_list(deep, registry=lists)
+
+
 def test_not_a_roster(lists: Registry, tmp_path: Path) -> None:
     with pytest.raises(
         ScenarioError,
@@ -206,6 +239,18 @@ def test_a_zip_bomb_is_refused(lists: Registry, tmp_path: Path) -> None:
         r" over the 16,777,216 bytes",
     ):
         import_list(bomb, registry=lists)
+    # A directory that lies about the size: the member is never inflated past what it claims.
+    liar = tmp_path / "liar.rosz"
+    with zipfile.ZipFile(liar, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("liar.ros", "<roster>" + " " * (17 * 1024 * 1024) + "</roster>")
+    raw = bytearray(liar.read_bytes())
+    claimed = (1000).to_bytes(4, "little")
+    raw[22:26] = claimed  # the local header's uncompressed size
+    directory = raw.rfind(b"PK\x01\x02")
+    raw[directory + 24 : directory + 28] = claimed  # the central directory's
+    liar.write_bytes(bytes(raw))
+    with pytest.raises(ScenarioError, match=r"liar\.rosz, field liar\.ros: cannot be unpacked \(Bad CRC-32"):
+        import_list(liar, registry=lists)
     many = tmp_path / "many.rosz"
     with zipfile.ZipFile(many, "w") as archive:
         for i in range(17):  # one more than a zipped list may hold
@@ -260,3 +305,186 @@ def test_an_attached_leader_becomes_one_target(lists: Registry, tmp_path: Path) 
         r" name two different units of the list that are not yet attached: Intercessor Squad, Captain",
     ):
         import_list(LISTS / "marines.ros", registry=lists, attach=[("Chaplain", "Intercessor Squad")])
+
+
+# -------------------------------------------------------------------------
+# Real exports: every value asserted below is read from the file itself
+# -------------------------------------------------------------------------
+
+
+def _weapons_of(unit: ImportedUnit) -> dict[str, dict[str, object]]:
+    return {w["name"]: w for attacker in unit.attackers.values() for w in attacker["weapons"]}
+
+
+def _roster_points(path: Path) -> float:
+    """The roster's own total, ``<roster><costs><cost name="pts" value=...>``, read with the standard library."""
+    data = path.read_bytes()
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as archive:
+            data = archive.read(archive.namelist()[0])
+    root = ElementTree.fromstring(data)
+    ns = {"bs": "http://www.battlescribe.net/schema/rosterSchema"}
+    return sum(float(c.get("value", "0")) for c in root.findall("bs:costs/bs:cost[@name='pts']", ns))
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_a_real_export_keeps_the_rosters_points(lists: Registry, name: str) -> None:
+    imported = import_list(LISTS / name, registry=lists)
+    assert sum(u.points or 0 for u in imported.units) == _roster_points(LISTS / name) > 0
+
+
+def test_a_real_necrons_roster(lists: Registry) -> None:
+    imported = import_list(LISTS / "necrons-10e.ros", registry=lists)
+    assert imported.format == "BattleScribe roster (.ros)"
+    units = {u.name: u for u in imported.units}
+    assert [(u.name, u.points, u.models) for u in imported.units] == [
+        ("Overlord", 85, 1),
+        ("Tesseract Vault", 425, 1),
+        ("The Silent King", 470, 3),
+        ("Doom Scythe", 225, 1),
+    ]
+    vault = units["Tesseract Vault"]
+    assert vault.target == {
+        "name": "Tesseract Vault",
+        "toughness": 12,
+        "keywords": ["Vehicle", "Fly"],
+        "models": [{"name": "Tesseract Vault", "count": 1, "wounds": 24, "save": "2+", "invulnerable": "4+"}],
+    }
+    weapons = _weapons_of(vault)
+    # Four Tesla spheres, one selection of number 4; their abilities as printed.
+    assert weapons["Tesla sphere"] == {
+        "name": "Tesla sphere",
+        "type": "ranged",
+        "count": 4,
+        "attacks": "6",
+        "skill": "3+",
+        "strength": 7,
+        "ap": 0,
+        "damage": "1",
+        "keywords": ["Anti-FLY 4+, Sustained Hits 2"],
+    }
+    # A C'tan power prints a weapon's characteristics under its own profile type; BS N/A is no roll (Torrent).
+    assert weapons["Cosmic Fire"] == {
+        "name": "Cosmic Fire",
+        "type": "ranged",
+        "count": 1,
+        "attacks": "3D6",
+        "strength": 6,
+        "ap": -2,
+        "damage": "1",
+        "keywords": ["Ignores Cover, Devastating Wounds, Torrent"],
+    }
+    assert weapons["Armoured bulk"]["type"] == "melee" and weapons["Armoured bulk"]["skill"] == "4+"
+    reasons = {(u.unit, u.item): u.reason for u in imported.unmapped}
+    # The model picks one C'tan power a phase: the others are listed, not fired beside it.
+    for other in ("Time's Arrow", "Antimatter Meteor"):
+        assert reasons["Tesseract Vault", f"weapon profile {other!r}"].startswith('another profile of "C\'tan Powers"')
+    king = units["The Silent King"]
+    assert [(m["name"], m["count"], m["wounds"]) for m in king.target["models"]] == [
+        ("Szarekh", 1, 16),
+        ("Triarchal Menhir", 2, 5),
+    ]
+    assert _weapons_of(king)["Annihilator beam"]["count"] == 2
+    overlord = _weapons_of(units["Overlord"])
+    assert (overlord["Tachyon arrow"]["strength"], overlord["Tachyon arrow"]["ap"]) == (16, -5)
+    assert overlord["Tachyon arrow"]["damage"] == "D6+2"
+    # A rule that explains a printed weapon ability is read with the weapon; other rules are listed.
+    assert ("Doom Scythe", "rule 'Sustained Hits'") not in reasons
+    assert ("Tesseract Vault", "rule 'Anti-'") not in reasons
+    assert reasons["Doom Scythe", "rule 'Deadly Demise D3'"].startswith("not a characteristic")
+    assert reasons["Overlord", "ability 'Leader'"].startswith("an export does not say which unit a Leader leads")
+
+
+def test_a_real_votann_roster_with_mixed_wargear(lists: Registry) -> None:
+    imported = import_list(LISTS / "votann-leviathan.rosz", registry=lists)
+    assert imported.format == "BattleScribe zipped roster (.rosz)"
+    units = {u.name: u for u in imported.units}
+    warriors = units["Hearthkyn Warriors"]
+    assert (warriors.points, warriors.models) == (110, 10)
+    assert warriors.target["models"] == [
+        {"name": "Hearthkyn Warriors", "count": 10, "wounds": 1, "save": "4+", "feel_no_pain": "6+"}
+    ]
+    counts = {name: w["count"] for name, w in _weapons_of(warriors).items()}
+    assert counts == {
+        "Ion blaster": 7,
+        "L7 missile launcher - blast": 1,
+        "Magna-rail rifle": 1,
+        "Autoch-pattern bolt pistol": 9,
+        "Etacarn plasma pistol": 1,
+        "Close combat weapon": 10,
+    }
+    rail = _weapons_of(warriors)["Magna-rail rifle"]
+    assert (rail["skill"], rail["strength"], rail["ap"], rail["damage"]) == ("5+", 12, -3, "D3+3")
+    assert rail["keywords"] == ["Devastating Wounds, Heavy"]
+    # One selection holds two weapons, the Sagitaur missile launcher and the two-mode L7 missile launcher.
+    sagitaur = _weapons_of(units["Sagitaur"])
+    assert {"Sagitaur missile launcher", "L7 missile launcher - blast"} <= set(sagitaur)
+    assert (sagitaur["Sagitaur missile launcher"]["strength"], sagitaur["Sagitaur missile launcher"]["damage"]) == (
+        12,
+        "3",
+    )
+    reasons = {(u.unit, u.item): u.reason for u in imported.unmapped}
+    assert reasons["Sagitaur", "weapon profile '➤ L7 missile launcher - focused'"].startswith(
+        "another profile of 'L7 missile launcher'"
+    )
+    assert ("Sagitaur", "weapon profile 'Sagitaur missile launcher'") not in reasons
+    assert reasons["Hekaton Land Fortress", "Transport profile 'Hekaton Land Fortress'"].startswith("not a")
+    pioneers = units["Hernkyn Pioneers"]
+    assert [(m["name"], m["count"], m["wounds"]) for m in pioneers.target["models"]] == [
+        ("Hernkyn Pioneer", 2, 3),
+        ("Hernkyn Pioneer w/ ion beamer", 1, 4),
+    ]
+
+
+def test_a_real_marines_roster_with_an_attached_leader(lists: Registry, tmp_path: Path) -> None:
+    imported = import_list(
+        LISTS / "ultramarines-10e.rosz", registry=lists, attach=[("Primaris Captain", "Assault Intercessor Squad")]
+    )
+    combined = imported.units[-1]
+    assert combined.name == "Primaris Captain + Assault Intercessor Squad"
+    assert (combined.points, combined.models) == (160, 6)
+    assert combined.target == {
+        "name": "Primaris Captain + Assault Intercessor Squad",
+        "toughness": 4,
+        "keywords": ["Infantry"],
+        "models": [
+            {"name": "Assault Intercessor Squad", "count": 5, "wounds": 2, "save": "3+"},
+            {
+                "name": "Primaris Captain",
+                "count": 1,
+                "wounds": 5,
+                "save": "3+",
+                "invulnerable": "4+",
+                "character": True,
+            },
+        ],
+    }
+    units = {u.name: u for u in imported.units}
+    impulsor = _weapons_of(units["Impulsor"])
+    assert impulsor["Bellicatus Missile Array - Frag"]["attacks"] == "D6"
+    assert impulsor["Ironhail Heavy Stubber"]["keywords"] == ["Rapid Fire 3"]
+    library = tmp_path / "units.toml"
+    imported.write(library)
+    profiles = read_profiles([library])
+    assert profiles.targets["Primaris Captain + Assault Intercessor Squad"].points == 160
+    assert "Assault Intercessor Squad" not in profiles.targets  # its target is the attached unit's
+    # One master-crafted bolt rifle (A2, BS 2+, S4, AP -1, D2) at the Razorback (T9, 3+): hits on 2+, wounds
+    # on 6+, the 3+ save fails on 1-3 against AP -1: 2 x 5/6 x 1/6 x 1/2 x 2 = 5/18 damage.
+    comparison = compare.compare(
+        [profiles.attackers["Primaris Captain (ranged)"]], [profiles.targets["Razorback"]], registry=lists
+    )
+    assert comparison.results["Primaris Captain (ranged)", "Razorback"].evaluator == "exact"
+    assert comparison.matrix("damage")[0, 0] == pytest.approx(5 / 18, abs=1e-12)
+
+
+def test_a_listforge_export_names_its_builder_at_the_top(lists: Registry, tmp_path: Path) -> None:
+    document = json.loads((LISTS / "orks.listforge.json").read_text(encoding="utf-8"))
+    said = document.pop("generatedBy")
+    assert said == "List Forge"
+    late = tmp_path / "late.json"  # the roster first, past the bytes read to recognise a format
+    late.write_text(json.dumps({**document, "generatedBy": said}, indent=2), encoding="utf-8")
+    assert late.read_text(encoding="utf-8").index('"generatedBy"') > 4096
+    assert import_list(late, registry=lists).format == "ListForge JSON export"
+    anonymous = tmp_path / "anonymous.json"
+    anonymous.write_text(json.dumps(document), encoding="utf-8")
+    assert import_list(anonymous, registry=lists).format == "NewRecruit JSON export"

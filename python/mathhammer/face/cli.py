@@ -319,7 +319,7 @@ class _Run:
             self.progress = ProgressBar(Console(stderr=True), description=markup(f"{attacker} vs {target}"))
             return self.progress
 
-        self.progress = ProgressBar(Console(stderr=True), description="pairings")
+        self.progress = ProgressBar(Console(stderr=True), description="pairings", unit="pairings")
         sweep = self.progress
         try:
             return compare(
@@ -523,7 +523,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _COMMANDS[args.command](run)
     except KeyboardInterrupt:
         progress = run.progress if run else None
-        done = f" after {progress.done:,} of {progress.total:,} trials" if progress and progress.total else ""
+        done = f" after {progress.done:,} of {progress.total:,} {progress.unit}" if progress and progress.total else ""
         print(_startup.INTERRUPTED.replace("; ", f"{done}; "), file=sys.stderr)
         return 130
     except InternalError as exc:  # a panic in the core, caught at its boundary

@@ -89,5 +89,8 @@ def field_line(path: str | Path, field: str) -> tuple[int, str] | None:
         if candidate in lines:
             number = lines[candidate]
             return number, text.splitlines()[number - 1].strip()
-        candidate = re.sub(r"(\[\d+\]|\.?[^.\[]+)$", "", candidate)
+        shorter = re.sub(r"(\[\d+\]|\.?[^.\[]+)$", "", candidate)
+        if len(shorter) == len(candidate):
+            return None  # no dotted path (an army list's element path, "selection[0] \"Name\""): nothing to follow
+        candidate = shorter
     return None

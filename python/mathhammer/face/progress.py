@@ -25,9 +25,18 @@ class ProgressBar:
     Use it as a context manager so the bar is cleared however the run ends.
     """
 
-    def __init__(self, console: Console, *, description: str = "simulating", show_after: float = SHOW_AFTER) -> None:
+    def __init__(
+        self,
+        console: Console,
+        *,
+        description: str = "simulating",
+        unit: str = "trials",
+        show_after: float = SHOW_AFTER,
+    ) -> None:
         self.console = console
         self.description = description
+        self.unit = unit
+        """What ``done`` and ``total`` count, for a message saying how far the run got."""
         self.show_after = show_after
         self.done = 0
         self.total = 0

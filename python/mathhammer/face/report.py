@@ -17,7 +17,7 @@ from rich.text import Text
 
 from mathhammer.compare import Comparison, Metric, metric_info
 from mathhammer.display import plain
-from mathhammer.result import MAX_ROWS, NO_EFFECT_TITLE, RULES_TITLE, Result, Row, Stage
+from mathhammer.result import MAX_ROWS, NO_EFFECT_TITLE, RULES_TITLE, Result, Row, Stage, probability
 
 BAR_WIDTH = 30
 """Characters of the longest bar in a distribution chart."""
@@ -30,15 +30,6 @@ def bar(fraction: float, width: int = BAR_WIDTH) -> str:
     eighths = round(max(0.0, min(1.0, fraction)) * width * 8)
     full, part = divmod(eighths, 8)
     return "█" * full + (_EIGHTHS[part] if part else "")
-
-
-def probability(p: float) -> str:
-    """``p`` to four places, but never a possible outcome shown as 0.0000 or a possible failure as 1.0000."""
-    if 0 < p < 5e-5:
-        return "<0.0001"
-    if 1 - 5e-5 < p < 1:
-        return ">0.9999"
-    return f"{p:.4f}"
 
 
 def shown_rows(stage: Stage, *, full: bool = False) -> list[Row]:

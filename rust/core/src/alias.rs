@@ -58,7 +58,13 @@ impl AliasTable {
     /// below n / 2^64.
     #[inline]
     pub fn sample(&self, stream: &mut Stream) -> usize {
-        let wide = u128::from(stream.next_u64()) * self.threshold.len() as u128;
+        self.pick(stream.next_u64())
+    }
+
+    /// The draw a random word `word` makes.
+    #[inline]
+    pub(crate) fn pick(&self, word: u64) -> usize {
+        let wide = u128::from(word) * self.threshold.len() as u128;
         let column = (wide >> 64) as usize;
         if (wide as u64) < self.threshold[column] {
             column
@@ -100,7 +106,13 @@ impl ValueAlias {
     /// One draw (see [`AliasTable::sample`]).
     #[inline]
     pub fn sample(&self, stream: &mut Stream) -> u64 {
-        let wide = u128::from(stream.next_u64()) * self.entries.len() as u128;
+        self.pick(stream.next_u64())
+    }
+
+    /// The draw a random word `word` makes.
+    #[inline]
+    pub(crate) fn pick(&self, word: u64) -> u64 {
+        let wide = u128::from(word) * self.entries.len() as u128;
         let (threshold, own, alias) = self.entries[(wide >> 64) as usize];
         if (wide as u64) < threshold {
             own

@@ -22,7 +22,9 @@
 //! dice, Feel No Pain), its outcome given the failed saves has an exact
 //! distribution too: one failed save at a time, every roll it can make is
 //! enumerated from every state the target can be in, and the states' chances
-//! carried forward. A trial then draws its resolution from that distribution.
+//! carried forward. Mixed over the failed saves' binomial distribution, that
+//! gives the resolution's distribution given the wounds reaching the save,
+//! and a trial draws its resolution (failed saves included) in one draw.
 //!
 //! Whether the resolution rolls dice is not worked out from the Plan's
 //! fields: it is observed, by running it with a dice source that notes any
@@ -190,6 +192,83 @@ pub(crate) struct Resolutions {
     lookup: Lookup,
     /// The pool's attack dice, when they are a fixed number.
     attacks: Option<u32>,
+    /// How a chunk tallies its trials without recording every number of
+    /// every trial, where the rows allow.
+    counted: Option<Counted>,
+}
+
+/// A chunk's tally in two parts, when the numbers the draws count directly
+/// (the pool's attack dice and each test's count) are ones the resolution
+/// leaves at zero: those are tallied from the draws, and every other number
+/// from how often each row was drawn, recorded once per row at the end.
+/// Tallies are per-number histograms, so this gives the very same counts as
+/// recording each trial's numbers.
+#[derive(Debug, Clone)]
+struct Counted {
+    /// Per number counted from the draws: its index and its highest value.
+    numbers: Vec<(usize, usize)>,
+    /// What adds to each: (position in `numbers`, slot of the drawn counts,
+    /// or `SLOTS` for the attack dice).
+    sources: Vec<(usize, usize)>,
+    /// The numbers the rows give: all the others but...
+    from_rows: Vec<usize>,
+    /// ...the fixed attack dice: (number, its value in every trial).
+    constant: Vec<(usize, u32)>,
+}
+
+impl Counted {
+    /// The split for `pool`'s lookup rows, `width` numbers a row; `None`
+    /// when a row gives any number the draws count.
+    fn new(pool: &RunPool, rows: &[u32], width: usize, attacks: Option<u32>) -> Option<Counted> {
+        let most_attacks = pool.max_attacks() as usize;
+        let most_tokens = pool.max_tokens() as usize;
+        let mut by_number: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut constant = Vec::new();
+        match (pool.attacks_counter, attacks) {
+            (Some(i), Some(fixed)) => constant.push((i, fixed)),
+            (Some(i), None) => by_number.entry(i).or_default().push(SLOTS),
+            (None, _) => {}
+        }
+        for (k, t) in pool.tests.iter().enumerate() {
+            if let Some(i) = t.counter {
+                by_number.entry(i).or_default().push(k);
+            }
+        }
+        let touched = |i: usize| rows.chunks_exact(width).any(|row| row[i] != 0);
+        let all = || by_number.keys().chain(constant.iter().map(|(i, _)| i));
+        // The attack dice and a test's count in one number: not constant.
+        if all().any(|&i| touched(i))
+            || by_number.len() > SLOTS
+            || constant.iter().any(|(i, _)| by_number.contains_key(i))
+        {
+            return None;
+        }
+        let mut numbers = Vec::new();
+        let mut sources = Vec::new();
+        for (j, (&i, slots)) in by_number.iter().enumerate() {
+            let most = slots
+                .iter()
+                .map(|&s| {
+                    if s == SLOTS {
+                        most_attacks
+                    } else {
+                        most_tokens
+                    }
+                })
+                .sum();
+            numbers.push((i, most));
+            sources.extend(slots.iter().map(|&s| (j, s)));
+        }
+        let from_rows = (0..width)
+            .filter(|i| !by_number.contains_key(i) && !constant.iter().any(|(c, _)| c == i))
+            .collect();
+        Some(Counted {
+            numbers,
+            sources,
+            from_rows,
+            constant,
+        })
+    }
 }
 
 /// How a trial finds its row.
@@ -197,9 +276,10 @@ pub(crate) struct Resolutions {
 enum Lookup {
     /// Row `failed * harms + harm`: the resolution rolls no dice.
     Fixed { harms: usize },
-    /// A row drawn from `by_failed[failed]` (whose values are the rows'
-    /// offsets): the resolution rolls dice on the failed saves.
-    Drawn { by_failed: Vec<ValueAlias> },
+    /// A row drawn from `by_wounds[wounds]` (whose values are the rows'
+    /// indices), for the wounds reaching the save: the resolution rolls
+    /// dice on the failed saves, whose number is part of the draw.
+    Drawn { by_wounds: Vec<ValueAlias> },
 }
 
 impl Resolutions {
@@ -228,13 +308,19 @@ impl Resolutions {
         let lookup = match Self::fixed(program, tables, failures, harms, &mut ws) {
             Some(rows) => (rows, Lookup::Fixed { harms }),
             None if tables.inflict.is_some() || program.outcome_counter.is_some() => return None,
-            None => Self::drawn(pool, failures, &mut ws)?,
+            None => {
+                let (_, fail) = tables.binomial.as_ref()?;
+                Self::drawn(pool, failures, fail.chance(), &mut ws)?
+            }
         };
+        let width = program.numbers().len();
+        let attacks = fixed_attacks(pool);
         Some(Resolutions {
+            counted: Counted::new(pool, &lookup.0, width, attacks),
             rows: lookup.0,
-            width: program.numbers().len(),
+            width,
             lookup: lookup.1,
-            attacks: fixed_attacks(pool),
+            attacks,
         })
     }
 
@@ -264,11 +350,14 @@ impl Resolutions {
         Some(rows)
     }
 
-    /// The rows of the resolution of each number of failed saves, and their
-    /// distribution, when one failed save at a time is all it does.
+    /// The rows of the resolution of each number of failed saves, and the
+    /// distribution of the row given the wounds reaching the save (each
+    /// failing with chance `fail`), when one failed save at a time is all
+    /// it does.
     fn drawn(
         pool: &RunPool,
         failures: usize,
+        fail: f64,
         ws: &mut Workspace<'_>,
     ) -> Option<(Vec<u32>, Lookup)> {
         ws.reset();
@@ -278,26 +367,43 @@ impl Resolutions {
         }
         let mut states = BTreeMap::from([(snapshot(ws), 1.0)]);
         let mut rows = Vec::new();
-        let mut by_failed = Vec::with_capacity(failures);
+        let mut row_count = 0u64;
+        // Per number of failed saves, each row's chance given it.
+        let mut by_failed: Vec<Vec<(u64, f64)>> = Vec::with_capacity(failures);
         for failed in 0..failures {
             if failed > 0 {
                 states = after_one_failed_save(pool, ws, &states)?;
             }
             // In key order (a BTreeMap's), so the sums and what a seed
             // draws are the same in every process.
-            let mut offsets = Vec::with_capacity(states.len());
-            for key in states.keys() {
+            let mut chances = Vec::with_capacity(states.len());
+            for (key, &p) in &states {
                 restore(ws, key);
-                offsets.push(rows.len() as u64);
+                chances.push((row_count, p));
+                row_count += 1;
                 Tally::each_number(ws, |_, value| rows.push(value));
             }
             if rows.len() > MAX_ENTRIES * 8 {
                 return None;
             }
-            let chances: Vec<f64> = states.values().copied().collect();
-            by_failed.push(ValueAlias::new(&chances, &offsets));
+            by_failed.push(chances);
         }
-        Some((rows, Lookup::Drawn { by_failed }))
+        // The failed saves of w wounds are binomial: mixing the rows of each
+        // number of failures by its chance leaves one draw a trial.
+        let by_wounds = (0..failures)
+            .map(|wounds| {
+                let mut mixed: BTreeMap<u64, f64> = BTreeMap::new();
+                for (rows_given, q) in by_failed.iter().zip(pmf(wounds as u32, fail)) {
+                    for &(row, p) in rows_given {
+                        *mixed.entry(row).or_insert(0.0) += p * q;
+                    }
+                }
+                let rows: Vec<u64> = mixed.keys().copied().collect();
+                let chances: Vec<f64> = mixed.values().copied().collect();
+                ValueAlias::new(&chances, &rows)
+            })
+            .collect();
+        Some((rows, Lookup::Drawn { by_wounds }))
     }
 
     /// The row of a resolution that rolls no dice.
@@ -305,8 +411,39 @@ impl Resolutions {
         let Lookup::Fixed { harms } = self.lookup else {
             unreachable!("only a lookup of fixed resolutions has fixed rows");
         };
-        let at = (failed * harms + harm) * self.width;
+        self.row((failed * harms + harm) as u64)
+    }
+
+    fn row(&self, index: u64) -> &[u32] {
+        let at = index as usize * self.width;
         &self.rows[at..at + self.width]
+    }
+
+    /// One trial's draws, as the fast path makes them, and the index of its
+    /// resolution's row.
+    #[inline]
+    fn draw(
+        &self,
+        pool: &RunPool,
+        tables: &PoolTables,
+        stream: &mut Stream,
+    ) -> (u32, [u32; SLOTS], u64) {
+        let m = pool.tests.len();
+        let attacks = self
+            .attacks
+            .unwrap_or_else(|| gather_attacks(pool, None, stream));
+        let counts = tables.draw(attacks, stream);
+        let row = match &self.lookup {
+            Lookup::Fixed { harms } => {
+                let failed = tables
+                    .draw_failed(counts[m], stream)
+                    .expect("a lookup is built for saves alike")
+                    as usize;
+                (failed * harms + counts[m + 1] as usize) as u64
+            }
+            Lookup::Drawn { by_wounds } => by_wounds[counts[m] as usize].sample(stream),
+        };
+        (attacks, counts, row)
     }
 
     /// Run `trials` trials of `program`'s one pool from `stream` into
@@ -320,26 +457,172 @@ impl Resolutions {
         tally: &mut Tally,
     ) {
         let pool = program_pool(program);
+        let Some(counted) = &self.counted else {
+            let mut numbers = vec![0u32; self.width];
+            for _ in 0..trials {
+                let (attacks, counts, row) = self.draw(pool, tables, stream);
+                numbers.copy_from_slice(self.row(row));
+                add_counts(pool, attacks, &counts, &mut numbers);
+                tally.record_row(&numbers, 1);
+            }
+            return;
+        };
         let m = pool.tests.len();
-        let mut numbers = vec![0u32; self.width];
+        let mut drawn = ChunkCounts::new(self, counted);
+        // With a fixed number of attack dice, a trial takes one word for its
+        // counts and one for its row (failed saves from a table, or the
+        // drawn resolution): the words can be read ahead, in stream order.
+        let joint = self
+            .attacks
+            .and_then(|a| tables.by_count.get(a as usize))
+            .map(|(_, _, alias)| alias);
+        match (&self.lookup, joint, &tables.binomial) {
+            (Lookup::Fixed { harms }, Some(joint), Some((binomial, _)))
+                if binomial.len() * harms * self.width >= self.rows.len() =>
+            {
+                drawn.count_two_words(self, joint, trials, stream, |counts, word| {
+                    let failed = binomial[counts[m] as usize].pick(word);
+                    (failed * harms + counts[m + 1] as usize) as u64
+                });
+            }
+            (Lookup::Drawn { by_wounds }, Some(joint), _) => {
+                drawn.count_two_words(self, joint, trials, stream, |counts, word| {
+                    by_wounds[counts[m] as usize].pick(word)
+                });
+            }
+            (Lookup::Fixed { harms }, _, _) => {
+                drawn.count(self, pool, tables, trials, stream, |counts, stream| {
+                    let failed = tables
+                        .draw_failed(counts[m], stream)
+                        .expect("a lookup is built for saves alike")
+                        as usize;
+                    (failed * harms + counts[m + 1] as usize) as u64
+                });
+            }
+            (Lookup::Drawn { by_wounds }, None, _) => {
+                drawn.count(self, pool, tables, trials, stream, |counts, stream| {
+                    by_wounds[counts[m] as usize].sample(stream)
+                });
+            }
+        }
+        drawn.record(self, trials, tally);
+    }
+}
+
+/// Trials whose words are read ahead at a time: their counts' draws are
+/// independent loads, so they overlap instead of each waiting on a cache miss.
+const AHEAD: usize = 64;
+
+/// What a chunk of trials drew, when its tally is counted (see [`Counted`]).
+struct ChunkCounts<'a> {
+    counted: &'a Counted,
+    /// Trials per row.
+    by_row: Vec<u64>,
+    /// Per number counted from the draws, trials per value.
+    hists: Vec<Vec<u64>>,
+}
+
+impl<'a> ChunkCounts<'a> {
+    fn new(resolved: &Resolutions, counted: &'a Counted) -> Self {
+        ChunkCounts {
+            counted,
+            by_row: vec![0; resolved.rows.len() / resolved.width],
+            hists: counted
+                .numbers
+                .iter()
+                .map(|&(_, most)| vec![0; most + 1])
+                .collect(),
+        }
+    }
+
+    /// Draw `trials` trials, each row found by `row_of` from the counts.
+    #[inline]
+    fn count(
+        &mut self,
+        resolved: &Resolutions,
+        pool: &RunPool,
+        tables: &PoolTables,
+        trials: u64,
+        stream: &mut Stream,
+        mut row_of: impl FnMut(&[u32; SLOTS], &mut Stream) -> u64,
+    ) {
         for _ in 0..trials {
-            let attacks = self
+            let attacks = resolved
                 .attacks
                 .unwrap_or_else(|| gather_attacks(pool, None, stream));
             let counts = tables.draw(attacks, stream);
-            let failed = tables
-                .draw_failed(counts[m], stream)
-                .expect("a lookup is built for saves alike") as usize;
-            let row = match &self.lookup {
-                Lookup::Fixed { .. } => self.fixed_row(failed, counts[m + 1] as usize),
-                Lookup::Drawn { by_failed } => {
-                    let at = by_failed[failed].sample(stream) as usize;
-                    &self.rows[at..at + self.width]
+            let row = row_of(&counts, stream);
+            self.add(attacks, &counts, row);
+        }
+    }
+
+    /// Draw `trials` trials of a fixed number of attack dice, whose counts
+    /// come from `joint` and whose row `row_of` finds from the counts and
+    /// the trial's second word: the words are read ahead in stream order,
+    /// so a seed gives what [`Self::count`] gives.
+    #[inline]
+    fn count_two_words(
+        &mut self,
+        resolved: &Resolutions,
+        joint: &ValueAlias,
+        trials: u64,
+        stream: &mut Stream,
+        row_of: impl Fn(&[u32; SLOTS], u64) -> u64,
+    ) {
+        let attacks = resolved
+            .attacks
+            .expect("read ahead for fixed attack dice only");
+        let mut words = [0u64; 2 * AHEAD];
+        let mut drawn = [0u64; AHEAD];
+        let mut left = trials as usize;
+        while left > 0 {
+            let n = left.min(AHEAD);
+            for word in &mut words[..2 * n] {
+                *word = stream.next_u64();
+            }
+            for (packed, pair) in drawn[..n].iter_mut().zip(words.chunks_exact(2)) {
+                *packed = joint.pick(pair[0]);
+            }
+            for (&packed, pair) in drawn[..n].iter().zip(words.chunks_exact(2)) {
+                let counts = unpack(packed);
+                self.add(attacks, &counts, row_of(&counts, pair[1]));
+            }
+            left -= n;
+        }
+    }
+
+    /// Tally one trial.
+    #[inline]
+    fn add(&mut self, attacks: u32, counts: &[u32; SLOTS], row: u64) {
+        self.by_row[row as usize] += 1;
+        let mut values = [0usize; SLOTS + 1];
+        for &(j, s) in &self.counted.sources {
+            values[j] += (if s == SLOTS { attacks } else { counts[s] }) as usize;
+        }
+        for (hist, &value) in self.hists.iter_mut().zip(&values) {
+            hist[value] += 1;
+        }
+    }
+
+    /// Record what was drawn: each row once, weighted by its trials.
+    fn record(&self, resolved: &Resolutions, trials: u64, tally: &mut Tally) {
+        let counted = self.counted;
+        for (row, &times) in resolved.rows.chunks_exact(resolved.width).zip(&self.by_row) {
+            if times > 0 {
+                for &i in &counted.from_rows {
+                    tally.record_times(i, row[i], times);
                 }
-            };
-            numbers.copy_from_slice(row);
-            add_counts(pool, attacks, &counts, &mut numbers);
-            tally.record_row(&numbers, 1);
+            }
+        }
+        for &(i, value) in &counted.constant {
+            tally.record_times(i, value, trials);
+        }
+        for (&(i, _), hist) in counted.numbers.iter().zip(&self.hists) {
+            for (value, &times) in hist.iter().enumerate() {
+                if times > 0 {
+                    tally.record_times(i, value as u32, times);
+                }
+            }
         }
     }
 }
@@ -472,4 +755,56 @@ fn after_one_failed_save(
         }
     }
     (next.len() <= MAX_ENTRIES).then_some(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Plan;
+    use crate::sampled::Sampler;
+
+    /// Ten lascannon-like attacks with D6 damage into three 12-wound models,
+    /// all counters kept: the resolution is drawn, and the draws count.
+    const KNIGHTS: &str = r#"{
+      "version": 1,
+      "counters": ["attacks", "hits", "wounds", "failed_saves"],
+      "target": {"groups": [{"name": "Knight", "models": 3, "wounds": 12, "save": 2, "invulnerable": 4}], "order": [0]},
+      "sequences": [{
+        "kind": "attack", "name": "Lascannon",
+        "attacks": [{"models": 10, "dice": "1"}], "attacks_counter": "attacks",
+        "steps": [
+          {"name": "hit", "target": 3, "natural_fail": 1, "critical": 6, "counter": "hits"},
+          {"name": "wound", "target": 5, "natural_fail": 1, "critical": 6, "counter": "wounds"}
+        ],
+        "save": {"ap": -2, "counter": "failed_saves"},
+        "damage": {"dice": "D6"}
+      }]
+    }"#;
+
+    #[test]
+    fn counting_rows_records_what_recording_every_trial_does() {
+        let program = Program::new(Plan::from_json(KNIGHTS).unwrap()).unwrap();
+        let sampler = Sampler::new(&program).unwrap();
+        let resolved = sampler.resolved.clone().unwrap();
+        assert!(matches!(resolved.lookup, Lookup::Drawn { .. }));
+        assert!(resolved.counted.is_some());
+        let one_by_one = Resolutions {
+            counted: None,
+            ..resolved.clone()
+        };
+        let mut tallies = Vec::new();
+        for r in [&resolved, &one_by_one] {
+            let mut tally = Tally::new(program.numbers().len());
+            r.run(
+                &program,
+                sampler.first_pool(),
+                50_000,
+                &mut Stream::new(3, 0),
+                &mut tally,
+            );
+            tallies.push(tally.hist);
+        }
+        assert_eq!(tallies[0], tallies[1]);
+        assert!(tallies[0][3].len() > 5, "some trials fail several saves");
+    }
 }

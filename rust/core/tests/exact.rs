@@ -154,6 +154,49 @@ fn exact_agrees_with_monte_carlo() {
     agree(&mixed);
 }
 
+/// Every probability of every number, exact against the fast path's
+/// histograms within five standard errors, plus one trial's share: a
+/// continuity correction, for values so rare that a single trial showing
+/// one is far outside the normal approximation.
+fn histograms_agree(plan: &Value, trials: u64) {
+    let p = program(plan);
+    let exact = evaluate(&p).unwrap();
+    let mc = simulate(
+        &p,
+        RunOptions {
+            trials,
+            seed: 17,
+            threads: 2,
+            path: Path::Auto,
+        },
+        |_, _| Ok(()),
+    )
+    .unwrap();
+    for (i, pmf) in exact.pmfs.iter().enumerate() {
+        assert!(mc.hist[i].len() <= pmf.len(), "{}", p.numbers()[i]);
+        for (v, &want) in pmf.iter().enumerate() {
+            let seen = mc.hist[i].get(v).copied().unwrap_or(0) as f64 / trials as f64;
+            let se = (want * (1.0 - want) / trials as f64).sqrt();
+            assert!(
+                (seen - want).abs() < 5.0 * se + 1.0 / trials as f64 + 1e-12,
+                "{} = {v}: exact {want} vs simulated {seen}",
+                p.numbers()[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn looked_up_and_drawn_resolutions_match_exact_histograms() {
+    // S2's resolution is looked up by failed saves and mortal wounds; S3's
+    // is drawn, with its failed saves, from the wounds reaching the save.
+    for plan in [s2(), s3()] {
+        let p = program(&plan);
+        assert!(mathhammer_core::Runner::new(&p, Path::Auto).looks_resolutions_up());
+        histograms_agree(&plan, 400_000);
+    }
+}
+
 #[test]
 fn pools_past_the_fast_paths_tables_agree_with_exact() {
     // 300 attacks with Devastating Wounds: past the tables' budget, so the

@@ -106,6 +106,21 @@ def result_dict(result: Result) -> dict[str, Any]:
     data["distributions"] = [name for name in result.distributions if name in result.stages]
     data["description"] = result.description
     data["group_lines"] = result.group_lines
+    # The rows of the report's per-stage table (a group's and a weapon's stages included), each with the middle
+    # 90% (5th to 95th percentile) where its distribution is known, and the note saying why the others show no
+    # spread.
+    data["per_stage"] = [
+        {
+            "name": stage.name,
+            "label": stage.label,
+            "mean": stage.mean,
+            "se": stage.se,
+            "sd": stage.sd if stage.distribution_known else None,
+            "middle_90": [stage.percentile(5), stage.percentile(95)] if stage.distribution_known else None,
+        }
+        for stage in result.shown
+    ]
+    data["mean_only_note"] = result.mean_only_note
     return _json_safe(data)  # type: ignore[no-any-return]
 
 
@@ -293,11 +308,13 @@ def create_app(
             # What evaluate() does, with the progress callback given to the exact evaluator
             # too, so that a long exact evaluation can be cancelled like a simulation.
             if evaluator != "monte_carlo":
+                job.phase = "exact"
                 try:
                     return result_dict(evaluate_exact(scenario, registry=server.registry, progress=job.progress))
                 except DeclinedError:
                     if evaluator == "exact":
                         raise
+            job.phase = "monte_carlo"
             result = simulate(
                 scenario, trials=trials, seed=seed, threads=1, registry=server.registry, progress=job.progress
             )
@@ -333,8 +350,10 @@ def create_app(
 
         def work(job: Job) -> dict[str, Any]:
             def progress(attacker: str, target: str) -> Callable[[int, int], None]:
+                job.phase = "monte_carlo"
                 return job.progress
 
+            job.phase = "exact" if evaluator != "monte_carlo" else "monte_carlo"
             comparison = compare(
                 list(profiles.attackers.values()),
                 list(profiles.targets.values()),
@@ -344,6 +363,7 @@ def create_app(
                 threads=1,
                 registry=server.registry,
                 progress=progress,
+                poll=job.check,
             )
             matrices = {m: [[v for v in row] for row in comparison.matrix(m).tolist()] for m in metrics}
             labels = {m: metric_info(m)[0] for m in metrics}

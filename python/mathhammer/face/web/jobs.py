@@ -5,8 +5,8 @@ for the job's progress until it is done. Each job runs on one core (its
 evaluation uses one thread), and at most :attr:`Jobs.workers` run at a time,
 so one long run never holds up the page, or another player's short one:
 the rest wait in the queue. Cancelling a queued job drops it; cancelling a
-running one stops it at the core's next progress report (about ten times a
-second).
+running one stops it at the core's next poll (about ten times a second),
+in the exact evaluator as in Monte Carlo, and frees its place.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any, Literal
 from mathhammer.exceptions import MathhammerError
 
 State = Literal["queued", "running", "done", "failed", "cancelled"]
+Phase = Literal["exact", "monte_carlo"]
 
 KEPT_JOBS = 64
 """Finished jobs kept for their page to collect; older ones are forgotten first."""
@@ -34,10 +35,11 @@ class _Cancelled(Exception):
 
 @dataclass
 class Job:
-    """One evaluation: its state, how far it got, and its answer or error."""
+    """One evaluation: its state, which evaluator is at work, how far it got, and its answer or error."""
 
     id: str
     state: State = "queued"
+    phase: Phase | None = None
     done: int = 0
     total: int = 0
     answer: Any = None
@@ -45,16 +47,25 @@ class Job:
     cancel_asked: threading.Event = field(default_factory=threading.Event)
     future: Future[None] | None = None
 
-    def progress(self, done: int, total: int) -> None:
-        """The core's ``progress(done, total)`` callback: records it, and stops the run when cancelled."""
+    def check(self) -> None:
+        """Stop the run when cancelled: called from the core's poll (raises out of it)."""
         if self.cancel_asked.is_set():
             raise _Cancelled
-        self.done, self.total = done, total
+
+    def progress(self, done: int, total: int) -> None:
+        """The core's ``progress(done, total)`` callback: records it, and stops the run when cancelled.
+
+        The exact evaluator calls it as ``progress(0, 0)``, which counts nothing.
+        """
+        self.check()
+        if total:
+            self.done, self.total = done, total
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "state": self.state,
+            "phase": self.phase,
             "done": self.done,
             "total": self.total,
             "answer": self.answer,

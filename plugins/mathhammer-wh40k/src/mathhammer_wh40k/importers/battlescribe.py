@@ -15,7 +15,7 @@ from __future__ import annotations
 from xml.etree.ElementTree import Element
 
 from mathhammer.plugin import ImportedList, ImportedUnit, ScenarioError, TableCheck, parse_xml, read_list, unzip_one
-from mathhammer_wh40k.importers.roster import Node, Profile, attach, cost, number, units_of
+from mathhammer_wh40k.importers.roster import Node, Profile, attach, cost, deeper, number, units_of
 
 
 def _tag(element: Element) -> str:
@@ -34,7 +34,7 @@ def _required(element: Element, attribute: str, source: str, where: str) -> str:
     return value
 
 
-def _node(element: Element, source: str, where: str) -> Node:
+def _node(element: Element, source: str, where: str, depth: int = 0) -> Node:
     name = _required(element, "name", source, where)
     where = f'{where} "{name}"'
     node = Node(
@@ -54,24 +54,26 @@ def _node(element: Element, source: str, where: str) -> Node:
         node.profiles.append(Profile(_required(p, "name", source, at), p.get("typeName") or "", chars, at))
     node.categories = [c.get("name") or "" for c in _children(element, "categories", "category")]
     node.rules = [r.get("name") or "" for r in _children(element, "rules", "rule")]
+    below = deeper(depth, source, where)
     node.selections = [
-        _node(s, source, f"{where}/selections/selection[{i}]")
+        _node(s, source, f"{where}/selections/selection[{i}]", below)
         for i, s in enumerate(_children(element, "selections", "selection"))
     ]
     return node
 
 
-def _forces(element: Element, source: str, where: str) -> list[Node]:
+def _forces(element: Element, source: str, where: str, depth: int = 0) -> list[Node]:
     out = []
     for i, force in enumerate(_children(element, "forces", "force")):
         at = f"{where}/forces/force[{i}]"
+        below = deeper(depth, source, at)
         node = Node(name=force.get("catalogueName") or force.get("name") or "force", type="force", number=1, where=at)
         node.selections = [
-            _node(s, source, f"{at}/selections/selection[{j}]")
+            _node(s, source, f"{at}/selections/selection[{j}]", below)
             for j, s in enumerate(_children(force, "selections", "selection"))
         ]
         out.append(node)
-        out += _forces(force, source, at)
+        out += _forces(force, source, at, below)
     return out
 
 

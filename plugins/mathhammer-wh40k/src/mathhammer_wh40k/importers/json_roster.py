@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mathhammer.plugin import ImportedList, ImportedUnit, ScenarioError, TableCheck, parse_json, read_list
-from mathhammer_wh40k.importers.roster import Node, Profile, attach, cost, number, units_of
+from mathhammer_wh40k.importers.roster import Node, Profile, attach, cost, deeper, number, units_of
 
 
 def _table(value: Any, source: str, where: str) -> Mapping[str, Any]:
@@ -50,7 +50,7 @@ def _kind(value: Any) -> str:
     )
 
 
-def _node(data: Any, source: str, where: str) -> Node:
+def _node(data: Any, source: str, where: str, depth: int = 0) -> Node:
     sel = _table(data, source, where)
     name = _text(sel, "name", source, where)
     node = Node(
@@ -82,24 +82,28 @@ def _node(data: Any, source: str, where: str) -> Node:
         _text(_table(r, source, f"{where}.rules[{i}]"), "name", source, f"{where}.rules[{i}]")
         for i, r in enumerate(_list(sel, "rules", source, where))
     ]
+    below = deeper(depth, source, where)
     node.selections = [
-        _node(s, source, f"{where}.selections[{i}]") for i, s in enumerate(_list(sel, "selections", source, where))
+        _node(s, source, f"{where}.selections[{i}]", below)
+        for i, s in enumerate(_list(sel, "selections", source, where))
     ]
     return node
 
 
-def _forces(parent: Mapping[str, Any], source: str, where: str) -> list[Node]:
+def _forces(parent: Mapping[str, Any], source: str, where: str, depth: int = 0) -> list[Node]:
     out = []
     for i, f in enumerate(_list(parent, "forces", source, where)):
         at = f"{where}.forces[{i}]"
+        below = deeper(depth, source, at)
         force = _table(f, source, at)
         name = _text(force, "catalogueName", source, at, "") or _text(force, "name", source, at, "force")
         node = Node(name=name, type="force", number=1, where=at)
         node.selections = [
-            _node(s, source, f"{at}.selections[{j}]") for j, s in enumerate(_list(force, "selections", source, at))
+            _node(s, source, f"{at}.selections[{j}]", below)
+            for j, s in enumerate(_list(force, "selections", source, at))
         ]
         out.append(node)
-        out += _forces(force, source, at)
+        out += _forces(force, source, at, below)
     return out
 
 
@@ -131,8 +135,10 @@ def read_roster_json(path: str, title: str, check: TableCheck) -> ImportedList:
 class JsonExport:
     """A list builder's JSON export of the roster tree, recognised by what its ``generatedBy`` says.
 
-    ``made_by(generated_by)`` says whether a roster whose ``generatedBy`` is
-    ``generated_by`` (lowercased; empty when the roster has none) is this builder's.
+    ``made_by(generated_by)`` says whether an export whose ``generatedBy`` is
+    ``generated_by`` (lowercased; empty when it has none) is this builder's. The
+    field is read at the document's top level (where ListForge writes it) or in
+    its ``roster`` (where NewRecruit does).
     """
 
     ruleset = "wh40k"
@@ -143,7 +149,7 @@ class JsonExport:
         self.made_by = made_by
 
     def recognises(self, path: str, head: bytes) -> bool:
-        said = generator(head)
+        said = generator(path, head)
         return said is not None and self.made_by(said)
 
     def attach(self, leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
@@ -153,10 +159,29 @@ class JsonExport:
         return read_roster_json(path, self.title, check)
 
 
-def generator(head: bytes) -> str | None:
-    """What the start of a JSON export says made it (its ``generatedBy``, lowercased), or ``None``."""
+def generator(path: str, head: bytes) -> str | None:
+    """What made the JSON export at ``path`` (its ``generatedBy``, lowercased, or ``""``), or ``None`` for no export.
+
+    ``head`` (the file's first bytes) decides whether the file is a JSON roster at
+    all; the whole document is then read for ``generatedBy``, which may follow a
+    long roster. A document that does not parse is judged by ``head`` alone, so
+    that its reader reports where it breaks.
+    """
     text = head.decode("utf-8", "replace").lower()
     if not text.lstrip("\ufeff \t\r\n").startswith("{") or '"roster"' not in text:
         return None
-    at = text.find('"generatedby"')
-    return text[at : at + 200] if at >= 0 else ""
+    try:
+        document = parse_json(read_list(path), path)
+    except ScenarioError:
+        at = text.find('"generatedby"')
+        return text[at : at + 200] if at >= 0 else ""
+    if not isinstance(document, Mapping):
+        return ""
+    roster = document.get("roster")
+    said = document.get("generatedBy") or (roster.get("generatedBy") if isinstance(roster, Mapping) else None)
+    return said.lower() if isinstance(said, str) else ""
+
+
+def names_listforge(generated_by: str) -> bool:
+    """Whether a (lowercased) ``generatedBy`` names ListForge: ``list forge``, ``listforge.club``."""
+    return "listforge" in generated_by.replace(" ", "")

@@ -6,6 +6,6 @@ Recognised as a JSON document with a top-level ``roster`` object whose
 
 from __future__ import annotations
 
-from mathhammer_wh40k.importers.json_roster import JsonExport
+from mathhammer_wh40k.importers.json_roster import JsonExport, names_listforge
 
-NEWRECRUIT = JsonExport("newrecruit", "NewRecruit JSON export", lambda generated_by: "listforge" not in generated_by)
+NEWRECRUIT = JsonExport("newrecruit", "NewRecruit JSON export", lambda generated_by: not names_listforge(generated_by))

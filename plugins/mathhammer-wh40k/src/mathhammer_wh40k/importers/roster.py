@@ -11,14 +11,17 @@ A unit is a top-level selection of a force with a ``Unit`` profile:
 
 - its points are the sum of the ``pts`` costs over the selection and everything in it;
 - its models are its selections of type ``model`` (their ``number``), or the unit itself for a one-model unit;
-- each ``Ranged Weapons`` or ``Melee Weapons`` profile becomes a weapon fired by the
+- each ``Ranged Weapons`` or ``Melee Weapons`` profile (or a profile of another type that
+  prints a weapon's characteristics, such as a C'tan power) becomes a weapon fired by the
   ``number`` of the selection that carries it (so mixed wargear becomes weapon counts),
   with its ``Keywords`` kept as printed;
 - the target's Toughness, Wounds and Save come from the ``Unit`` profiles, its
   invulnerable save and Feel No Pain from abilities that state them.
 
-Everything else (other abilities, rules, a second profile of one weapon, a
-weapon the ruleset refuses) is listed as unmapped with its reason.
+Everything else (other abilities, rules, profiles of other types, a second mode of
+one weapon, a weapon the ruleset refuses) is listed as unmapped with its reason. A
+rule that only explains a weapon ability printed in a weapon's ``Keywords`` (the
+glossary entry for *Sustained Hits*) is read through that weapon, not listed.
 """
 
 from __future__ import annotations
@@ -34,15 +37,38 @@ from mathhammer.plugin import ImportedList, ImportedUnit, ScenarioError, TableCh
 UNIT = "unit"
 RANGED = "ranged weapons"
 MELEE = "melee weapons"
-ABILITIES = "abilities"
 
 TARGET_KEYWORDS = ("Infantry", "Vehicle", "Monster", "Character", "Mounted", "Beast", "Swarm", "Walker", "Fly")
 """Categories copied to a unit's keywords: those a weapon ability or a rule can refer to."""
 
 _PISTOL = re.compile(r"\bpistol\b", re.IGNORECASE)
+_MODE = re.compile(r"^(?P<base>.+?)\s+[-\u2013]\s+(?P<mode>[^-\u2013]+)$")
+_ARROW = "\u27a4"
+"""The arrow BattleScribe's 40k data prints before each mode of a weapon (``➤ Plasma pistol - standard``)."""
 _BY_HAND = "not a characteristic mathhammer reads; add its effect by hand"
+_LEADER = "an export does not say which unit a Leader leads: name it with --attach LEADER UNIT (attach= in Python)"
 _ROLL = re.compile(r"([2-6])\+")
 _FNP = re.compile(r"feel no pain\s*\(?\s*([2-6])\+", re.IGNORECASE)
+
+
+MAX_DEPTH = 32
+"""The deepest a roster may nest selections in selections (or forces in forces); real lists nest five or six."""
+
+
+def deeper(depth: int, source: str, where: str) -> int:
+    """``depth + 1``, the nesting of an element's children.
+
+    Raises:
+        ScenarioError: naming the file and the element, past :data:`MAX_DEPTH`
+            (a file built to exhaust the reader's stack, not an army list).
+    """
+    if depth >= MAX_DEPTH:
+        raise ScenarioError(
+            f"nests selections or forces more than {MAX_DEPTH} deep; an army list nests a few",
+            source=source,
+            field=where,
+        )
+    return depth + 1
 
 
 @dataclass
@@ -150,6 +176,7 @@ def _unit(selection: Node, name: str, source: str, check: TableCheck, unmapped: 
     target = _target(selection, name, keywords, source, unmapped)
     models = sum(m["count"] for m in target["models"])
     weapons = _weapons(selection, name, keywords, target, check, unmapped)
+    _unread(selection, name, unmapped)
     attackers: dict[str, dict[str, Any]] = {}
     attacker_keywords = [k for k in keywords if k in ("Vehicle", "Monster")]
     ranged = [w for w in weapons if w["type"] == "ranged"]
@@ -174,7 +201,7 @@ def _target(selection: Node, name: str, keywords: list[str], source: str, unmapp
     unit_profiles = _profiles(selection, UNIT, deep=True)
     by_name = {p.name.strip().lower(): p for p in unit_profiles}
     model_nodes = [n for n in selection.walk() if n.type == "model" and n is not selection] or [selection]
-    abilities = _profiles(selection, ABILITIES, deep=True)
+    abilities = [p for n in selection.walk() for p in n.profiles if _is_abilities(p)]
     invulnerable, fnp = _defences(abilities, selection, name, unmapped)
     counts: dict[str, int] = {}
     chosen: dict[str, Profile] = {}
@@ -239,16 +266,45 @@ def _defences(
         if found_fnp is not None and "feel no pain" in ability.name.lower():
             fnp = f"{found_fnp.group(1)}+"
             continue
-        unmapped.append(Unmapped(name, f"ability {ability.name!r}", _BY_HAND))
+        unmapped.append(Unmapped(name, f"ability {ability.name!r}", _reason(ability.name)))
     for rule in dict.fromkeys(r for n in selection.walk() for r in n.rules):
         match = _FNP.search(rule)
         if match:
             fnp = fnp or f"{match.group(1)}+"
-            continue
-        unmapped.append(
-            Unmapped(name, f"rule {rule!r}", "not a characteristic mathhammer reads; add its effect by hand")
-        )
     return invulnerable, fnp
+
+
+def _reason(ability: str) -> str:
+    """Why an ability or rule named ``ability`` is not mapped."""
+    return _LEADER if ability.strip().lower() == "leader" else _BY_HAND
+
+
+def _unread(selection: Node, name: str, unmapped: list[Unmapped]) -> None:
+    """List the unit's rules that say nothing read elsewhere, and its profiles of types nothing reads.
+
+    A rule read elsewhere states a Feel No Pain, or explains a weapon ability that a
+    weapon of the unit prints in its ``Keywords`` (``Sustained Hits`` for
+    ``Sustained Hits 2``, ``Anti-`` for ``Anti-FLY 4+``): that ability is read, or
+    refused and listed, with its weapon.
+    """
+    printed = [
+        part.strip().lower()
+        for n in selection.walk()
+        for p in n.profiles
+        if weapon_kind(p) is not None
+        for part in (_char(p, "Keywords", "Abilities") or "").split(",")
+        if part.strip() not in ("", "-")
+    ]
+    for rule in dict.fromkeys(r for n in selection.walk() for r in n.rules):
+        head = rule.strip().lower()
+        if _FNP.search(rule) or (head and any(part.startswith(head) for part in printed)):
+            continue
+        unmapped.append(Unmapped(name, f"rule {rule!r}", _reason(rule)))
+    for n in selection.walk():
+        for p in n.profiles:
+            kind = p.type.strip().lower()
+            if kind != UNIT and not _is_abilities(p) and weapon_kind(p) is None:
+                unmapped.append(Unmapped(name, f"{p.type.strip() or 'untyped'} profile {p.name!r}", _BY_HAND))
 
 
 def _weapons(
@@ -262,23 +318,29 @@ def _weapons(
     """Every weapon of the unit the ruleset accepts, with the count of models bearing it."""
     weapons: dict[tuple[str, ...], dict[str, Any]] = {}
     for node in selection.walk():
-        seen_here: set[str] = set()
+        # Weapon profiles of one selection that share a name before " - " are modes of one weapon (a
+        # plasma pistol's standard and supercharge, a missile launcher's blast and focused): a model fires
+        # one at a time, so the first is used. Profiles of other names are other weapons of the selection
+        # (a Sagitaur's missile launcher beside its L7 missile launcher).
+        modes: dict[tuple[str, str], str] = {}
         for profile in node.profiles:
-            kind = profile.type.strip().lower()
-            if kind not in (RANGED, MELEE):
+            kind = weapon_kind(profile)
+            if kind is None:
                 continue
-            # One selection with several weapon profiles is one weapon with several modes (a plasma gun's
-            # standard and supercharge, a sword's strike and sweep): a model uses one at a time.
-            if seen_here and _modes(node):
+            # Several profiles of another type in one selection (a Tesseract Vault's C'tan Powers) are
+            # alternatives too: its datasheet has the model pick one each phase.
+            standard = profile.type.strip().lower() in (RANGED, MELEE)
+            base = _mode_base(profile.name) if standard else profile.type.strip()
+            if (kind, base) in modes:
                 unmapped.append(
                     Unmapped(
                         name,
                         f"weapon profile {profile.name!r}",
-                        f"another profile of {node.name!r}, which fires one profile at a time; the first is used",
+                        f"another profile of {base!r}, which fires one profile at a time; the first is used",
                     )
                 )
                 continue
-            seen_here.add(profile.name)
+            modes[kind, base] = profile.name
             weapon = _weapon(profile, kind, node.number, name, unmapped)
             if weapon is None:
                 continue
@@ -295,10 +357,41 @@ def _weapons(
     return [w for w in weapons.values() if w["count"] > 0]
 
 
-def _modes(node: Node) -> bool:
-    """Whether ``node`` carries several weapon profiles of one type of weapon (modes of one weapon)."""
-    weapon_profiles = [p for p in node.profiles if p.type.strip().lower() in (RANGED, MELEE)]
-    return len(weapon_profiles) > 1
+def weapon_kind(profile: Profile) -> str | None:
+    """:data:`RANGED`, :data:`MELEE`, or ``None`` for a profile that is no weapon.
+
+    A ``Ranged Weapons`` or ``Melee Weapons`` profile is one; so is a profile of
+    another type that prints a weapon's characteristics (``A``, ``BS`` or ``WS``,
+    ``S``, ``AP``, ``D``), as a Tesseract Vault's ``C'tan Powers`` do: melee if
+    it has ``WS`` or a ``Range`` of ``Melee``, else ranged.
+    """
+    kind = profile.type.strip().lower()
+    if kind in (RANGED, MELEE):
+        return kind
+    if kind == UNIT or _is_abilities(profile):
+        return None
+    names = {k.strip().lower() for k in profile.characteristics}
+    if not ({"a", "s", "ap", "d"} <= names and names & {"bs", "ws"}):
+        return None
+    melee = "ws" in names or (_char(profile, "Range") or "").lower() == "melee"
+    return MELEE if melee else RANGED
+
+
+def _mode_base(profile_name: str) -> str:
+    """The weapon a profile is a mode of: ``Plasma pistol`` for ``➤ Plasma pistol - supercharge``."""
+    bare = _bare(profile_name)
+    match = _MODE.match(bare)
+    return match.group("base").strip() if match else bare
+
+
+def _bare(profile_name: str) -> str:
+    """A profile's name without the mode arrow BattleScribe's data prints before it."""
+    return profile_name.strip().lstrip(_ARROW).strip()
+
+
+def _is_abilities(profile: Profile) -> bool:
+    """Whether ``profile`` is of an abilities type (``Abilities``, a faction's ``Triarch Abilities``)."""
+    return "abilit" in profile.type.strip().lower()
 
 
 def _weapon(profile: Profile, kind: str, count: int, unit: str, unmapped: list[Unmapped]) -> dict[str, Any] | None:
@@ -313,7 +406,7 @@ def _weapon(profile: Profile, kind: str, count: int, unit: str, unmapped: list[U
         unmapped.append(Unmapped(unit, label, f"has no {', '.join(missing)} characteristic"))
         return None
     assert attacks and skill and strength and ap and damage
-    weapon: dict[str, Any] = {"name": profile.name.strip(), "type": "melee" if kind == MELEE else "ranged"}
+    weapon: dict[str, Any] = {"name": _bare(profile.name), "type": "melee" if kind == MELEE else "ranged"}
     weapon["count"] = count
     weapon["attacks"] = attacks
     if skill.upper() not in ("N/A", "-"):

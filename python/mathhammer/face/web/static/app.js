@@ -477,7 +477,8 @@ function showProgress(job) {
     text.textContent = `${job.done.toLocaleString("en")} of ${job.total.toLocaleString("en")} trials`;
   } else {
     bar.removeAttribute("value");
-    text.textContent = job.state === "queued" ? "waiting for a free core" : "evaluating";
+    text.textContent =
+      job.state === "queued" ? "waiting for a free core" : job.phase === "exact" ? "evaluating exactly" : "evaluating";
   }
 }
 
@@ -503,7 +504,11 @@ async function run(event) {
       await updateLink();
       setStatus("Done.");
     } else if (job.state === "cancelled") {
-      setStatus(`Cancelled after ${job.done.toLocaleString("en")} of ${job.total.toLocaleString("en")} trials.`);
+      setStatus(
+        job.total
+          ? `Cancelled after ${job.done.toLocaleString("en")} of ${job.total.toLocaleString("en")} trials.`
+          : "Cancelled during the exact evaluation.",
+      );
     } else {
       showError(job.error);
       setStatus("The run failed: see the message above.");
@@ -547,6 +552,15 @@ function fmt(x, digits = 3) {
   return x === null || x === undefined ? "—" : Number(x).toFixed(digits);
 }
 
+// A probability to four places, as the report prints it: a possible outcome is never shown as 0.0000, nor a
+// possible failure as 1.0000.
+function prob(p) {
+  if (p === null || p === undefined) return "—";
+  if (p > 0 && p < 5e-5) return "<0.0001";
+  if (p < 1 && p > 1 - 5e-5) return ">0.9999";
+  return Number(p).toFixed(4);
+}
+
 function tableOf(head, rows, caption, numeric = true) {
   const t = el("table");
   if (caption) t.append(el("caption", { text: caption }));
@@ -563,14 +577,17 @@ function renderResult(r) {
   const fact = (label, value, testid) => headline.append(el("div", { "data-testid": testid }, el("span", { text: label }), el("strong", { text: value })));
   fact("Models destroyed (mean)", fmt(r.models_destroyed.mean) + se(r.models_destroyed), "models-destroyed");
   fact("Damage (mean)", fmt(r.damage.mean) + se(r.damage), "damage");
-  fact("P(unit destroyed)", fmt(r.p_unit_destroyed, 4), "p-unit-destroyed");
-  for (const [label, chance] of Object.entries(r.chances || {})) fact(label, fmt(chance.p, 4) + (mc ? ` ± ${fmt(chance.se, 4)}` : ""), null);
+  fact("P(unit destroyed)", prob(r.p_unit_destroyed), "p-unit-destroyed");
+  for (const [label, chance] of Object.entries(r.chances || {})) fact(label, prob(chance.p) + (mc ? ` ± ${fmt(chance.se, 4)}` : ""), null);
   const parts = [el("h2", { text: "Result" }), el("p", { class: "how", "data-testid": "how", text: r.description }), headline];
-  const stages = r.shown.filter((name) => r[name]);
-  parts.push(tableOf(["Stage", "Mean", ...(mc ? ["Std. error"] : []), "Std. dev."], stages.map((name) => [r.labels[name] || name, fmt(r[name].mean), ...(mc ? [fmt(r[name].se)] : []), fmt(r[name].sd)]), "Per stage"));
+  const middle = (m) => (m ? `${m[0]}-${m[1]}` : "—");
+  const stageRow = (s) => [s.label, fmt(s.mean), ...(mc ? [fmt(s.se)] : []), fmt(s.sd), middle(s.middle_90)];
+  parts.push(tableOf(["Stage", "Mean", ...(mc ? ["Std. error"] : []), "Std. dev.", "Middle 90%"], r.per_stage.map(stageRow), "Per stage"));
+  if (r.mean_only_note) parts.push(el("p", { class: "hint", text: r.mean_only_note.replace(/^- :/, "— :") }));
   const groups = Object.entries(r.groups || {});
   if (groups.length > 1) {
-    parts.push(tableOf(["Group", "Models", "Destroyed (mean)", "P(group destroyed)"], groups.map(([name, g]) => [name, String(g.models), fmt(g.mean), fmt(g.p_destroyed, 4)]), "Per group"));
+    const destroyed = (g) => prob(g.p_destroyed) + (mc ? ` ± ${fmt(g.p_destroyed_se, 4)}` : "");
+    parts.push(tableOf(["Group", "Models", "Destroyed (mean)", "P(group destroyed)"], groups.map(([name, g]) => [name, String(g.models), fmt(g.mean), destroyed(g)]), "Per group"));
   }
   // Each rule version that ran, with what it does in words (as the report says it).
   const said = r.rule_descriptions || {};
@@ -592,6 +609,10 @@ function renderResult(r) {
   }
 }
 
+// Plotly's options for every chart: no Plotly logo, and no "Share chart" button, which would upload the chart
+// to Plotly's cloud; nothing on this page leaves the computer.
+const CHART_CONFIG = { responsive: true, displaylogo: false, showSendToCloud: false, showLink: false };
+
 function chart(div, title, stage) {
   if (!window.Plotly) return;
   const k = stage.pmf.map((_, i) => i);
@@ -608,7 +629,7 @@ function chart(div, title, stage) {
       yaxis: { title: { text: "probability" }, range: [0, 1.02] },
       legend: { orientation: "h" },
     },
-    { responsive: true, displaylogo: false },
+    CHART_CONFIG,
   );
 }
 
@@ -736,7 +757,8 @@ async function runCompare(event) {
     state.compareJob = job;
     job = await follow(job, (j) => {
       state.compareJob = j;
-      status.textContent = j.total ? `Comparing… ${j.done.toLocaleString("en")} of ${j.total.toLocaleString("en")} trials` : "Comparing…";
+      if (j.total) status.textContent = `Comparing… ${j.done.toLocaleString("en")} of ${j.total.toLocaleString("en")} trials`;
+      else status.textContent = j.phase === "exact" ? "Comparing… evaluating exactly" : "Comparing…";
     });
     if (job.state === "done") {
       state.comparison = job.answer;
@@ -794,7 +816,7 @@ function drawComparison() {
         },
       ],
       { title: { text: esc(label) }, margin: { l: 120, r: 10, t: 40, b: 80 }, yaxis: { autorange: "reversed" } },
-      { responsive: true, displaylogo: false },
+      CHART_CONFIG,
     );
   }
   const rows = c.attackers.map((a, i) => [a, ...z[i].map((v) => fmt(v))]);
