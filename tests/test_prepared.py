@@ -3,6 +3,7 @@ while it is reused: repeated short runs do not rebuild the core's tables."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,13 @@ def compiles(monkeypatch: pytest.MonkeyPatch) -> list[Plan]:
 
 
 def test_auto_falling_back_to_monte_carlo_compiles_the_scenario_once(compiles: list[Plan]) -> None:
-    scenario = mathhammer.load_scenario(EXAMPLES / "skilldice-vanguard.toml")
+    # The example fight between units too large for the exact evaluator's states.
+    data = tomllib.loads((EXAMPLES / "skilldice-fight.toml").read_text())
+    for side in ("attacker", "target"):
+        data[side].update(models=60, hp_per_model=6)
+        data[side]["weapons"][0]["models"] = 60
+    data["fight"]["rounds"] = 2
+    scenario = mathhammer.scenario_from_data(data)
     result = mathhammer.evaluate(scenario, trials=2_000, seed=1)
     assert result.evaluator == "monte_carlo"
     assert len(compiles) <= 1

@@ -466,7 +466,9 @@ class Heal:
     """Restore ``amount`` wounds to a side (only if ``check`` succeeds, when given).
 
     Never above its starting wounds; with ``return_models`` destroyed models
-    return as the wounds support them, otherwise only models alive heal.
+    return as the wounds support them, otherwise only models alive heal, up to
+    what they hold, or with ``up_to_start`` up to the starting wounds (the
+    front model holding what the others cannot; no model returns).
     """
 
     name: str
@@ -475,12 +477,14 @@ class Heal:
     return_models: bool = False
     check: Check | None = None
     counter: str | None = None
+    up_to_start: bool = False
     while_alive: WhileAlive | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"kind": "heal", "name": self.name, "side": self.side, "amount": self.amount}
+        d: dict[str, Any] = {"kind": "heal", "name": self.name, "side": self.side, "amount": self.amount}
+        d |= {"return_models": self.return_models, "up_to_start": self.up_to_start}
         extra = _check_and_counter(self.check, self.counter, self.while_alive)
-        return {**d, "return_models": self.return_models, **extra}
+        return {**d, **extra}
 
 
 @dataclass

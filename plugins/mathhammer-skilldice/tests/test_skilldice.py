@@ -229,6 +229,7 @@ def test_the_example_runs_and_reports_every_stage(registry: mathhammer.Registry)
         "inflict": "on_hit",
         "advantage_die": "kept",
         "advantage_with_disadvantage": "both_dice",
+        "heal": "surviving_models",
     }
 
 
@@ -376,6 +377,22 @@ def test_battle_shock_has_no_effect_unless_the_scenario_gives_one(run: Run) -> N
     assert_mean(shocked["damage"], plain["damage"].mean + float(shocks) * 2 * 6 / 12)
 
 
+def shaken_fight(
+    effect: str | None, advantage: bool = False, reading: str = "both_dice", models: int = 100
+) -> dict[str, Any]:
+    """One round: Red's sure blow (Damage 10 against Major 2) costs Blue (``models`` of 3 HP) a
+    model and a Battle Shock test; Blue's survivors strike back with Damage 1."""
+    data = duel(rounds=1)
+    data["attacker"].update(hp_per_model=100)
+    data["attacker"]["weapons"][0].update(skill=20)
+    data["target"].update(models=models, hp_per_model=3)
+    data["target"]["weapons"][0].update(models=models, skill=3, damage="1", advantage=advantage)
+    data["rules"] = {"advantage_with_disadvantage": reading}
+    if effect:
+        data["battle_shock"] = effect
+    return data
+
+
 def test_a_shaken_unit_strikes_back_with_disadvantage() -> None:
     """ "Shaken": a unit that takes a Battle Shock test makes its Attack Rolls with Disadvantage for
     the rest of the round. Red's sure blow (Damage 10 against Major 2) shakes Blue, whose 99 survivors
@@ -383,15 +400,7 @@ def test_a_shaken_unit_strikes_back_with_disadvantage() -> None:
     registry = skilldice_registry()
 
     def fight(effect: str | None, advantage: bool = False, reading: str = "both_dice") -> Result:
-        data = duel(rounds=1)
-        data["attacker"].update(hp_per_model=100)
-        data["attacker"]["weapons"][0].update(skill=20)
-        data["target"].update(models=100, hp_per_model=3)
-        data["target"]["weapons"][0].update(models=100, skill=3, damage="1", advantage=advantage)
-        data["rules"] = {"advantage_with_disadvantage": reading}
-        if effect:
-            data["battle_shock"] = effect
-        scenario = mathhammer.scenario_from_data(data, registry=registry)
+        scenario = mathhammer.scenario_from_data(shaken_fight(effect, advantage, reading), registry=registry)
         return mathhammer.simulate(scenario, trials=20_000, seed=4, registry=registry)
 
     assert_mean(fight(None)["return_hits"], 99 * float(p(attack_roll(skill=3), hit=True)))

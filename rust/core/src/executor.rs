@@ -225,6 +225,7 @@ pub(crate) fn heal<D: DiceSource, O: Observer>(
         side,
         amount,
         return_models,
+        up_to_start,
         check,
         counter,
         while_alive,
@@ -241,7 +242,7 @@ pub(crate) fn heal<D: DiceSource, O: Observer>(
     }
     let n = amount.roll(dice);
     if let Some(state) = ws.side_mut(side) {
-        let healed = state.heal(n, return_models);
+        let healed = state.heal(n, return_models, up_to_start);
         bump(&mut ws.counters, counter, healed);
         obs.event(Event::Heal {
             side,

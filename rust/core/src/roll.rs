@@ -146,6 +146,46 @@ impl Roll {
         when.is_none_or(|m| marks[m]) && unless.is_none_or(|m| !marks[m])
     }
 
+    /// The roll as it falls with `marks` set: only the dice they leave in,
+    /// none of them depending on a mark any more. `None` when a compared
+    /// die is left out.
+    pub(crate) fn with_marks(&self, marks: &[bool]) -> Option<Roll> {
+        let keep: Vec<usize> = (0..self.dice.len())
+            .filter(|&i| self.active(i, marks))
+            .collect();
+        let compare = match self.compare {
+            None => None,
+            Some(c) => {
+                let first = keep.iter().position(|&i| i == c.dice[0])?;
+                let second = keep.iter().position(|&i| i == c.dice[1])?;
+                Some(Compare {
+                    dice: [first, second],
+                    ..c
+                })
+            }
+        };
+        Some(Roll {
+            dice: keep
+                .iter()
+                .map(|&i| RollDie {
+                    when: None,
+                    unless: None,
+                    ..self.dice[i].clone()
+                })
+                .collect(),
+            marks: vec![(None, None); keep.len()],
+            compare,
+            ..self.clone()
+        })
+    }
+
+    /// The ways the dice can fall, twice over for a re-roll: the work of
+    /// [`Roll::distribution`].
+    pub(crate) fn combinations(&self) -> usize {
+        let ways: usize = self.dice.iter().map(|d| d.sides as usize).product();
+        ways.saturating_mul(2)
+    }
+
     /// Does any die depend on a mark?
     pub(crate) fn conditional(&self) -> bool {
         self.dice.iter().any(RollDie::conditional)

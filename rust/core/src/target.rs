@@ -141,10 +141,13 @@ impl<'p> TargetState<'p> {
 
     /// Restore up to `amount` wounds, groups in allocation preference, never
     /// above the starting wounds. Without `return_models` only models alive
-    /// are healed (the front model back to full); with it destroyed models
-    /// return as the wounds support them, the last with what is left over.
-    /// Returns the wounds restored.
-    pub fn heal(&mut self, mut amount: u32, return_models: bool) -> u32 {
+    /// are healed (the front model back to full), or with `up_to_start` up
+    /// to the group's starting wounds, the front model holding what the
+    /// others cannot (no model returns; it falls only once all it holds is
+    /// lost); with `return_models` destroyed models return as the wounds
+    /// support them, the last with what is left over. Returns the wounds
+    /// restored.
+    pub fn heal(&mut self, mut amount: u32, return_models: bool, up_to_start: bool) -> u32 {
         let mut order = Vec::new();
         self.declare_order(None, &mut order);
         let mut healed = 0;
@@ -166,8 +169,20 @@ impl<'p> TargetState<'p> {
             } else {
                 (alive - 1) * w + self.front[g]
             };
-            let most = if return_models { models * w } else { alive * w };
-            let then = (now + amount).min(most);
+            let most = if return_models || up_to_start {
+                models * w
+            } else {
+                alive * w
+            };
+            // A side holding more than its survivors support heals no further.
+            let then = (now + amount).min(most).max(now);
+            if up_to_start && !return_models {
+                self.front[g] = then - (alive - 1) * w;
+                self.damage -= then - now;
+                healed += then - now;
+                amount -= then - now;
+                continue;
+            }
             let alive_then = then.div_ceil(w);
             self.front[g] = if alive_then == 0 {
                 w

@@ -80,3 +80,38 @@ fn an_admitted_plan_that_takes_four_times_its_estimate_stops() {
     let unobeyed = measure(&p, false);
     assert!(unobeyed.work > MAX_WORK, "{}", unobeyed.work);
 }
+
+/// Skill-dice fights and one attack, as the chain over both sides' state
+/// evaluates them: the example fight (5 of 2 HP against 6 of 2 HP, ten
+/// rounds), 3 against 3 and 4 against 4, one of 12 against 12 (far past the
+/// budget), and a single attack of 5 models. Compiled from
+/// `examples/skilldice-fight.toml` and `skilldice-vanguard.toml` with the
+/// sizes changed.
+const CHAIN_PLANS: &str = include_str!("data/chain-plans.jsonl");
+
+#[test]
+fn the_chain_over_both_sides_is_held_to_its_estimate() {
+    let plans: Vec<Program> = CHAIN_PLANS
+        .lines()
+        .map(|line| Program::new(Plan::from_json(line).unwrap()).unwrap())
+        .collect();
+    for (n, p) in plans.iter().enumerate() {
+        if n == 3 {
+            // Far past the budget: declined from its estimate, before any work.
+            let m = measure(p, true);
+            let e = m.outcome.unwrap_err().to_string();
+            assert!(e.contains("steps of work estimated"), "{e}");
+            assert!(m.work == 0, "{} steps", m.work);
+            continue;
+        }
+        let m = measure(p, true);
+        assert!(m.outcome.is_ok(), "plan {n}: {:?}", m.outcome);
+        // The estimate runs high, never by more than about four times.
+        assert!(
+            m.work <= m.estimate && m.estimate <= 4 * m.work.max(MAX_WORK / 400),
+            "plan {n}: estimate {} work {}",
+            m.estimate,
+            m.work
+        );
+    }
+}

@@ -100,8 +100,28 @@ fn a_duel_of_even_blows_against_its_closed_form() {
             );
         }
     }
-    let e = evaluate(&program(&plan)).unwrap_err().to_string();
-    assert!(e.contains("fight"), "{e}");
+    // Exactly, and with B striking first the two sides trade places.
+    let exact = evaluate(&program(&plan)).unwrap();
+    for (outcome, &e) in expected.iter().enumerate() {
+        let got = exact.pmfs[1].get(outcome).copied().unwrap_or(0.0);
+        assert!((got - e).abs() < 1e-12, "outcome {outcome}");
+    }
+    let b_first = evaluate(&program(&duel("B", 1, 1, 4, 10))).unwrap();
+    let swapped = [q.powi(20), q * p * sum, p * sum];
+    for (outcome, &e) in swapped.iter().enumerate() {
+        assert!(
+            (b_first.pmfs[1][outcome] - e).abs() < 1e-12,
+            "outcome {outcome}, B first"
+        );
+    }
+    // Rounds fought: A wins in round k with q^(2k-2) p, B with q^(2k-1) p; a
+    // draw lasts all ten.
+    let rounds = &exact.pmfs[0];
+    for k in 1..10 {
+        let e = q.powi(2 * k - 2) * p + q.powi(2 * k - 1) * p;
+        assert!((rounds[k as usize] - e).abs() < 1e-12, "round {k}");
+    }
+    assert!((rounds[10] - (q.powi(18) * p + q.powi(19) * p + q.powi(20))).abs() < 1e-12);
 }
 
 #[test]
@@ -117,15 +137,29 @@ fn healing_restores_wounds_and_returns_models_only_when_told() {
     plan["sequences"][1]["counter"] = json!("healed");
     plan["rounds"] = Value::Null;
     // Without returning models: one model is left with 1 wound, healed to 2.
-    let t = run(&plan, Path::DieByDie);
-    assert!(always(&t, 0, 1), "one wound restored");
-    assert!(always(&t, 2, 4), "4 wounds lost in the end");
-    assert!(always(&t, 3, 2), "2 models still destroyed");
+    let sure = |plan: &Value, numbers: [(usize, usize); 3]| {
+        let t = run(plan, Path::DieByDie);
+        let exact = evaluate(&program(plan)).unwrap();
+        for (number, value) in numbers {
+            assert!(always(&t, number, value), "number {number} is {value}");
+            assert!(
+                (exact.pmfs[number][value] - 1.0).abs() < 1e-12,
+                "exactly, number {number}"
+            );
+        }
+    };
+    // Healed, restored, lost in the end, destroyed.
+    sure(&plan, [(0, 1), (2, 4), (3, 2)]);
+    // Up to the starting wounds: the survivor holds all three, no model returns.
+    plan["sequences"][1]["up_to_start"] = json!(true);
+    sure(&plan, [(0, 3), (2, 2), (3, 2)]);
+    plan["sequences"][1]["up_to_start"] = json!(false);
     plan["sequences"][1]["return_models"] = json!(true);
     let t = run(&plan, Path::Auto);
     assert!(always(&t, 0, 3), "three wounds restored");
     assert!(always(&t, 2, 2), "2 wounds lost in the end");
     assert!(always(&t, 3, 1), "one model returned");
+    sure(&plan, [(0, 3), (2, 2), (3, 1)]);
     let mut recorder = Recorder::default();
     let mut dice = mathhammer_core::rng::Stream::new(1, 0);
     let program = program(&plan);

@@ -122,8 +122,20 @@ fn classes_key_effects_and_statuses_are_counted() {
         // Battle Shock: damage 6 (a sixth of the hits) meets the top threshold.
         within(mc[3].0, 5.0 * hit / 6.0, mc[3].1, "top threshold");
     }
-    let e = evaluate(&program(&plan)).unwrap_err().to_string();
-    assert!(e.contains("top damage threshold"), "{e}");
+    // Exactly: the squad's 60 wounds outlast the 25 five attacks can take,
+    // so no count stops early.
+    let exact = evaluate(&program(&plan)).unwrap();
+    for (number, expected) in [
+        (1, 5.0 * hit),
+        (2, 5.0 * first),
+        (6, 5.0 * 66.0 / 144.0),
+        (3, 5.0 * hit / 6.0),
+    ] {
+        assert!(
+            (mean(&exact.pmfs[number]) - expected).abs() < 1e-12,
+            "number {number}"
+        );
+    }
 }
 
 #[test]
@@ -191,8 +203,8 @@ fn a_mark_adds_a_die_to_later_rolls() {
     let expected = 5.0 * (0.5 * f64::from(without) / 144.0 + 0.5 * hit_chances().0);
     let mc = simulated(&plan, Path::Auto);
     within(mc[1].0, expected, mc[1].1, "hits");
-    let e = evaluate(&program(&plan)).unwrap_err().to_string();
-    assert!(e.contains("marks"), "{e}");
+    let exact = evaluate(&program(&plan)).unwrap();
+    assert!((mean(&exact.pmfs[1]) - expected).abs() < 1e-12);
     plan["sequences"][1]["steps"][0]["dice"][2]["when"] = json!("curse");
     let e = Plan::from_json(&plan.to_string()).unwrap_err().to_string();
     assert!(e.contains("curse"), "{e}");
@@ -212,8 +224,8 @@ fn the_top_threshold_has_consequences() {
     let per_hit = (0.0 + 1.0 + 3.0 * 2.0 + 3.0) / 6.0 + 1.0 / 6.0 * 0.5 * 2.0;
     let mc = simulated(&plan, Path::Auto);
     within(mc[4].0, 5.0 * hit * per_hit, mc[4].1, "damage");
-    let e = evaluate(&program(&plan)).unwrap_err().to_string();
-    assert!(e.contains("marks") || e.contains("threshold"), "{e}");
+    let exact = evaluate(&program(&plan)).unwrap();
+    assert!((mean(&exact.pmfs[4]) - 5.0 * hit * per_hit).abs() < 1e-12);
 }
 
 /// Fixed damage against thresholds on the fast path (no count effects, so the
@@ -231,8 +243,9 @@ fn fixed_damage_meets_thresholds_on_the_fast_path() {
         }]
     });
     // Damage 3 meets Minor 2 only: 1 wound per hit, 6 x 1/2 = 3; never the top.
-    let exact = evaluate(&program(&plan)).unwrap_err().to_string();
-    assert!(exact.contains("threshold"), "{exact}");
+    let exact = evaluate(&program(&plan)).unwrap();
+    assert!((exact.pmfs[0][0] - 1.0).abs() < 1e-12);
+    assert!((mean(&exact.pmfs[1]) - 3.0).abs() < 1e-12);
     for path in [Path::DieByDie, Path::Auto] {
         let mc = simulated(&plan, path);
         within(mc[1].0, 3.0, mc[1].1, &format!("damage on {path:?}"));

@@ -362,7 +362,13 @@ def _powers(
             raise ScenarioError(f"{power.power!r} is not a power's effect", source=scenario.source, field=field)
         manifested = rules.add_counter("powers_manifested", "Powers manifested")
         power_rules = PowerRules(
-            power=power, params=params, side=side, fight=scenario.fight is not None, manifested=manifested, rank=i
+            power=power,
+            params=params,
+            side=side,
+            fight=scenario.fight is not None,
+            manifested=manifested,
+            versions=rules.versions,
+            rank=i,
         )
         keywords.apply(spec, power_rules, source=scenario.source, field=field)
         unit = scenario.target if side == "target" else scenario.attacker

@@ -137,6 +137,8 @@ class PowerRules:
         manifested: The counter of manifested powers of this side.
         rank: Which of the side's casters attempts it (0 first): in a fight casters
             fall in turn, the first listed last of all.
+        versions: The reading of each open rule in force (``"heal"``: ``"surviving_models"`` or
+            ``"starting_hp"``).
     """
 
     power: Power
@@ -144,6 +146,7 @@ class PowerRules:
     side: str
     fight: bool
     manifested: str
+    versions: Mapping[str, str] = field(default_factory=dict)
     rank: int = 0
     sequences: list[AttackPool | Heal | Mark] = field(default_factory=list)
     marks: list[str] = field(default_factory=list)
@@ -205,12 +208,15 @@ class PowerRules:
         return mark
 
     def heal(self, amount: str, *, return_models: bool = False) -> Heal:
-        """The caster's unit restores ``amount`` HP when the power is manifested."""
+        """The caster's unit restores ``amount`` HP when the power is manifested: without
+        ``return_models`` up to what its survivors hold, or under ``heal = "starting_hp"`` up to
+        its starting HP."""
         heal = Heal(
             name=self.power.name,
             side="attacker" if self.side == "attacker" else "target",
             amount=amount,
             return_models=return_models,
+            up_to_start=not return_models and self.versions.get("heal") == "starting_hp",
             check=Check(die=12, target=self.power.difficulty, modifier=self.power.skill),
             while_alive=self.caster(),
         )

@@ -44,7 +44,17 @@ ADVANTAGE_WITH_DISADVANTAGE = Rule(
     },
     default="both_dice",
 )
-RULES = {rule.name: rule for rule in (CRITICAL_HITS, INFLICT, ADVANTAGE_DIE, ADVANTAGE_WITH_DISADVANTAGE)}
+HEAL = Rule(
+    "heal",
+    versions={
+        "surviving_models": "the project's reading of the rules (default): healing that returns no model restores "
+        "HP only up to what the surviving models hold, since a destroyed model's HP went with it",
+        "starting_hp": "the literal text: a unit restores HP up to its starting HP, and the survivors hold what the "
+        "fallen cannot (no model returns; the unit loses a model only once its HP no longer supports it)",
+    },
+    default="surviving_models",
+)
+RULES = {rule.name: rule for rule in (CRITICAL_HITS, INFLICT, ADVANTAGE_DIE, ADVANTAGE_WITH_DISADVANTAGE, HEAL)}
 """The ruleset's rules with versions (keywords may bring their own)."""
 
 SKILL_DIE = 12

@@ -30,7 +30,7 @@ pub(super) struct Admission {
 /// shapes of Plan (`estimate.rs`): no Plan of the calibration that finishes
 /// within the budget is declined for its estimate. The budget still bounds
 /// what an admitted Plan does.
-const ADMIT: u64 = MAX_WORK * 5;
+pub(super) const ADMIT: u64 = MAX_WORK * 5;
 
 /// What no exact path models, declined by name before any of them is tried:
 /// a side starting with wounds lost (every state starts from whole groups),

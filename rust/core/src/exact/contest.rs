@@ -273,20 +273,7 @@ fn strike(
     // The sums of n dice, folded, as n grows: built once, shared by every m.
     let mut powers: Vec<Vec<f64>> = vec![vec![1.0]];
     for m in 0..=striking {
-        let terms: Vec<Attacks> = run
-            .attacks
-            .iter()
-            .map(|t| Attacks {
-                models: match t.alive_of {
-                    Some(_) => m.saturating_sub(t.reserve).min(t.models),
-                    None => t.models,
-                },
-                alive_of: None,
-                reserve: 0,
-                ..t.clone()
-            })
-            .collect();
-        let dice = terms_pmf(&terms);
+        let dice = terms_pmf(&run.attacks, Some(m));
         while powers.len() < dice.len() {
             let last = powers.last().expect("starts with one");
             let next = fold(super::pmf::convolve(last, &one), most);

@@ -9,11 +9,16 @@
 //! count, failed saves when every group saves on the same faces, mortal
 //! wounds) are convolved across sequences as marginals.
 //!
+//! Plans whose dice depend on both sides' state (fights, marks, healing,
+//! harm to the attacker, top-threshold counts) go to `chain.rs`, a Markov
+//! chain over both sides' models.
+//!
 //! What it cannot do exactly it declines by name, never approximating: see
 //! [`CoreError::Declined`] reasons in [`evaluate`].
 
 mod admit;
 mod budget;
+mod chain;
 mod contest;
 mod estimate;
 mod evaluator;
@@ -60,7 +65,11 @@ pub struct Exact {
     pub estimate: u64,
 }
 
-/// Evaluate `program` exactly.
+/// Evaluate `program` exactly: a Plan whose dice depend on both sides' state
+/// (a fight, marks, healing, harm to the attacker from an attack, counts of
+/// the top damage threshold) as a chain over both sides (`chain.rs`, which
+/// declines sides of several groups, Feel No Pain, and more states or work
+/// than it allows), any other as the target's state alone.
 ///
 /// # Errors
 /// [`CoreError::Declined`] with the reason when the Plan needs something the
@@ -177,6 +186,9 @@ fn evaluate_within_budget(program: &Program) -> Result<Finished, CoreError> {
         .and_then(|r| r.contest.as_ref())
     {
         return contest::evaluate(program, c);
+    }
+    if chain::wanted(program) {
+        return chain::evaluate(program);
     }
     let admission = admit::admit(program)?;
     budget::expect(admission.estimate);

@@ -70,27 +70,32 @@ pub(super) fn compound(counts: &[f64], one: &[f64]) -> Vec<f64> {
     total
 }
 
-/// Attack dice a pool gathers, as a pmf.
-pub(super) fn attacks_pmf(pool: &RunPool) -> Vec<f64> {
-    terms_pmf(&pool.attacks)
+/// Attack dice a pool gathers, as a pmf; with `alive` models alive on the
+/// attacking side (a side the Plan lists), the terms made by its survivors
+/// count only those not held in reserve.
+pub(super) fn attacks_pmf(pool: &RunPool, alive: Option<u32>) -> Vec<f64> {
+    terms_pmf(&pool.attacks, alive)
 }
 
-/// Attack dice the terms gather (each its `models`), as a pmf.
-pub(super) fn terms_pmf(terms: &[Attacks]) -> Vec<f64> {
+/// Attack dice the terms gather (each its `models`, or with `alive` the
+/// survivors not held in reserve for terms made by survivors), as a pmf.
+pub(super) fn terms_pmf(terms: &[Attacks], alive: Option<u32>) -> Vec<f64> {
     let mut total = vec![1.0];
     for term in terms {
-        let one: Vec<f64> = if term.maximize {
-            let mut v = vec![0.0; term.per_model(term.dice.max()) as usize + 1];
-            v[term.per_model(term.dice.max()) as usize] = 1.0;
-            v
-        } else {
-            let mut v = vec![0.0; term.per_model(term.dice.max()) as usize + 1];
-            for (rolled, p) in dice_pmf(term.dice).into_iter().enumerate() {
-                v[term.per_model(rolled as u32) as usize] += p;
-            }
-            v
+        let models = match (term.alive_of, alive) {
+            (Some(_), Some(alive)) => alive.saturating_sub(term.reserve).min(term.models),
+            _ => term.models,
         };
-        for _ in 0..term.models {
+        let top = term.per_model(term.dice.max()) as usize;
+        let mut one = vec![0.0; top + 1];
+        if term.maximize {
+            one[top] = 1.0;
+        } else {
+            for (rolled, p) in dice_pmf(term.dice).into_iter().enumerate() {
+                one[term.per_model(rolled as u32) as usize] += p;
+            }
+        }
+        for _ in 0..models {
             total = convolve(&total, &one);
         }
     }

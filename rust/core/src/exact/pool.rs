@@ -104,7 +104,7 @@ impl Evaluator<'_> {
         // harm events are needed, so one die's outcome is projected onto
         // those slots before the n-fold convolutions: projecting commutes
         // with adding up dice, and the tables stay small.
-        let attacks = attacks_pmf(pool);
+        let attacks = attacks_pmf(pool, None);
         self.count(pool.attacks_counter, &attacks);
         let mut test_pmfs = vec![Vec::<f64>::new(); m];
         for (t, pmf) in test_pmfs.iter_mut().enumerate() {

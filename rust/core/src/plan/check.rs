@@ -420,6 +420,12 @@ impl Plan {
                 "heals a side that starts with wounds lost; healing needs it to start whole",
             ));
         }
+        if h.up_to_start && h.return_models {
+            return Err(CoreError::plan(
+                format!("{base}.up_to_start"),
+                "is for healing that returns no model; with return_models the starting wounds already bound it",
+            ));
+        }
         self.check_while_alive(base, h.while_alive)?;
         if let Some(c) = h.check {
             c.validate(&format!("{base}.check"))?;

@@ -331,8 +331,10 @@ pub struct Mark {
 
 /// Restore `amount` wounds to a side (`check`: only if a roll succeeds),
 /// never above its starting wounds. Without `return_models` only models
-/// still alive are healed; with it destroyed models return as the restored
-/// wounds support them (a model returns with the wounds left over).
+/// still alive are healed, up to what they hold, or with `up_to_start` up to
+/// the starting wounds (the front model holding what the others cannot; no
+/// model returns); with `return_models` destroyed models return as the
+/// restored wounds support them (a model returns with the wounds left over).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Heal {
@@ -341,6 +343,8 @@ pub struct Heal {
     pub amount: DiceExpr,
     #[serde(default)]
     pub return_models: bool,
+    #[serde(default)]
+    pub up_to_start: bool,
     #[serde(default)]
     pub check: Option<Check>,
     /// Runs only while this model stands (its caster).
