@@ -90,6 +90,9 @@ VOCABULARY = Vocabulary(
     modifiers="Skill",
     no_save="",
     top_threshold="a Battle Shock test",
+    lost="HP lost",
+    made="made",
+    mortal_resolved=("HP lost directly, no thresholds", "HP lost directly by one model, no thresholds"),
 )
 """The system's own words for what reports tell (Attacks & Damage)."""
 
@@ -440,6 +443,12 @@ def _chances(prefix: str, label: str, defender: str, pools: list[AttackPool]) ->
     ]
 
 
+def _harms_the_attacker(sequences: list[AttackPool | Heal | Mark]) -> bool:
+    """Can the attacking unit lose HP in a single attack: does an effect strike it (Hazardous)?"""
+    pools = [s for s in sequences if isinstance(s, AttackPool)]
+    return any(e.against == "attacker" for pool in pools for test in pool.steps for e in test.effects)
+
+
 def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     """The Plan for a loaded scenario, its keywords and Inflict effects applied."""
     check_choice(VersionChoice(rules=scenario.rules), RULES, (), source=scenario.source)
@@ -480,6 +489,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         ),
     ]
     weapons = [s for s in strikes if isinstance(s, AttackPool) and s.against == "target"]
+    hidden: list[str] = []
     chances = _chances("", f"{attacker.name}: " if fight else "", target.name, weapons)
     distributions = ["attacker_damage"]
     if fight is not None:
@@ -518,6 +528,10 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         distributions = ["rounds", "attacker_damage"]
     else:
         plan.sequences = list(strikes)
+        if not _harms_the_attacker(strikes):
+            # No Hazardous (nor a third party's harm to the attacker): no line for what cannot happen.
+            distributions = []
+            hidden = ["attacker_damage", "attacker_models_destroyed"]
     return Compiled(
         plan=plan,
         rule_versions=versions,
@@ -527,6 +541,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         stage_labels=labels,
         chances=chances,
         distributions=distributions,
-        hidden=["outcome"] if fight is not None else [],
+        hidden=["outcome"] if fight is not None else hidden,
         vocabulary=VOCABULARY,
+        kinds={p.name: "Psychic Power" for p in (*scenario.powers, *scenario.target_powers)},
     )
