@@ -485,6 +485,11 @@ def test_a_t9a_close_combat_runs_from_its_toml_and_reports_the_round_and_the_bre
     text = (EXAMPLES / "t9a-combat.toml").read_text(encoding="utf-8")
     data = client.post("/api/toml/read", json={"text": text}).json()["data"]
     assert "combat" in data
+    # The form sends a list only when it is required or filled in: [[attack]], which a combat refuses,
+    # is optional in the description, so a combat entered in the form sends none.
+    t9a = next(r for r in client.get("/api/rulesets").json()["rulesets"] if r["name"] == "t9a")
+    attack = next(f for f in t9a["schema"]["fields"] if f["key"] == "attack")
+    assert (attack["kind"], attack["required"]) == ("tables", False)
     expected = evaluate_exact(load_scenario(EXAMPLES / "t9a-combat.toml", registry=installed), registry=installed)
     lines = [
         "P(Greatswords wins the last round fought)",
