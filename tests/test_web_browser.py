@@ -522,3 +522,36 @@ def test_a_t9a_close_combat_imported_and_run(page: WebDriver, server: str) -> No
     ):
         assert headline(page, label) == f"{exact.chance(label):.4f}"
     assert headline(page, "Spearmen: HP lost (wounds Greatswords caused) (mean)") == f"{exact['damage'].mean:.3f}"
+
+
+def test_a_t9a_close_combat_entered_in_the_generated_form(page: WebDriver, server: str) -> None:
+    """A close combat typed into the form, the offered Attack 1 left blank: one round of Knights against
+    Guards, run exactly, the headline showing P(each side wins the round) and P(the loser breaks)."""
+    open_page(page, server)
+    Select(control(page, "Ruleset")).select_by_visible_text("The Ninth Age (t9a)")
+    combat = section(page, "Combat (optional)")
+    page.execute_script("arguments[0].open = true", combat)
+    fill_in(page, combat, Rounds="1")
+    unit = {"Models": "5", "Def": "3", "Res": "3", "Agi": "3", "Disc": "7"}
+    attacker = section(page, "Attacker (optional)")
+    page.execute_script("arguments[0].open = true", attacker)
+    fill_in(page, attacker, Name="Knights", **unit)
+    target = section(page, "Target")
+    fill_in(page, target, Name="Guards", **unit)
+    for side in (attacker, target):
+        strike = section(page, "Attack (optional)", side)
+        page.execute_script("arguments[0].open = true", strike)
+        fill_in(page, strike, Name="Sword", Att="1", Off="3", Str="3")
+    Select(control(page, "Evaluator")).select_by_visible_text("Exact only")
+    button(page, "Run").click()
+    side = {"models": 5, "Def": 3, "Res": 3, "Agi": 3, "Disc": 7}
+    data = {
+        "ruleset": "t9a",
+        "combat": {"rounds": 1},
+        "attacker": {"name": "Knights", **side, "attack": {"name": "Sword", "Att": 1, "Off": 3, "Str": 3}},
+        "target": {"name": "Guards", **side, "attack": {"name": "Sword", "Att": 1, "Off": 3, "Str": 3}},
+    }
+    registry = default_registry()
+    exact = evaluate(scenario_from_data(data, registry=registry), evaluator="exact", registry=registry)
+    for label in ("P(Knights wins the round)", "P(Guards wins the round)", "P(the loser breaks)"):
+        assert headline(page, label) == f"{exact.chance(label):.4f}"
