@@ -264,6 +264,33 @@ def test_d12_narration_uses_none_of_the_words_of_other_games(example: str) -> No
         assert [line for line in lines if FORTY_K_WORDS.search(line)] == [], (example, seed)
 
 
+def test_every_d12_sum_labels_each_die_and_adds_up(tmp_path: Path) -> None:
+    """Dice sums are labelled: each term of an Attack Roll or a power's test names its die (Focus, Panic,
+    Advantage, Disadvantage, d12) or Skill, and the terms add up to the total told."""
+    text = (EXAMPLES / "skilldice-vanguard.toml").read_text(encoding="utf-8")
+    both = tmp_path / "both.toml"
+    both.write_text(
+        text.replace('damage = "D6"', 'damage = "D6"\nadvantage = true\ndisadvantage = true'), encoding="utf-8"
+    )
+    term = re.compile(r"(Focus|Panic|Advantage|Disadvantage|d12|Skill) (\d+)")
+    sums = re.compile(r"(?:Attack Roll|\(psychic test\)|^)\:? ?((?:Focus|d12) .*?) = (-?\d+)")
+    seen = set()
+    for scenario in (str(both), "skilldice-fight.toml", "skilldice-warband.toml"):
+        for seed in range(4):
+            for line in told(scenario, None, seed=seed):
+                found = sums.search(line)
+                if not found:
+                    continue
+                expression, total = found.groups()
+                terms = expression.split(" ")
+                signs = [1] + [1 if sign == "+" else -1 for sign in terms[2::3]]
+                named = term.findall(expression)
+                assert len(named) == len(signs), line
+                assert sum(s * int(v) for s, (_, v) in zip(signs, named, strict=True)) == int(total), line
+                seen.update(name for name, _ in named)
+    assert seen == {"Focus", "Panic", "Advantage", "Disadvantage", "d12", "Skill"}
+
+
 def test_a_power_is_told_as_a_psychic_power_not_an_attack() -> None:
     """A power is a Psychic Power attempted instead of an attack: headed so, with its 1d12 + Skill
     test and no Attack Roll; its Direct Damage is HP lost directly."""
