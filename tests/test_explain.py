@@ -264,6 +264,27 @@ def test_d12_narration_uses_none_of_the_words_of_other_games(example: str) -> No
         assert [line for line in lines if FORTY_K_WORDS.search(line)] == [], (example, seed)
 
 
+def test_a_power_and_a_weapon_of_one_name_are_each_told_as_what_they_are() -> None:
+    """The kind of a sequence goes by its place in the Plan, not its name: a power named like a weapon is
+    still told as a Psychic Power, and the weapon's Attack Rolls as attacks."""
+    data = {
+        "ruleset": "skilldice",
+        "attacker": {
+            "name": "Adepts",
+            "models": 2,
+            "hp_per_model": 2,
+            "weapons": [{"name": "Bolt", "models": 1, "skill": 3, "damage": "D6"}],
+            "powers": [{"name": "Bolt", "skill": 2, "difficulty": 9, "power": "Damage 3"}],
+        },
+        "target": {"name": "Raiders", "models": 6, "hp_per_model": 2, "dc": 15, "minor": 2, "major": 3},
+    }
+    lines = [line.strip() for line in explain(mathhammer.scenario_from_data(data), seed=1).lines]
+    assert lines[0] == "1. Bolt (Psychic Power)"
+    assert lines[1].startswith("Bolt (psychic test): d12 ")
+    power_ends = lines.index("2. Bolt (attacks)")
+    assert lines[power_ends + 1] == "1 Attack Roll is made."
+
+
 def test_every_d12_sum_labels_each_die_and_adds_up(tmp_path: Path) -> None:
     """Dice sums are labelled: each term of an Attack Roll or a power's test names its die (Focus, Panic,
     Advantage, Disadvantage, d12) or Skill, and the terms add up to the total told."""

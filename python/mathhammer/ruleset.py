@@ -112,9 +112,9 @@ class Compiled:
     """The modifiers in force for each attack pool (by the pool's name), each in words, for narration."""
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
     """The ruleset's words for the Plan's general terms, for narration."""
-    kinds: dict[str, str] = field(default_factory=dict)
-    """What each sequence that is no attack is, by its name ("Psychic Power"), for narration: it is headed
-    so, and its own test is told rather than attack dice gathered."""
+    kinds: dict[int, str] = field(default_factory=dict)
+    """What each sequence that is no attack is, by its index in ``plan.sequences`` ("Psychic Power"), for
+    narration: it is headed so, and its own test is told rather than attack dice gathered."""
 
 
 @runtime_checkable

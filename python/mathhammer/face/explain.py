@@ -116,7 +116,7 @@ def narrate(
     sources: EffectSources | None = None,
     modifiers: Mapping[str, Sequence[str]] | None = None,
     vocabulary: Vocabulary | None = None,
-    kinds: Mapping[str, str] | None = None,
+    kinds: Mapping[int, str] | None = None,
 ) -> list[str]:
     """The narration of a replay of ``plan``, one line per step.
 
@@ -128,7 +128,8 @@ def narrate(
         modifiers: The modifiers in force for each attack pool, in words (``Compiled.modifiers``),
             told as the pool starts.
         vocabulary: The ruleset's words for the Plan's terms (``Compiled.vocabulary``).
-        kinds: What each sequence that is no attack is, by name (``Compiled.kinds``): "Psychic Power".
+        kinds: What each sequence that is no attack is, by its index in the Plan (``Compiled.kinds``):
+            "Psychic Power".
     """
     narrator = _Narrator(plan, labels or {}, sources or {}, modifiers or {}, vocabulary or Vocabulary(), kinds or {})
     return narrator.tell(replay)
@@ -239,11 +240,11 @@ class _Narrator:
         sources: EffectSources,
         modifiers: Mapping[str, Sequence[str]],
         words: Vocabulary,
-        kinds: Mapping[str, str],
+        kinds: Mapping[int, str],
     ) -> None:
         self.words = words
         self.kinds = kinds
-        """What each sequence that is no attack is, by name: headed so, its attack dice not told."""
+        """What each sequence that is no attack is, by its index: headed so, its attack dice not told."""
         self.sources = sources
         self.modifiers = modifiers
         self.rerolled = False
@@ -314,14 +315,14 @@ class _Narrator:
             kind = "a lasting effect"
         else:
             kind = self.words.mortal_wounds[1]
-        kind = self.kinds.get(e["name"], kind)
+        kind = self.kinds.get(e["index"], kind)
         self.lines.append(f"{e['index'] + 1}. {e['name']} ({kind})")
         for text in self.modifiers.get(e["name"], []) if self.pool else []:
             self.say(f"Modifier: {text}.")
 
     def on_attacks(self, e: dict[str, Any]) -> None:
         n = e["count"]
-        if self.pool is not None and self.pool.name in self.kinds:
+        if self.pool is not None and self.index in self.kinds:
             # A power: its own test is told next; only an attempt nobody makes needs saying.
             if n == 0:
                 self.say("Nobody attempts it.")

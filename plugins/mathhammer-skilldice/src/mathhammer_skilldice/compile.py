@@ -481,8 +481,9 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     if shock is not None and shock.shaken:
         plan.marks += [shaken_mark("attacker"), shaken_mark("target")]
     mine = rules_for("", f"{attacker.name}: " if fight else "")
+    powers = _powers(scenario.powers, "attacker", scenario, keywords, mine, plan.marks, shock)
     strikes: list[AttackPool | Heal | Mark] = [
-        *_powers(scenario.powers, "attacker", scenario, keywords, mine, plan.marks, shock),
+        *powers,
         *(
             _strikes(i, w, target, scenario, keywords, mine, "target", plan.marks, shock)
             for i, w in enumerate(scenario.weapons)
@@ -494,8 +495,10 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     distributions = ["attacker_damage"]
     if fight is not None:
         theirs = rules_for("return_", f"{target.name}: ")
+        their_powers = _powers(scenario.target_powers, "target", scenario, keywords, theirs, plan.marks, shock)
+        powers += their_powers
         back: list[AttackPool | Heal | Mark] = [
-            *_powers(scenario.target_powers, "target", scenario, keywords, theirs, plan.marks, shock),
+            *their_powers,
             *(
                 _strikes(i, w, attacker, scenario, keywords, theirs, "attacker", plan.marks, shock)
                 for i, w in enumerate(scenario.target_weapons)
@@ -543,5 +546,5 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         distributions=distributions,
         hidden=["outcome"] if fight is not None else hidden,
         vocabulary=VOCABULARY,
-        kinds={p.name: "Psychic Power" for p in (*scenario.powers, *scenario.target_powers)},
+        kinds={i: "Psychic Power" for i, seq in enumerate(plan.sequences) if any(seq is p for p in powers)},
     )
