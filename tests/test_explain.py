@@ -295,7 +295,7 @@ def test_every_d12_sum_labels_each_die_and_adds_up(tmp_path: Path) -> None:
     )
     term = re.compile(r"(Focus|Panic|Advantage|Disadvantage|d12|Skill) (\d+)")
     sums = re.compile(r"(?:Attack Roll|\(psychic test\)|^)\:? ?((?:Focus|d12) .*?) = (-?\d+)")
-    seen = set()
+    seen: set[str] = set()
     for scenario in (str(both), "skilldice-fight.toml", "skilldice-warband.toml"):
         for seed in range(4):
             for line in told(scenario, None, seed=seed):

@@ -538,13 +538,13 @@ def test_a_t9a_close_combat_entered_in_the_generated_form(page: WebDriver, serve
     fill_in(page, attacker, Name="Knights", **unit)
     target = section(page, "Target")
     fill_in(page, target, Name="Guards", **unit)
-    for side in (attacker, target):
-        strike = section(page, "Attack (optional)", side)
+    for unit_part in (attacker, target):
+        strike = section(page, "Attack (optional)", unit_part)
         page.execute_script("arguments[0].open = true", strike)
         fill_in(page, strike, Name="Sword", Att="1", Off="3", Str="3")
     Select(control(page, "Evaluator")).select_by_visible_text("Exact only")
     button(page, "Run").click()
-    side = {"models": 5, "Def": 3, "Res": 3, "Agi": 3, "Disc": 7}
+    side: dict[str, Any] = {"models": 5, "Def": 3, "Res": 3, "Agi": 3, "Disc": 7}
     data = {
         "ruleset": "t9a",
         "combat": {"rounds": 1},
