@@ -4,9 +4,11 @@
 //! that stop once the target is destroyed (attacks meeting the top damage
 //! threshold, and what such an attack does next).
 //!
-//! Each side is one group of models; its state is the models alive and the
-//! wounds left on the front model, and with the marks set that is the
-//! chain's state. Every number the Result reports that is not read off the
+//! Each side is one group of models (`side.rs`); its state is the models
+//! alive and the wounds left on the front model, from where it starts (below
+//! full when it lost wounds before the trial), and with the marks set that
+//! is the chain's state. A heal or mark waiting on its caster reads the
+//! caster's side's models alive off it. Every number the Result reports that is not read off the
 //! state (the counters, each sequence's wounds and mortal wounds) is carried
 //! as its distribution jointly with the state: one pmf per number and state.
 //! That is all a marginal needs, because what a step adds to a number
