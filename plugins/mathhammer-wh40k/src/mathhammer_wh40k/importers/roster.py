@@ -463,13 +463,37 @@ def _checked(
 
 def attach(leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
     """``leader`` attached to ``bodyguard``: one target with the bodyguard's Toughness and keywords,
-    every model of both (the leader's as CHARACTER models), and both units' points."""
+    every model of both (the leader's as CHARACTER models), and both units' points.
+
+    The leader's models carry the leader's own points, so that destroying them removes those (shared
+    among its model entries by their counts, in whole points); the bodyguard's points, which a list gives
+    for the whole unit, are spread evenly over its models, as the note returned says.
+    """
     if leader.target is None or bodyguard.target is None:
         raise ScenarioError(f"{leader.name!r} or {bodyguard.name!r} is already part of an attached unit")
     name = f"{leader.name} + {bodyguard.name}"
     leader_models = [{**m, "character": True} for m in leader.target["models"]]
+    notes: list[str] = []
+    if leader.points is not None and bodyguard.points is not None:
+        leader_models = _priced(leader_models, leader.points, leader.models)
+        notes.append(
+            f"the {leader.points:g} points of {leader.name} go to its own models; the {bodyguard.points:g} points"
+            f" of {bodyguard.name}, given for the whole unit, are spread evenly over its {bodyguard.models} models"
+        )
     target: dict[str, Any] = {**bodyguard.target, "name": name, "models": [*bodyguard.target["models"], *leader_models]}
     points = (
         None if leader.points is None and bodyguard.points is None else (leader.points or 0) + (bodyguard.points or 0)
     )
-    return ImportedUnit(name, {}, target, points, leader.models + bodyguard.models)
+    return ImportedUnit(name, {}, target, points, leader.models + bodyguard.models, notes=tuple(notes))
+
+
+def _priced(models: list[dict[str, Any]], points: float, count: int) -> list[dict[str, Any]]:
+    """``models`` each with its share of ``points`` by its ``count``, in whole points, the last taking what
+    rounding leaves, so that they add up to ``points``."""
+    out = []
+    left = round(points)
+    for i, m in enumerate(models):
+        share = left if i == len(models) - 1 else round(points * m["count"] / count)
+        left -= share
+        out.append({**m, "points": share})
+    return out
