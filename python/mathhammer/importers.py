@@ -216,6 +216,7 @@ def import_list(
             an ``attach`` naming a unit the list lacks (listing those it has).
     """
     importer, imported = _read(path, format, registry or _default())
+    imported.notes.extend(f"{u.name}: {note}" for u in imported.units for note in u.notes)
     for leader, bodyguard in attach:
         by_name = {u.name: u for u in imported.units if u.target is not None}
         missing = [n for n in (leader, bodyguard) if n not in by_name]

@@ -129,7 +129,7 @@ def test_nothing_is_dropped_silently(lists: Registry) -> None:
     for item in imported.unmapped:
         assert item.reason.split(";")[0] in text
     marines = import_list(LISTS / "marines.ros", registry=lists)
-    assert any("another profile of 'Plasma pistol'" in u.reason for u in marines.unmapped)
+    assert not any("Plasma pistol" in str(u) for u in marines.unmapped)  # both modes are fired, none dropped
     assert any(u.item == "Battle Size" and "no Unit profile" in u.reason for u in marines.unmapped)
 
 
@@ -290,9 +290,21 @@ def test_an_attached_leader_becomes_one_target(lists: Registry, tmp_path: Path) 
         "keywords": ["Infantry"],
         "models": [
             {"name": "Intercessor", "count": 5, "wounds": 2, "save": "3+"},
-            {"name": "Captain", "count": 1, "wounds": 5, "save": "3+", "invulnerable": "4+", "character": True},
+            {
+                "name": "Captain",
+                "count": 1,
+                "wounds": 5,
+                "save": "3+",
+                "invulnerable": "4+",
+                "character": True,
+                "points": 80,
+            },
         ],
     }
+    assert imported.notes[-1] == (
+        "Captain + Intercessor Squad: the 80 points of Captain go to its own models; the 80 points of Intercessor"
+        " Squad, given for the whole unit, are spread evenly over its 5 models"
+    )
     library = tmp_path / "units.toml"
     imported.write(library)
     profiles = read_profiles([library])
@@ -376,9 +388,14 @@ def test_a_real_necrons_roster(lists: Registry) -> None:
     }
     assert weapons["Armoured bulk"]["type"] == "melee" and weapons["Armoured bulk"]["skill"] == "4+"
     reasons = {(u.unit, u.item): u.reason for u in imported.unmapped}
-    # The model picks one C'tan power a phase: the others are listed, not fired beside it.
+    # The model picks one C'tan power a phase: each other power is an attacker of its own, never beside the first.
+    vault = units["Tesseract Vault"]
     for other in ("Time's Arrow", "Antimatter Meteor"):
-        assert reasons["Tesseract Vault", f"weapon profile {other!r}"].startswith('another profile of "C\'tan Powers"')
+        assert not any(other in item for _, item in reasons)
+        fired = [w["name"] for w in vault.attackers[f"Tesseract Vault (ranged, {other})"]["weapons"]]
+        assert other in fired and "Cosmic Fire" not in fired
+        assert f"Tesseract Vault: {other!r} is another mode of a weapon" in " ".join(imported.notes)
+    assert "Cosmic Fire" in [w["name"] for w in vault.attackers["Tesseract Vault (ranged)"]["weapons"]]
     king = units["The Silent King"]
     assert [(m["name"], m["count"], m["wounds"]) for m in king.target["models"]] == [
         ("Szarekh", 1, 16),
@@ -412,6 +429,7 @@ def test_a_real_votann_roster_with_mixed_wargear(lists: Registry) -> None:
         "Autoch-pattern bolt pistol": 9,
         "Etacarn plasma pistol": 1,
         "Close combat weapon": 10,
+        "L7 missile launcher - focused": 1,  # the other mode, fired by an attacker of its own
     }
     rail = _weapons_of(warriors)["Magna-rail rifle"]
     assert (rail["skill"], rail["strength"], rail["ap"], rail["damage"]) == ("5+", 12, -3, "D3+3")
@@ -424,9 +442,15 @@ def test_a_real_votann_roster_with_mixed_wargear(lists: Registry) -> None:
         "3",
     )
     reasons = {(u.unit, u.item): u.reason for u in imported.unmapped}
-    assert reasons["Sagitaur", "weapon profile '➤ L7 missile launcher - focused'"].startswith(
-        "another profile of 'L7 missile launcher'"
-    )
+    # The missile launcher fires blast or focused: the unit's ranged attacker fires the first, and one more
+    # attacker fires its other mode beside the unit's other weapons, never both at once.
+    for unit in ("Sagitaur", "Hearthkyn Warriors"):
+        default = units[unit].attackers[f"{unit} (ranged)"]["weapons"]
+        focused = units[unit].attackers[f"{unit} (ranged, L7 missile launcher - focused)"]["weapons"]
+        assert [w["name"] for w in focused] == [
+            "L7 missile launcher - focused" if w["name"] == "L7 missile launcher - blast" else w["name"] for w in default
+        ]
+        assert not any("L7 missile launcher" in item for u, item in reasons if u == unit)
     assert ("Sagitaur", "weapon profile 'Sagitaur missile launcher'") not in reasons
     assert reasons["Hekaton Land Fortress", "Transport profile 'Hekaton Land Fortress'"].startswith("not a")
     pioneers = units["Hernkyn Pioneers"]
@@ -456,6 +480,7 @@ def test_a_real_marines_roster_with_an_attached_leader(lists: Registry, tmp_path
                 "save": "3+",
                 "invulnerable": "4+",
                 "character": True,
+                "points": 80,
             },
         ],
     }
@@ -463,6 +488,17 @@ def test_a_real_marines_roster_with_an_attached_leader(lists: Registry, tmp_path
     impulsor = _weapons_of(units["Impulsor"])
     assert impulsor["Bellicatus Missile Array - Frag"]["attacks"] == "D6"
     assert impulsor["Ironhail Heavy Stubber"]["keywords"] == ["Rapid Fire 3"]
+    # A weapon of three modes: the unit's ranged attacker fires the first, one attacker each of the others.
+    arrays = {
+        name: [w["name"] for w in attacker["weapons"] if w["name"].startswith("Bellicatus")]
+        for name, attacker in units["Impulsor"].attackers.items()
+    }
+    assert arrays == {
+        "Impulsor (ranged)": ["Bellicatus Missile Array - Frag"],
+        "Impulsor (ranged, Bellicatus Missile Array - Krak)": ["Bellicatus Missile Array - Krak"],
+        "Impulsor (ranged, Bellicatus Missile Array - Icarus)": ["Bellicatus Missile Array - Icarus"],
+        "Impulsor (melee)": [],
+    }
     library = tmp_path / "units.toml"
     imported.write(library)
     profiles = read_profiles([library])
@@ -475,6 +511,15 @@ def test_a_real_marines_roster_with_an_attached_leader(lists: Registry, tmp_path
     )
     assert comparison.results["Primaris Captain (ranged)", "Razorback"].evaluator == "exact"
     assert comparison.matrix("damage")[0, 0] == pytest.approx(5 / 18, abs=1e-12)
+    # Points removed from the attached unit: an Assault Intercessor is worth 80 / 5 = 16 points, the Captain 80.
+    attached = profiles.targets["Primaris Captain + Assault Intercessor Squad"]
+    lascannon = compare.Profile(
+        "lascannon", "wh40k", {"weapons": [{"name": "L", "attacks": "1", "skill": "2+", "strength": 12, "damage": "6"}]}
+    )
+    comparison = compare.compare([lascannon], [attached], registry=lists)
+    points, probability = comparison.points_removed("lascannon", attached.name)
+    assert points.tolist() == [0.0, 16.0]  # one shot kills at most one Intercessor; the Captain stands behind them
+    assert comparison.group_points[attached.name].points == (80.0, 80)
 
 
 def test_a_listforge_export_names_its_builder_at_the_top(lists: Registry, tmp_path: Path) -> None:
