@@ -447,9 +447,8 @@ def test_a_real_votann_roster_with_mixed_wargear(lists: Registry) -> None:
     for unit in ("Sagitaur", "Hearthkyn Warriors"):
         default = units[unit].attackers[f"{unit} (ranged)"]["weapons"]
         focused = units[unit].attackers[f"{unit} (ranged, L7 missile launcher - focused)"]["weapons"]
-        assert [w["name"] for w in focused] == [
-            "L7 missile launcher - focused" if w["name"] == "L7 missile launcher - blast" else w["name"] for w in default
-        ]
+        switched = {"L7 missile launcher - blast": "L7 missile launcher - focused"}
+        assert [w["name"] for w in focused] == [switched.get(w["name"], w["name"]) for w in default]
         assert not any("L7 missile launcher" in item for u, item in reasons if u == unit)
     assert ("Sagitaur", "weapon profile 'Sagitaur missile launcher'") not in reasons
     assert reasons["Hekaton Land Fortress", "Transport profile 'Hekaton Land Fortress'"].startswith("not a")
@@ -513,12 +512,12 @@ def test_a_real_marines_roster_with_an_attached_leader(lists: Registry, tmp_path
     assert comparison.matrix("damage")[0, 0] == pytest.approx(5 / 18, abs=1e-12)
     # Points removed from the attached unit: an Assault Intercessor is worth 80 / 5 = 16 points, the Captain 80.
     attached = profiles.targets["Primaris Captain + Assault Intercessor Squad"]
-    lascannon = compare.Profile(
-        "lascannon", "wh40k", {"weapons": [{"name": "L", "attacks": "1", "skill": "2+", "strength": 12, "damage": "6"}]}
-    )
-    comparison = compare.compare([lascannon], [attached], registry=lists)
-    points, probability = comparison.points_removed("lascannon", attached.name)
-    assert points.tolist() == [0.0, 16.0]  # one shot kills at most one Intercessor; the Captain stands behind them
+    guns = {"weapons": [{"name": "L", "attacks": "8", "skill": "2+", "strength": 12, "ap": -4, "damage": "6"}]}
+    comparison = compare.compare([compare.Profile("guns", "wh40k", guns)], [attached], registry=lists)
+    points, probability = comparison.points_removed("guns", attached.name)
+    # Each unsaved shot kills one model, Intercessors first; the sixth kills the Captain: 80 + 80 points.
+    assert points.tolist() == [0.0, 16.0, 32.0, 48.0, 64.0, 80.0, 160.0]
+    assert probability[-1] > 0 and probability.sum() == pytest.approx(1.0, abs=1e-12)
     assert comparison.group_points[attached.name].points == (80.0, 80)
 
 
