@@ -103,11 +103,12 @@ EFFICIENCY_METRICS: dict[Metric, tuple[str, str | Percent]] = {
 }
 """Metrics that use the profiles' ``points``: NaN (printed ``-``) where a profile has none.
 
-``points_removed`` is the expected fraction of the target's points destroyed;
-a list gives a unit's cost, not each model's, so the points are spread evenly
-over its models and this is E[models destroyed] / models. ``points_removed_per_100``
-is the expected target points destroyed for each 100 points of the attacker:
-target points x E[models destroyed] / models x 100 / attacker points.
+``points_removed`` is the expected fraction of the target's points destroyed,
+each model destroyed counting for its own worth (:mod:`mathhammer.points`: an
+attached Leader's own points, the rest of a unit's spread evenly over its other
+models); when every model is worth the same this is E[models destroyed] / models.
+``points_removed_per_100`` is the expected target points destroyed for each
+100 points of the attacker.
 """
 
 ALL_METRICS: dict[Metric, tuple[str, str | Percent]] = {**METRICS, **EFFICIENCY_METRICS}
@@ -383,7 +384,9 @@ class Comparison:
         return cell(result, metric)
 
     def points_removed(self, attacker: str, target: str) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        """The distribution of the target's points removed: ``(points, probabilities)``, one entry per models destroyed.
+        """The distribution of the target's points removed: ``(points, probabilities)``, one entry per models
+        destroyed when every model is worth the same, else one per number of points that occurs (from the joint
+        distribution of models destroyed per group).
 
         Raises:
             ScenarioError: when the target's profile gives no points.
@@ -480,7 +483,7 @@ class Comparison:
         }
 
     def _points_removed_dict(self, attacker: str, target: str) -> dict[str, list[float]]:
-        """:meth:`points_removed` as plain lists: ``points`` and ``probability``, one entry per models destroyed."""
+        """:meth:`points_removed` as plain lists: ``points`` and ``probability``, as :meth:`points_removed` gives them."""
         points, probability = self.points_removed(attacker, target)
         return {"points": points.tolist(), "probability": probability.tolist()}
 
