@@ -5,6 +5,9 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+import shlex
+import subprocess
+import sys
 import tomllib
 import zipfile
 from pathlib import Path
@@ -277,6 +280,26 @@ def test_the_readme_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "Canoptek Doomstalker (ranged)" in out and "rhino" in out
     assert run_cli(["import", str(LISTS / "necrons.ros"), "-o", str(units), "--format", "nope"]) == 2
     assert "field format: is 'nope'; the list formats known are" in capsys.readouterr().err
+
+
+def test_the_readme_list_example_runs_verbatim(tmp_path: Path) -> None:
+    """The README's two commands, as printed, in a directory laid out as a clone after ``make install``."""
+    root = Path(__file__).resolve().parents[3]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    block = readme.split("Load an army list", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [shlex.split(line) for line in block.splitlines() if line.strip()]
+    assert [c[:2] for c in commands] == [[".venv/bin/mathhammer", "import"], [".venv/bin/mathhammer", "compare"]]
+    (tmp_path / "examples").symlink_to(root / "examples")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "bin").symlink_to(Path(sys.executable).parent)
+    outputs = []
+    for command in commands:
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0].startswith("wrote units.toml: 2 targets, 4 attackers, 230 points")
+    assert "Best and worst targets by expected models destroyed per 100 points" in outputs[1]
+    assert "Which attacker most efficiently removes each target" in outputs[1]
 
 
 def test_an_attached_leader_becomes_one_target(lists: Registry, tmp_path: Path) -> None:
