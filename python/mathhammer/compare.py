@@ -483,7 +483,7 @@ class Comparison:
         }
 
     def _points_removed_dict(self, attacker: str, target: str) -> dict[str, list[float]]:
-        """:meth:`points_removed` as plain lists: ``points`` and ``probability``, as :meth:`points_removed` gives them."""
+        """:meth:`points_removed` as plain lists: ``points`` and ``probability``."""
         points, probability = self.points_removed(attacker, target)
         return {"points": points.tolist(), "probability": probability.tolist()}
 
