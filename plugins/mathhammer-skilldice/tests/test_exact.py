@@ -298,7 +298,7 @@ def test_a_fight_too_large_declines_and_auto_falls_back(registry: mathhammer.Reg
 
 
 def test_a_battle_shock_effect_exactly(registry: mathhammer.Registry) -> None:
-    """ "Lose 2 HP unless 7+": each Battle Shock test (a Critical Hit, or a hit rolling 6) fails half
+    """"Lose 2 HP unless 7+": each Battle Shock test (a Critical Hit, or a hit rolling 6) fails half
     the time and costs 2 HP more, against a unit too large to be destroyed."""
     roll = attack_roll()
     critical = Fraction(12, 144)
