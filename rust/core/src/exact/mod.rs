@@ -25,7 +25,9 @@ mod evaluator;
 mod pmf;
 mod pool;
 mod saves;
+mod side;
 mod state;
+mod ways;
 
 use crate::error::CoreError;
 use crate::montecarlo::POLL_INTERVAL;
@@ -184,7 +186,6 @@ fn evaluate_within_budget(program: &Program) -> Result<Finished, CoreError> {
 /// Every number's distribution, `value_destroyed` perhaps left to
 /// [`crate::value::complete`] (by the evaluators of one-group targets).
 fn evaluate_numbers(program: &Program) -> Result<Finished, CoreError> {
-    admit::decline_unsupported(program)?;
     if let Some(c) = program
         .plan
         .rounds
