@@ -32,21 +32,22 @@ pub fn valued(plan: &Plan) -> bool {
     plan.target.groups.iter().any(|g| g.value > 0)
 }
 
-/// The value of the models destroyed in `state`, whose groups are `groups`.
+/// The value of the models `state` lost since the trial started.
 #[inline]
 #[must_use]
 pub(crate) fn of_state(state: &TargetState<'_>) -> u32 {
-    of_alive(state.alive.iter().enumerate().map(|(g, &alive)| {
+    of_destroyed(state.alive.iter().enumerate().map(|(g, &alive)| {
         let group = state.group(g);
-        (group, alive)
+        (group, group.start().0 - alive)
     }))
 }
 
-/// The value of the models destroyed, from each group and its models alive.
+/// The value of the models destroyed, from each group and its models
+/// destroyed since the trial started.
 #[inline]
-pub(crate) fn of_alive<'a>(groups: impl Iterator<Item = (&'a Group, u32)>) -> u32 {
+pub(crate) fn of_destroyed<'a>(groups: impl Iterator<Item = (&'a Group, u32)>) -> u32 {
     // Bounded by MAX_VALUE_DESTROYED when the Plan was checked.
-    groups.map(|(g, alive)| g.value * (g.models - alive)).sum()
+    groups.map(|(g, destroyed)| g.value * destroyed).sum()
 }
 
 /// Refuse values on the attacking side's groups (nothing reports them) and

@@ -143,7 +143,9 @@ impl<'p> Evaluator<'p> {
             }
             if valued {
                 let groups = self.unit.groups.iter().enumerate();
-                let v = crate::value::of_alive(groups.map(|(g, group)| (group, alive(s, g))));
+                let v = crate::value::of_destroyed(
+                    groups.map(|(g, group)| (group, self.unit.destroyed_in(s, g))),
+                );
                 accumulate(&mut value, v, p);
             }
         }
