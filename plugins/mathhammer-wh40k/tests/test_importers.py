@@ -131,6 +131,13 @@ def test_nothing_is_dropped_silently(lists: Registry) -> None:
     text = imported.to_toml()
     for item in imported.unmapped:
         assert item.reason.split(";")[0] in text
+    # A list prices the Boyz as a unit: its Boss Nob and Boys share the points evenly, and the notes say so.
+    assert imported.notes == [
+        "Boyz: the 80 points of the unit are spread evenly over its 10 models, whatever their"
+        " profile; give a model entry of the target points = N to count its models for their"
+        " own worth"
+    ]
+    assert "# Notes:\n#   Boyz: the 80 points of the unit are spread evenly" in text
     marines = import_list(LISTS / "marines.ros", registry=lists)
     assert not any("Plasma pistol" in str(u) for u in marines.unmapped)  # both modes are fired, none dropped
     assert any(u.item == "Battle Size" and "no Unit profile" in u.reason for u in marines.unmapped)

@@ -182,6 +182,12 @@ def _unit(selection: Node, name: str, source: str, check: TableCheck, unmapped: 
     ways = _ways(weapons, attacker_keywords)
     attackers = {f"{name} ({way})": {**head, "weapons": chosen} for way, chosen in ways.items() if chosen}
     notes: list[str] = []
+    if points and len(target["models"]) > 1:
+        # The list prices the unit, not its models (10th-edition data puts the cost on any one selection).
+        notes.append(
+            f"the {points:g} points of the unit are spread evenly over its {models} models, whatever their profile;"
+            " give a model entry of the target points = N to count its models for their own worth"
+        )
     for _, label, switched in variants:
         # The way (ranged, pistols, melee) whose weapons the mode changes gets one more attacker.
         for way, chosen in _ways(switched, attacker_keywords).items():
