@@ -12,6 +12,7 @@ Spreading the unit's 200 points evenly over its 6 models would count the Leader 
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 from pathlib import Path
@@ -26,6 +27,7 @@ from mathhammer.exceptions import ScenarioError
 from mathhammer.plan import Group
 from mathhammer.points import GroupPoints, group_points
 from mathhammer.result import VALUE_STAGE
+from mathhammer.testing import run_cli
 
 GUN = {"weapons": [{"name": "Gun", "attacks": "10", "skill": "2+", "strength": 8, "ap": -4, "damage": "1"}]}
 ATTACHED: dict[str, Any] = {
@@ -189,3 +191,47 @@ def test_model_entries_of_one_group_give_points_on_both_or_neither() -> None:
     }
     with pytest.raises(ScenarioError, match=r"models\[1\]\.points.*only one of them gives points"):
         compare([Profile("gun", "wh40k", GUN)], [Profile("t", "wh40k", mixed, points=100)], evaluator="exact")
+
+
+def test_the_command_line_prints_the_points_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "units.toml"
+    path.write_text(
+        """ruleset = "wh40k"
+[attackers.gun]
+points = 100
+[[attackers.gun.weapons]]
+name = "Gun"
+attacks = 10
+skill = "2+"
+strength = 8
+ap = -4
+damage = 1
+[targets.attached]
+points = 200
+toughness = 4
+[[targets.attached.models]]
+name = "Guard"
+count = 5
+wounds = 1
+save = "6+"
+[[targets.attached.models]]
+name = "Leader"
+wounds = 4
+save = "6+"
+character = true
+points = 100
+""",
+        encoding="utf-8",
+    )
+    assert run_cli(["compare", str(path), "--exact", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["target_points"] == {"attached": 200.0}
+    assert printed["target_group_points"] == {"attached": {"Guard": 100.0, "Leader": 100}}
+    (cell,) = printed["cells"]
+    hand = _by_hand()
+    assert cell["points_removed"]["points"] == sorted(hand)
+    np.testing.assert_allclose(
+        cell["points_removed"]["probability"], [float(hand[v]) for v in sorted(hand)], atol=1e-12
+    )
+    mean = float(sum(v * p for v, p in hand.items()))
+    assert cell["efficiency"]["points_removed_per_100"] == pytest.approx(mean, abs=1e-9)

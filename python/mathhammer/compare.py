@@ -469,6 +469,7 @@ class Comparison:
             "seconds": self.seconds,
             "attacker_points": dict(self.attacker_points),
             "target_points": dict(self.target_points),
+            "target_group_points": {t: dict(zip(p.names, p.points, strict=True)) for t, p in self.group_points.items()},
             "cells": [
                 {
                     "attacker": a,
