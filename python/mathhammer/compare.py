@@ -304,9 +304,7 @@ def add_profiles(
         )
 
 
-def _read_library(
-    data: Mapping[str, Any], ruleset: str, source: str, profiles: Profiles, fmt: ProfileFormat
-) -> None:
+def _read_library(data: Mapping[str, Any], ruleset: str, source: str, profiles: Profiles, fmt: ProfileFormat) -> None:
     shared = {k: v for k, v in data.items() if k not in ("attackers", "targets")}
     kinds: tuple[tuple[str, Literal["attacker", "target"]], ...] = (("attackers", "attacker"), ("targets", "target"))
     for plural, kind in kinds:

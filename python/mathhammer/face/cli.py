@@ -305,7 +305,9 @@ class _Run:
         profiles = read_profiles(files, registry=self.registry)
         libraries = getattr(self.args, "target_library", None)
         attackers = profiles.select("attacker", self.args.attacker)
-        targets = (read_profiles(libraries, registry=self.registry) if libraries else profiles).select("target", self.args.target)
+        targets = (read_profiles(libraries, registry=self.registry) if libraries else profiles).select(
+            "target", self.args.target
+        )
         if not attackers or not targets:
             kind = "attacker" if not attackers else "target"
             raise ScenarioError(
