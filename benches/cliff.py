@@ -95,11 +95,12 @@ def die_by_die(reference: Path | None, rounds: int, trials: int) -> list[str]:
     return lines
 
 
-def attack_scenario(attacks: int) -> Any:
+def attack_scenario(attacks: int, **weapon_fields: Any) -> Any:
     """The S1 profile: ``attacks`` attacks (models of two, or one model of one) into 100 models W2."""
     data = tomllib.loads((HERE / "scenarios" / "s1.toml").read_text())
     weapon = data["attacker"]["weapons"][0]
     weapon.update(count=attacks // 2, attacks="2") if attacks % 2 == 0 else weapon.update(count=attacks, attacks="1")
+    weapon.update(weapon_fields)
     data["target"]["models"][0].update(count=100)
     return mathhammer.scenario_from_data(data)
 
@@ -135,20 +136,44 @@ def cliffs(rounds: int, trials: int) -> list[str]:
         "| M trials/s | " + " | ".join(f"{median[n] / 1e6:.2f}" for n in ATTACKS) + " |",
         "| ÷ rate at 100 | " + " | ".join(f"{median[n] / median[100]:.2f}" for n in ATTACKS) + " |",
         "| path | " + " | ".join("fast" if fast[n] else "die by die" for n in ATTACKS) + " |",
+        "",
+        "The same with the Plans the fast path leaves to die by die (`docs/architecture.md`):",
+        "",
+        "| weapon | 100 attacks, M trials/s | path | 1,000 attacks, M trials/s | path | 1,000 ÷ 100 |",
+        "| --- | ---: | --- | ---: | --- | ---: |",
+        *(exception(label, fields, trials) for label, fields in EXCEPTIONS),
     ]
+
+
+EXCEPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("the unit's one hit re-roll", {"modifiers": {"reroll_one_hit": True}}),
+    ("the unit's one damage re-roll, D3 damage", {"damage": "D3", "modifiers": {"reroll_one_damage": True}}),
+)
+
+
+def exception(label: str, fields: dict[str, Any], trials: int) -> str:
+    """One row of the exceptions: rates at 100 and 1,000 attacks, and their paths."""
+    (low, fast_low), (high, fast_high) = (rate(attack_scenario(n, **fields), trials // 10) for n in (100, 1000))
+    path = {True: "fast", False: "die by die"}
+    return f"| {label} | {low / 1e6:.3f} | {path[fast_low]} | {high / 1e6:.3f} | {path[fast_high]} | {high / low:.2f} |"
 
 
 def rulesets(trials: int) -> list[str]:
-    """The other rulesets' examples: trials per second and the path each took."""
+    """The other rulesets' examples: trials per second as run, the path taken, and die by die beside it."""
     lines = [
         f"Other rulesets, one thread, {trials:,} trials:",
         "",
-        "| example | M trials/s | path |",
-        "| --- | ---: | --- |",
+        "| example | M trials/s | path | die by die, M trials/s | ÷ die by die |",
+        "| --- | ---: | --- | ---: | ---: |",
     ]
     for name in RULESETS:
-        r, fast = rate(mathhammer.load_scenario(EXAMPLES / name), trials)
-        lines.append(f"| {name} | {r / 1e6:.2f} | {'fast' if fast else 'die by die'} |")
+        scenario = mathhammer.load_scenario(EXAMPLES / name)
+        r, fast = rate(scenario, trials)
+        plan = simulate_module.prepare(scenario).core
+        _core.simulate(plan, 1_000, 1, 1, None, True)
+        slow = trials / timed(lambda plan=plan: _core.simulate(plan, trials, 1, 1, None, True))
+        path = "fast" if fast else "die by die"
+        lines.append(f"| {name} | {r / 1e6:.2f} | {path} | {slow / 1e6:.2f} | {r / slow:.2f} |")
     return lines
 
 
