@@ -360,6 +360,9 @@ class Result:
     weapon_stages: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """Each weapon (attack pool, or ability inflicting mortal wounds) aimed at the target, in order: its
     stages ``damage:<name>`` and ``mortal_wounds:<name>``."""
+    weapon_measures: tuple[str, str] = ("damage (wounds lost)", "mortal wounds")
+    """What those two stages count, in the ruleset's words (``Vocabulary.weapon_measures``): the weapons
+    chart heads its two panels with them ("HP lost" and "Direct Damage" in the d12 system)."""
 
     @property
     def name(self) -> str:

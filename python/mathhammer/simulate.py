@@ -181,16 +181,18 @@ def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
         "distributions": (*DISTRIBUTION_STAGES, *compiled.distributions),
         "hidden": tuple(compiled.hidden),
         "no_effect": tuple(compiled.no_effect),
+        "weapon_measures": compiled.vocabulary.weapon_measures,
     }
 
 
 def _labels(compiled: Compiled, core: _core.CompiledPlan) -> dict[str, str]:
     """The ruleset's stage labels, and each weapon's two stages named in its words (``Damage: X``
-    and ``Mortal wounds: X`` unless its vocabulary says otherwise)."""
+    and ``Mortal wounds: X`` unless its vocabulary says otherwise: ``HP lost: X``, ``Direct Damage: X``)."""
     words = compiled.vocabulary
     labels = {}
+    lost = words.lost or words.damage
     for weapon, (damage, mortal) in _weapon_stages(core).items():
-        labels[damage] = f"{words.damage[:1].upper()}{words.damage[1:]}: {weapon}"
+        labels[damage] = f"{lost[:1].upper()}{lost[1:]}: {weapon}"
         labels[mortal] = f"{words.mortal_wounds[1][:1].upper()}{words.mortal_wounds[1][1:]}: {weapon}"
     return {**labels, **compiled.stage_labels}
 
