@@ -30,6 +30,10 @@ RULES_TITLE = "Rules that ran"
 GROUP_STAGE = "destroyed:"
 """The prefix of the stages counting models destroyed in one group of the target: ``destroyed:Captain``."""
 
+VALUE_STAGE = "value_destroyed"
+"""The stage of the core's number summing, over the target's groups, each group's value times its models
+destroyed; reported only when the groups give values (``compare`` does, for the points removed), and hidden."""
+
 WEAPON_DAMAGE = "damage:"
 """The prefix of the stages counting the wounds the target lost to one weapon (one attack pool, or one ability
 inflicting mortal wounds): ``damage:Lascannon``. Wounds lost, as ``damage`` counts them: removed from models after

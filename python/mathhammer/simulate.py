@@ -21,7 +21,7 @@ from mathhammer import _core, limits
 from mathhammer.exceptions import DeclinedError, PlanError, PluginError, RulesetError, ScenarioError
 from mathhammer.plan import Plan
 from mathhammer.registry import Registry, default_registry
-from mathhammer.result import DISTRIBUTION_STAGES, GROUP_STAGE, WEAPON_DAMAGE, Result
+from mathhammer.result import DISTRIBUTION_STAGES, GROUP_STAGE, VALUE_STAGE, WEAPON_DAMAGE, Result
 from mathhammer.ruleset import Compiled
 
 DEFAULT_TRIALS = 1_000_000
@@ -179,7 +179,7 @@ def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
         "target": compiled.target,
         "chances": tuple(compiled.chances),
         "distributions": (*DISTRIBUTION_STAGES, *compiled.distributions),
-        "hidden": tuple(compiled.hidden),
+        "hidden": (*compiled.hidden, VALUE_STAGE),
         "no_effect": tuple(compiled.no_effect),
         "weapon_measures": compiled.vocabulary.weapon_measures,
     }
@@ -200,15 +200,22 @@ def _labels(compiled: Compiled, core: _core.CompiledPlan) -> dict[str, str]:
 def _group_models(core: _core.CompiledPlan) -> dict[str, int]:
     """Models in each group of the target, by the name its stage ``destroyed:<name>`` gives it."""
     models = core.group_models
-    end = len(core.numbers) - 2 * len(core.credited)
+    end = _credited_end(core) - 2 * len(core.credited)
     names = core.numbers[end - len(models) : end]
     return {name.removeprefix(GROUP_STAGE): m for name, m in zip(names, models, strict=True)}
+
+
+def _credited_end(core: _core.CompiledPlan) -> int:
+    """Where the weapons' stages end: the last number, or the one before the value destroyed when the target's
+    groups give values (the core reports it last)."""
+    return len(core.numbers) - (core.numbers[-1] == VALUE_STAGE)
 
 
 def _weapon_stages(core: _core.CompiledPlan) -> dict[str, tuple[str, str]]:
     """Each weapon aimed at the target, by the name its stage ``damage:<name>`` gives it: its two stages."""
     credited = len(core.credited)
-    names = core.numbers[len(core.numbers) - 2 * credited :] if credited else []
+    end = _credited_end(core)
+    names = core.numbers[end - 2 * credited : end] if credited else []
     return {names[2 * i].removeprefix(WEAPON_DAMAGE): (names[2 * i], names[2 * i + 1]) for i in range(credited)}
 
 
@@ -255,14 +262,19 @@ PREPARED_CACHE = 64
 """How many prepared scenarios are kept for reuse, most recently used first."""
 
 
-def prepare(scenario: Any, *, registry: Registry | None = None) -> Prepared:
-    """Compile ``scenario`` for the evaluators, or reuse what an equal
-    scenario compiled to with the same registry: a short run of a reused
-    Scenario then costs the run, not its ruleset's compile.
+def prepare(
+    scenario: Any, *, registry: Registry | None = None, adjust: Callable[[Plan], object] | None = None
+) -> Prepared:
+    """Compile ``scenario`` for the evaluators; ``adjust`` may change the ruleset's Plan before the core checks it
+    (``compare`` gives the target's groups values, so that the core reports the points removed).
 
-    Scenarios are frozen dataclasses: one is known by its type and its
-    ``repr`` (every field, nested ones too). Others, and scenarios whose
-    Plan has batch hooks (the hooks hold state), are compiled every time.
+    Without ``adjust``, what an equal scenario compiled to with the same
+    registry is reused: a short run of a reused Scenario then costs the run,
+    not its ruleset's compile. Scenarios are frozen dataclasses: one is known
+    by its type and its ``repr`` (every field, nested ones too). Others,
+    scenarios whose Plan has batch hooks (the hooks hold state), and calls
+    with ``adjust`` (it may note what it saw, as ``compare``'s does) are
+    compiled every time.
 
     Raises:
         ScenarioError: for a scenario its ruleset rejects.
@@ -270,7 +282,8 @@ def prepare(scenario: Any, *, registry: Registry | None = None) -> Prepared:
     """
     registry = registry or default_registry()
     params = getattr(type(scenario), "__dataclass_params__", None)
-    key = (type(scenario), repr(scenario)) if params is not None and params.frozen else None
+    frozen = params is not None and params.frozen and adjust is None
+    key = (type(scenario), repr(scenario)) if frozen else None
     if key is not None:
         with _PREPARED_LOCK:
             cached = _PREPARED.get(key)
@@ -278,6 +291,8 @@ def prepare(scenario: Any, *, registry: Registry | None = None) -> Prepared:
                 _PREPARED.move_to_end(key)
                 return dataclasses.replace(cached[1], scenario=scenario)
     compiled = compile_scenario(scenario, registry=registry)
+    if adjust is not None:
+        adjust(compiled.plan)
     prepared = Prepared(
         scenario, compiled, freeze(scenario, compiled, registry=registry), _ruleset_version(scenario, registry)
     )
