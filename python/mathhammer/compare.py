@@ -27,6 +27,7 @@ ruleset's: the efficiency metrics (per 100 points, points removed) use them.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import html
 import math
@@ -45,7 +46,6 @@ import numpy.typing as npt
 
 from mathhammer.exceptions import DeclinedError, ScenarioError
 from mathhammer.extras import require
-from mathhammer.plan import Plan
 from mathhammer.points import GroupPoints, group_points
 from mathhammer.points import distribution as points_distribution
 from mathhammer.profile_format import (
@@ -67,6 +67,7 @@ from mathhammer.simulate import (
     Prepared,
     checked_run,
     evaluate_exact_prepared,
+    freeze,
     prepare,
     simulate_prepared,
 )
@@ -808,7 +809,7 @@ def compare(
     for key, scenario in scenarios.items():
         target = profiles[key][1]
         try:
-            prepared[key] = prepare(scenario, registry=registry, adjust=_pricing(target, priced))
+            prepared[key] = _priced(prepare(scenario, registry=registry), target, priced, registry)
         except ScenarioError as exc:
             attacker = profiles[key][0]
             raise _relocated(exc, attacker, target, profile_format(attacker.ruleset, registry)) from None
@@ -847,24 +848,27 @@ def _vocabulary(prepared: Iterable[Prepared]) -> Vocabulary:
     return next((cell.compiled.vocabulary for cell in prepared), Vocabulary())
 
 
-def _pricing(target: Profile, priced: dict[str, GroupPoints]) -> Callable[[Plan], None]:
-    """What :func:`prepare` does to a pairing's Plan: note what each group of ``target`` costs in ``priced``
-    and, when its models differ in worth, give its groups the values by which the core tallies the points
-    removed (left off otherwise, so that a target whose models are all worth the same costs nothing more)."""
-
-    def adjust(plan: Plan) -> None:
-        try:
-            costs = group_points(plan.target.groups, target.points, target.name)
-        except ScenarioError as exc:
-            raise ScenarioError(exc.message, source=target.source, field=f"{target.field}.points") from None
-        if costs is None:
-            return
-        priced[target.name] = costs
-        if not costs.uniform:
-            for group, value in zip(plan.target.groups, costs.values()[0], strict=True):
-                group.value = value
-
-    return adjust
+def _priced(cell: Prepared, target: Profile, priced: dict[str, GroupPoints], registry: Registry) -> Prepared:
+    """A pairing ready to run with the target's points: note what each group of ``target`` costs in
+    ``priced`` and, when its models differ in worth, run a copy of the Plan whose groups carry the values
+    by which the core tallies the points removed. Left as prepared otherwise, so that a target whose
+    models are all worth the same costs nothing more, and the prepared pairing stays the one a later
+    call of the same scenario reuses."""
+    plan = cell.compiled.plan
+    try:
+        costs = group_points(plan.target.groups, target.points, target.name)
+    except ScenarioError as exc:
+        raise ScenarioError(exc.message, source=target.source, field=f"{target.field}.points") from None
+    if costs is None:
+        return cell
+    priced[target.name] = costs
+    if costs.uniform:
+        return cell
+    plan = copy.deepcopy(plan)
+    for group, value in zip(plan.target.groups, costs.values()[0], strict=True):
+        group.value = value
+    compiled = dataclasses.replace(cell.compiled, plan=plan)
+    return dataclasses.replace(cell, compiled=compiled, core=freeze(cell.scenario, compiled, registry=registry))
 
 
 def _polled(
