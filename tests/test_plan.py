@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mathhammer import DeclinedError, PlanError, _core
+from mathhammer import PlanError, _core
 from mathhammer.plan import (
     AttackPool,
     Attacks,
@@ -192,24 +192,41 @@ def test_reduced_damage_stops_at_the_floor() -> None:
 
 
 def test_a_group_starting_below_full() -> None:
-    """3 models of 2 wounds with 3 lost: one model gone, the next with 1 wound left, so a blow
-    of 1 removes a model; the exact evaluator declines such a Plan by name."""
+    """3 models of 2 wounds with 3 lost: one model gone before the trial (not counted in it), the
+    next with 1 wound left, so a blow of 1 removes a model; exactly and simulated."""
     plan = fixed_hit(Group("A", models=3, wounds=2, wounds_lost=3), damage="1")
     compiled = plan.compile()
-    assert compiled.target_models == 3
-    simulated = dict(zip(compiled.numbers, _core.simulate(compiled, 1_000, 3, 0), strict=True))
-    assert simulated["models_destroyed"][1] == 1_000
-    with pytest.raises(DeclinedError, match="starts with wounds lost"):
-        _core.evaluate_exact(compiled)
+    assert compiled.target_models == 2
+    assert compiled.group_models == [2]
+    numbers = both(plan)
+    for name in ("damage", "models_destroyed", "destroyed:A"):
+        exact, simulated = numbers[name]
+        assert exact[1] == pytest.approx(1.0, abs=1e-12), name
+        assert simulated[1] == 1.0, name
     with pytest.raises(PlanError, match=r"wounds_lost.*is 6"):
         fixed_hit(Group("A", models=3, wounds=2, wounds_lost=6)).compile()
 
 
-def test_a_side_starting_below_full_is_not_healed() -> None:
-    plan = fixed_hit(Group("A", models=3, wounds=2, wounds_lost=1))
-    plan.sequences.append(Heal("Mend", side="target", amount="1"))
-    with pytest.raises(PlanError, match=r"sequences\[1\]\.side.*starts with wounds lost"):
-        plan.compile()
+@pytest.mark.parametrize(
+    ("return_models", "up_to_start", "healed", "lost", "destroyed"),
+    [(False, False, 0, 1, 1), (False, True, 1, 0, 1), (True, False, 1, 0, 0)],
+)
+def test_a_side_starting_below_full_heals_no_higher_than_it_started(
+    return_models: bool, up_to_start: bool, healed: int, lost: int, destroyed: int
+) -> None:
+    """3 models of 2 wounds with 1 lost (5 wounds) lose their wounded model to a blow of 1, then
+    heal 2: the survivors hold only what they support (4), or up to the 5 it started with (not the
+    6 of a whole unit, so wounds lost never count below zero), or the model returns."""
+    plan = fixed_hit(Group("A", models=3, wounds=2, wounds_lost=1), damage="1")
+    plan.counters = ["healed"]
+    plan.sequences.append(
+        Heal("Mend", side="target", amount="2", return_models=return_models, up_to_start=up_to_start, counter="healed")
+    )
+    numbers = both(plan)
+    for name, value in [("healed", healed), ("damage", lost), ("models_destroyed", destroyed)]:
+        exact, simulated = numbers[name]
+        assert exact[value] == pytest.approx(1.0, abs=1e-12), name
+        assert simulated[value] == 1.0, name
 
 
 def test_reroll_when_needs_a_roll_of_several_dice_a_policy_and_a_class_to_name() -> None:
@@ -261,8 +278,14 @@ def test_a_re_roll_taken_on_a_class_is_exact_in_both_evaluators() -> None:
     assert abs(simulated[1] / trials - p) < 5 * (p * (1 - p) / trials) ** 0.5
 
 
-def test_the_exact_evaluator_declines_an_effect_waiting_on_its_caster() -> None:
-    plan = fixed_hit(Group("A", models=3, wounds=2))
-    plan.sequences.append(Heal("Mend", side="target", amount="1", while_alive=WhileAlive(side="target", more_than=1)))
-    with pytest.raises(DeclinedError, match=r"caster standing \(while_alive\)"):
-        _core.evaluate_exact(plan.compile())
+@pytest.mark.parametrize(("more_than", "healed"), [(1, 1), (2, 1), (3, 0)])
+def test_an_effect_waiting_on_its_caster_is_exact(more_than: int, healed: int) -> None:
+    """3 models of 2 wounds take a blow of 1 and heal 1 while more than ``more_than`` of them stand:
+    all three do, so the caster heals unless it needs more than three."""
+    plan = fixed_hit(Group("A", models=3, wounds=2), damage="1")
+    plan.counters = ["healed"]
+    caster = WhileAlive(side="target", more_than=more_than)
+    plan.sequences.append(Heal("Mend", side="target", amount="1", while_alive=caster, counter="healed"))
+    exact, simulated = both(plan)["healed"]
+    assert exact[healed] == pytest.approx(1.0, abs=1e-12)
+    assert simulated[healed] == 1.0

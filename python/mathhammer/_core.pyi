@@ -144,13 +144,14 @@ class CompiledPlan:
     def groups(self) -> list[str]: ...
     @property
     def group_models(self) -> list[int]:
-        """Models in each of the target's groups, by index."""
+        """Models each of the target's groups starts the trial with, by index (models destroyed count from there)."""
     @property
     def credited(self) -> list[str]:
         """Names of the sequences (attack pools, mortal-wound sources) aimed at the target, in order: the last two
         numbers per name are the wounds the target lost to it and the mortal wounds it inflicted."""
     @property
-    def target_models(self) -> int: ...
+    def target_models(self) -> int:
+        """Models the target starts the trial with (models destroyed count from there)."""
     def uses_fast_path(self) -> bool:
         """Whether Monte Carlo draws pool outcomes from exact tables instead of rolling every die."""
 

@@ -465,7 +465,8 @@ def _check_and_counter(
 class Heal:
     """Restore ``amount`` wounds to a side (only if ``check`` succeeds, when given).
 
-    Never above its starting wounds; with ``return_models`` destroyed models
+    Never above the wounds it starts the trial with (fewer than full with a
+    group's ``wounds_lost``); with ``return_models`` destroyed models
     return as the wounds support them, otherwise only models alive heal, up to
     what they hold, or with ``up_to_start`` up to the starting wounds (the
     front model holding what the others cannot; no model returns).

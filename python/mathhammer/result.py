@@ -322,7 +322,7 @@ class Result:
             ``damage`` (wounds actually removed) and ``models_destroyed``, then
             ``destroyed:<group>`` for each group of the target (see :meth:`group`), then
             ``damage:<weapon>`` and ``mortal_wounds:<weapon>`` for each weapon (see :meth:`weapon`).
-        target_models: Models in the target unit.
+        target_models: Models the target unit starts with (models destroyed count from there).
         rule_versions: Which version of each rule was used.
         rule_descriptions: What the version of each rule that was used does, in words.
         attacker: The attacking side's name ("" when the ruleset gave none).

@@ -298,7 +298,7 @@ def test_a_fight_too_large_declines_and_auto_falls_back(registry: mathhammer.Reg
 
 
 def test_a_battle_shock_effect_exactly(registry: mathhammer.Registry) -> None:
-    """"Lose 2 HP unless 7+": each Battle Shock test (a Critical Hit, or a hit rolling 6) fails half
+    """ "Lose 2 HP unless 7+": each Battle Shock test (a Critical Hit, or a hit rolling 6) fails half
     the time and costs 2 HP more, against a unit too large to be destroyed."""
     roll = attack_roll()
     critical = Fraction(12, 144)
@@ -323,3 +323,128 @@ def test_a_shaken_unit_strikes_back_with_disadvantage_exactly(
     result = evaluate(shaken_fight("Shaken", advantage, reading, models=12), registry)
     expected = 11 * p(attack_roll(skill=3, sixes=sixes), hit=True)
     assert result["return_hits"].mean == pytest.approx(float(expected), rel=1e-12)
+
+
+# --- units starting below full HP, and casters that fall ------------------------------------------
+
+
+def test_a_target_below_full_exactly(registry: mathhammer.Registry) -> None:
+    """Three attacks on two models of 2 HP left at 3 HP (one wounded): the HP pool, the Battle
+    Shock tests and Hazardous by enumeration from 3 HP; models removed counted from the two
+    standing, ceil(HP / 2) of them at each HP."""
+    expected = outcomes(3, 3)
+    data = rifle(3, 3, 2)
+    data["target"]["hp"] = 3
+    exact = evaluate(data, registry)
+    for stage, pmf in expected.items():
+        assert_pmf(exact, stage, pmf)
+    models: Pmf = {}
+    for lost, chance in expected["damage"].items():
+        gone = 2 - -(-(3 - lost) // 2)
+        models[gone] = models.get(gone, Fraction(0)) + chance
+    assert_pmf(exact, "models_destroyed", models)
+    assert_agree(exact, evaluate(data, registry, "monte_carlo"))
+
+
+def below_full_heal_fight(power: str, heal: str) -> dict[str, Any]:
+    """Red, three models of 2 HP left at 3 HP (two standing, one wounded), casts ``power`` each
+    round (Difficulty 1: always) before its harmless Sword; Blue's sure blow then costs it 1 HP."""
+    data = heal_fight(power, heal)
+    data["attacker"].update(models=3, hp_per_model=2, hp=3)
+    data["attacker"]["weapons"][0].update(models=2)
+    return data
+
+
+@pytest.mark.parametrize("evaluator", ["exact", "monte_carlo"])
+@pytest.mark.parametrize(
+    ("power", "heal", "healed", "hp_lost"),
+    [
+        # Round 1 finds Red at its starting 3 HP; Blue's blow leaves one model of 2 HP, which the
+        # survivors' cap holds at 2 until the next blow: HP 2, 1, then +1 -1 from round 3.
+        ("Heal 1", "surviving_models", 8, 2),
+        # Up to the starting HP (3, not the 6 of a whole unit): the survivor holds a third HP from
+        # round 2, and each round's heal undoes the blow after.
+        ("Heal 1", "starting_hp", 9, 1),
+        # Restore returns the second model at 3 HP each round; the blow takes it again.
+        ("Restore 1", "surviving_models", 9, 1),
+    ],
+)
+def test_a_unit_below_full_heals_up_to_the_hp_it_starts_with(
+    registry: mathhammer.Registry, evaluator: str, power: str, heal: str, healed: int, hp_lost: int
+) -> None:
+    result = evaluate(below_full_heal_fight(power, heal), registry, evaluator)
+    assert result.chance("P(both stand after 10 rounds)") == pytest.approx(1.0, abs=1e-12)
+    assert result["hp_healed"].pmf[healed] == pytest.approx(1.0, abs=1e-12)
+    assert result["attacker_damage"].pmf[hp_lost] == pytest.approx(1.0, abs=1e-12)
+    # One of the two models standing at the start is gone in the end.
+    assert result["attacker_models_destroyed"].pmf[1] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_a_fight_where_both_start_below_full(registry: mathhammer.Registry) -> None:
+    """Red and Blue, each three models of 2 HP at 3 HP, strike with sure blows of 1 HP, Red first:
+    Red's two leave Blue one model at 1 HP, whose blow leaves Red one model; Red's next blow ends
+    it in round 2. With random blows and a healer on each reading both evaluators agree."""
+    unit = {"models": 3, "hp_per_model": 2, "hp": 3, "dc": 1, "minor": 1, "major": 2}
+    sure = {"skill": 20, "damage": "1"}
+    data: dict[str, Any] = {
+        "ruleset": "skilldice",
+        "fight": {"rounds": 10, "first": "attacker"},
+        "attacker": {"name": "Red", **unit, "weapons": [{"name": "Sword", "models": 3, **sure}]},
+        "target": {"name": "Blue", **unit, "weapons": [{"name": "Axe", "models": 3, **sure}]},
+    }
+    result = evaluate(data, registry)
+    assert result.chance("P(Red wins)") == pytest.approx(1.0, abs=1e-12)
+    assert_pmf(result, "rounds", {2: Fraction(1)})
+    assert_pmf(result, "damage", {3: Fraction(1)})
+    assert_pmf(result, "models_destroyed", {2: Fraction(1)})
+    assert_pmf(result, "attacker_damage", {1: Fraction(1)})
+    assert_pmf(result, "attacker_models_destroyed", {1: Fraction(1)})
+    random = {"hp_per_model": 3, "dc": 15, "minor": 2, "major": 3}
+    data["fight"]["first"] = "target"
+    mend = {"name": "Mend", "skill": 0, "difficulty": 7, "power": "Heal 3"}
+    data["attacker"].update(models=4, hp=10, **random, powers=[mend])
+    data["target"].update(models=3, hp=7, **random)
+    for weapon in (data["attacker"]["weapons"][0], data["target"]["weapons"][0]):
+        weapon.update(skill=3, damage="3", models=3)
+    for heal in ("surviving_models", "starting_hp"):
+        data["rules"] = {"heal": heal}
+        assert_agree(evaluate(data, registry), evaluate(data, registry, "monte_carlo"))
+
+
+def test_a_second_caster_falls_mid_fight(registry: mathhammer.Registry) -> None:
+    """Red's three 1-HP models: a Sword, Boon's caster (listed first, last to fall) and Mend's
+    (Restore 1, Difficulty 7: one roll in two), who casts only while two Red stand. Blue's sure
+    blow comes first each round. From 3 Red the blow leaves 2 and Mend brings back the third half
+    the time; from 2 it leaves 1, Mend's caster fallen; from 1 Blue wins. By enumeration."""
+    from .test_text_rules import fight
+
+    red = {
+        "models": 3,
+        "weapons": [{"name": "Sword", "models": 1, "skill": -20, "damage": "0"}],
+        "powers": [
+            {"name": "Boon", "skill": 0, "difficulty": 1, "power": "Advantage"},
+            {"name": "Mend", "skill": 0, "difficulty": 7, "power": "Restore 1"},
+        ],
+    }
+    data = fight(red, {})
+    half = Fraction(1, 2)
+    # (Red standing after its turn, HP restored) -> chance; Blue wins once Red is gone.
+    states: dict[tuple[int, int], Fraction] = {(3, 0): Fraction(1)}
+    blue_wins, healed = Fraction(0), {}
+    for _ in range(10):
+        after: dict[tuple[int, int], Fraction] = {}
+        for (n, h), q in states.items():
+            moves = [((3, h + 1), half), ((2, h), half)] if n == 3 else [((n - 1, h), Fraction(1))]
+            for (m, k), r in moves:
+                if m == 0:
+                    blue_wins += q * r
+                    healed[k] = healed.get(k, Fraction(0)) + q * r
+                else:
+                    after[(m, k)] = after.get((m, k), Fraction(0)) + q * r
+        states = after
+    for (_, k), q in states.items():
+        healed[k] = healed.get(k, Fraction(0)) + q
+    exact = evaluate(data, registry)
+    assert exact.chance("P(Blue wins)") == pytest.approx(float(blue_wins), abs=1e-12)
+    assert_pmf(exact, "hp_healed", healed)
+    assert_agree(exact, evaluate(data, registry, "monte_carlo"))

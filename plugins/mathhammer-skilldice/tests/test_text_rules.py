@@ -424,18 +424,3 @@ def test_bad_input_names_the_field_and_value(table: str, changes: dict[str, Any]
         scenario = mathhammer.scenario_from_data(data, source="test.toml", registry=registry)
         mathhammer.compile_scenario(scenario, registry=registry)
     assert error.value.field == field
-
-
-def test_a_unit_below_full_that_heals_is_refused() -> None:
-    """Healing a unit that starts below full would take the HP lost below zero: refused."""
-    red = {
-        "models": 3,
-        "hp": 2,
-        "weapons": [{"name": "Axe", "models": 2, "skill": 20, "damage": "1"}],
-        "powers": [{"name": "Mend", "skill": 0, "difficulty": 1, "power": "Heal 1"}],
-    }
-    registry = skilldice_registry()
-    scenario = mathhammer.scenario_from_data(fight(red, {}), source="fight.toml", registry=registry)
-    with pytest.raises(ScenarioError, match="must start at full HP") as error:
-        mathhammer.compile_scenario(scenario, registry=registry)
-    assert error.value.field == "attacker.hp"

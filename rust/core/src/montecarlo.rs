@@ -85,7 +85,7 @@ impl Tally {
             next += 2;
         }
         for (g, &alive) in ws.state.alive.iter().enumerate() {
-            f(next + g, ws.state.group(g).models - alive);
+            f(next + g, ws.state.group(g).start().0 - alive);
         }
         next += ws.state.alive.len();
         for (i, &(damage, mortal)) in ws.by_sequence.iter().enumerate() {

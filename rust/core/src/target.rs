@@ -140,7 +140,8 @@ impl<'p> TargetState<'p> {
     }
 
     /// Restore up to `amount` wounds, groups in allocation preference, never
-    /// above the starting wounds. Without `return_models` only models alive
+    /// above the wounds each group started the trial with (below full when it
+    /// has `wounds_lost`). Without `return_models` only models alive
     /// are healed (the front model back to full), or with `up_to_start` up
     /// to the group's starting wounds, the front model holding what the
     /// others cannot (no model returns; it falls only once all it holds is
@@ -169,10 +170,13 @@ impl<'p> TargetState<'p> {
             } else {
                 (alive - 1) * w + self.front[g]
             };
+            // Never above the wounds the group started the trial with: wounds
+            // lost and models destroyed are counted from there.
+            let start = models * w - self.allocation.groups[g].wounds_lost;
             let most = if return_models || up_to_start {
-                models * w
+                start
             } else {
-                alive * w
+                (alive * w).min(start)
             };
             // A side holding more than its survivors support heals no further.
             let then = (now + amount).min(most).max(now);

@@ -186,7 +186,7 @@ pub fn outcome(ws: &Workspace<'_>) -> TrialOutcome {
         damage: ws.state.damage,
         destroyed: ws.state.destroyed,
         group_destroyed: (0..ws.state.alive.len())
-            .map(|g| ws.state.group(g).models - ws.state.alive[g])
+            .map(|g| ws.state.group(g).start().0 - ws.state.alive[g])
             .collect(),
         by_sequence: ws.by_sequence.clone(),
     }

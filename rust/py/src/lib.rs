@@ -163,7 +163,8 @@ impl PyCompiledPlan {
             .map(|g| g.name.clone())
             .collect()
     }
-    /// Models in each of the target's groups, by index.
+    /// Models each of the target's groups starts the trial with, by index
+    /// (its models destroyed are counted from there).
     #[getter]
     fn group_models(&self) -> Vec<u32> {
         self.program
@@ -171,7 +172,7 @@ impl PyCompiledPlan {
             .target
             .groups
             .iter()
-            .map(|g| g.models)
+            .map(|g| g.start().0)
             .collect()
     }
     /// Names of the sequences (attack pools, mortal-wound sources) aimed at

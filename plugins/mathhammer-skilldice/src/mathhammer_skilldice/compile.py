@@ -371,14 +371,6 @@ def _powers(
             rank=i,
         )
         keywords.apply(spec, power_rules, source=scenario.source, field=field)
-        unit = scenario.target if side == "target" else scenario.attacker
-        if unit.hp is not None and any(isinstance(seq, Heal) for seq in power_rules.sequences):
-            raise ScenarioError(
-                f"is {unit.hp} (below full), and its power {power.name!r} heals: HP lost are counted from the start, "
-                "so a unit healing here must start at full HP",
-                source=scenario.source,
-                field=f"{side}.hp",
-            )
         for seq in power_rules.sequences:
             if isinstance(seq, AttackPool):
                 seq.attacks_counter = rules.add_counter("power_attempts", "Power attempts")

@@ -32,39 +32,6 @@ pub(super) struct Admission {
 /// what an admitted Plan does.
 pub(super) const ADMIT: u64 = MAX_WORK * 5;
 
-/// What no exact path models, declined by name before any of them is tried:
-/// a side starting with wounds lost (every state starts from whole groups),
-/// and a healing or lasting effect that needs its caster standing.
-pub(super) fn decline_unsupported(program: &Program) -> Result<(), CoreError> {
-    let plan = &program.plan;
-    if std::iter::once(&plan.target)
-        .chain(&plan.attacker)
-        .any(|t| t.groups.iter().any(|g| g.wounds_lost > 0))
-    {
-        return Err(decline(
-            "a side starts with wounds lost (a unit below full)",
-        ));
-    }
-    let waits = program.sequences.iter().any(|seq| {
-        matches!(
-            seq,
-            RunSequence::Heal {
-                while_alive: Some(_),
-                ..
-            } | RunSequence::Mark {
-                while_alive: Some(_),
-                ..
-            }
-        )
-    });
-    if waits {
-        return Err(decline(
-            "a healing or lasting effect needs its caster standing (while_alive)",
-        ));
-    }
-    Ok(())
-}
-
 /// Admit `program`, or decline it naming the first reason found.
 pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {
     check_shape(program)?;

@@ -4,9 +4,11 @@
 //! that stop once the target is destroyed (attacks meeting the top damage
 //! threshold, and what such an attack does next).
 //!
-//! Each side is one group of models; its state is the models alive and the
-//! wounds left on the front model, and with the marks set that is the
-//! chain's state. Every number the Result reports that is not read off the
+//! Each side is one group of models (`side.rs`); its state is the models
+//! alive and the wounds left on the front model, from where it starts (below
+//! full when it lost wounds before the trial), and with the marks set that
+//! is the chain's state. A heal or mark waiting on its caster reads the
+//! caster's side's models alive off it. Every number the Result reports that is not read off the
 //! state (the counters, each sequence's wounds and mortal wounds) is carried
 //! as its distribution jointly with the state: one pmf per number and state.
 //! That is all a marginal needs, because what a step adds to a number
@@ -25,14 +27,14 @@
 use super::budget::{decline, hold, spend, STATE_BYTES};
 use super::evaluator::Finished;
 use super::pmf::{accumulate, attacks_pmf, dice_pmf};
+use super::side::{heal, lose_carried, lose_on_one, side_states, start_wounds, wounds};
+use super::ways::{check_pool, pass_chance, ways, Kind};
 use crate::dice::ModifiedDice;
 use crate::error::CoreError;
-use crate::plan::{Check, Excess, Group, Outcome, Side};
-use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence, RunTest, TokenRoute};
-use crate::roll::Classed;
+use crate::plan::{Excess, Group, Side, WhileAlive};
+use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence, RunTest};
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
-use std::ops::RangeInclusive;
 
 /// The most states (both sides' models and front wounds, and the marks) the
 /// chain may reach before it declines.
@@ -183,65 +185,6 @@ fn put<K: Ord>(out: &mut Local<K>, key: K, from: &Entry, q: f64, bumps: &[(usize
 /// to carried numbers.
 type Branch = (Key, f64, Vec<(usize, u32)>);
 
-/// One token's way through a pool's tests: its chance, the counters it
-/// bumps, the harm it holds outside the save (in order), and whether it
-/// reaches the save and fails it (its damage dealt with the pool's).
-#[derive(Debug, Clone)]
-struct Kind {
-    p: f64,
-    bumps: Vec<(usize, u32)>,
-    pending: Vec<Inflict>,
-    unsaved: bool,
-}
-
-/// Records one token's routing at one test.
-struct Record<'a> {
-    test: &'a RunTest,
-    tests: &'a [RunTest],
-    bumps: Vec<(usize, u32)>,
-    pending: Vec<Inflict>,
-    goes_to: Option<usize>,
-    extra: bool,
-}
-
-impl TokenRoute for Record<'_> {
-    fn count(&mut self, counter: usize) {
-        self.bumps.push((counter, 1));
-    }
-    fn extra(&mut self, _: crate::dice::DiceExpr) -> Option<()> {
-        self.extra = true;
-        None
-    }
-    fn skip(&mut self, skipped: RangeInclusive<usize>) {
-        for t in &self.tests[skipped] {
-            if let Some(c) = t.counter {
-                self.bumps.push((c, 1));
-            }
-        }
-    }
-    fn inflict(&mut self, what: Inflict, ended: Option<bool>) {
-        self.pending.push(what);
-        if ended == Some(true) {
-            if let Some(c) = self.test.counter {
-                self.bumps.push((c, 1));
-            }
-        }
-    }
-    fn pass(&mut self, goes_to: usize) -> Option<()> {
-        if let Some(c) = self.test.counter {
-            self.bumps.push((c, 1));
-        }
-        self.goes_to = Some(goes_to);
-        Some(())
-    }
-}
-
-/// The chance `check` passes.
-fn pass_chance(check: Check) -> f64 {
-    let passing = (1..=check.die).filter(|&r| check.passes(r)).count();
-    passing as f64 / f64::from(check.die)
-}
-
 /// Binomial pmf of `n` trials of chance `q`.
 fn binomial(n: u32, q: f64) -> Vec<f64> {
     let mut out = vec![0.0; n as usize + 1];
@@ -251,46 +194,6 @@ fn binomial(n: u32, q: f64) -> Vec<f64> {
         c = c * f64::from(n - k) / f64::from(k + 1);
     }
     out
-}
-
-/// A side's wounds as one pool: whole models behind the front one.
-fn wounds(alive: u32, front: u32, w: u32) -> u32 {
-    if alive == 0 {
-        0
-    } else {
-        (alive - 1) * w + front
-    }
-}
-
-/// `lost` wounds carried from model to model until the side is destroyed:
-/// the side after, and the wounds removed.
-fn lose_carried((mut alive, mut front): (u32, u32), w: u32, lost: u32) -> ((u32, u32), u32) {
-    let (mut left, mut removed) = (lost, 0);
-    while left > 0 && alive > 0 {
-        let take = left.min(front);
-        front -= take;
-        removed += take;
-        left -= take;
-        if front == 0 {
-            alive -= 1;
-            front = w;
-        }
-    }
-    ((alive, front), removed)
-}
-
-/// `lost` wounds on the front model alone (the rest is lost).
-fn lose_on_one((mut alive, mut front): (u32, u32), w: u32, lost: u32) -> ((u32, u32), u32) {
-    if alive == 0 {
-        return ((alive, front), 0);
-    }
-    let take = lost.min(front);
-    front -= take;
-    if front == 0 {
-        alive -= 1;
-        front = w;
-    }
-    ((alive, front), take)
 }
 
 /// The chain over a Program's sequences.
@@ -370,7 +273,7 @@ impl<'p> Chain<'p> {
     fn estimate(&self) -> u64 {
         let program = self.program;
         let rounds = u64::from(program.plan.rounds.as_ref().map_or(1, |r| r.max));
-        let wounds = |s: usize| self.groups[s].map_or(0, |g| u64::from(g.models * g.wounds));
+        let wounds = |s: usize| self.groups[s].map_or(0, |g| u64::from(start_wounds(g)));
         let states: u64 = (0..2)
             .map(|s| self.groups[s].map_or(1, |g| side_states(program, s, g)))
             .product();
@@ -408,7 +311,7 @@ impl<'p> Chain<'p> {
     }
 
     fn start(&self) -> Key {
-        let side = |g: Option<&Group>| g.map_or((0, 0), |g| (g.models, g.wounds));
+        let side = |g: Option<&Group>| g.map_or((0, 0), Group::start);
         Key {
             sides: [side(self.groups[0]), side(self.groups[1])],
             marks: 0,
@@ -506,17 +409,39 @@ impl<'p> Chain<'p> {
         Ok(&self.kernels[&(index, key)])
     }
 
-    /// A mark's kernel: set when its check passes, and counted.
+    /// Is the model a heal or a mark needs (its caster) standing in `key`?
+    /// Always, when it names none; each side is one group, so the group's
+    /// models alive decide it, as [`crate::executor`] reads them.
+    fn standing(&self, key: Key, while_alive: Option<WhileAlive>) -> bool {
+        while_alive.is_none_or(|w| {
+            let s = usize::from(w.side == Side::Attacker);
+            self.groups[s].is_some() && key.sides[s].0 > w.more_than
+        })
+    }
+
+    /// The kernel that leaves `key` as it is (a caster fallen).
+    fn stays(&self, key: Key) -> Local<Key> {
+        let mut out = Local::new();
+        put(&mut out, key, &Entry::unit(self.numbers), 1.0, &[]);
+        out
+    }
+
+    /// A mark's kernel: set when its check passes, and counted (while its
+    /// caster stands).
     fn mark(&self, seq: &RunSequence, key: Key) -> Local<Key> {
         let RunSequence::Mark {
             mark,
             check,
             counter,
+            while_alive,
             ..
         } = *seq
         else {
             unreachable!("a mark")
         };
+        if !self.standing(key, while_alive) {
+            return self.stays(key);
+        }
         let p = check.map_or(1.0, pass_chance);
         let set = Key {
             marks: key.marks | 1 << mark,
@@ -530,7 +455,8 @@ impl<'p> Chain<'p> {
         out
     }
 
-    /// A heal's kernel: when its check passes, the wounds it restores, counted.
+    /// A heal's kernel: when its check passes, the wounds it restores,
+    /// counted (while its caster stands).
     fn heal(&self, seq: &RunSequence, key: Key) -> Local<Key> {
         let RunSequence::Heal {
             side,
@@ -539,11 +465,15 @@ impl<'p> Chain<'p> {
             up_to_start,
             check,
             counter,
+            while_alive,
             ..
         } = *seq
         else {
             unreachable!("a heal")
         };
+        if !self.standing(key, while_alive) {
+            return self.stays(key);
+        }
         let p = check.map_or(1.0, pass_chance);
         let e = Entry::unit(self.numbers);
         let mut out = Local::new();
@@ -782,79 +712,13 @@ impl<'p> Chain<'p> {
             }
         }
     }
-
-    /// The ways one token goes through the pool's tests with `marks` set.
+    /// The ways one token goes through the pool's tests with `marks` set,
+    /// worked out once.
     fn kinds(&mut self, index: usize, pool: &RunPool, marks: u32) -> Result<Vec<Kind>, CoreError> {
         if let Some(k) = self.kinds.get(&(index, marks)) {
             return Ok(k.clone());
         }
-        let set: Vec<bool> = (0..self.program.plan.marks.len())
-            .map(|m| marks & (1 << m) != 0)
-            .collect();
-        let a = usize::from(pool.against == Side::Attacker);
-        let attacked = match (a, &self.program.plan.attacker) {
-            (1, Some(t)) => &t.groups,
-            _ => &self.program.plan.target.groups,
-        };
-        let fail = if pool.save.rolled {
-            pool.save.fail_chance(0, attacked)
-        } else {
-            1.0
-        };
-        let mut out = Vec::new();
-        let mut stack = vec![(0usize, 1.0f64, Vec::new(), Vec::new())];
-        while let Some((k, p, bumps, pending)) = stack.pop() {
-            if k >= pool.tests.len() {
-                let mut failed = bumps.clone();
-                if let Some(c) = pool.save.counter {
-                    failed.push((c, 1));
-                }
-                out.push(Kind {
-                    p: p * fail,
-                    bumps: failed,
-                    pending: pending.clone(),
-                    unsaved: true,
-                });
-                out.push(Kind {
-                    p: p * (1.0 - fail),
-                    bumps,
-                    pending,
-                    unsaved: false,
-                });
-                continue;
-            }
-            let t = &pool.tests[k];
-            for (outcome, class, q) in outcomes(t, &set)? {
-                if q == 0.0 {
-                    continue;
-                }
-                let mut rec = Record {
-                    test: t,
-                    tests: &pool.tests,
-                    bumps: bumps.clone(),
-                    pending: pending.clone(),
-                    goes_to: None,
-                    extra: false,
-                };
-                t.route(k, outcome, class, &mut rec);
-                if rec.extra {
-                    return Err(decline(format!(
-                        "pool {:?} adds tokens as it goes, which the chain over both sides does not follow",
-                        pool.name
-                    )));
-                }
-                match rec.goes_to {
-                    Some(next) => stack.push((next, p * q, rec.bumps, rec.pending)),
-                    None => out.push(Kind {
-                        p: p * q,
-                        bumps: rec.bumps,
-                        pending: rec.pending,
-                        unsaved: false,
-                    }),
-                }
-            }
-        }
-        out.retain(|k| k.p > 0.0);
+        let out = ways(self.program, pool, marks)?;
         self.kinds.insert((index, marks), out.clone());
         Ok(out)
     }
@@ -970,8 +834,10 @@ impl<'p> Chain<'p> {
                 if let Some(g) = self.groups[s] {
                     let (alive, front) = key.sides[s];
                     let now = wounds(alive, front, g.wounds);
-                    accumulate(damage, g.models * g.wounds - now, e.p);
-                    accumulate(destroyed, g.models - alive, e.p);
+                    // Counted from where the side started (below full when
+                    // it lost wounds before the trial).
+                    accumulate(damage, start_wounds(g) - now, e.p);
+                    accumulate(destroyed, g.start().0 - alive, e.p);
                 }
             }
             let o = u32::from(self.wiped(*key, 0)) + 2 * u32::from(self.wiped(*key, 1));
@@ -994,191 +860,6 @@ impl<'p> Chain<'p> {
         (pmfs, means)
     }
 }
-
-/// The states one side can reach: its wounds as one pool, from all of them
-/// down by at most what the Plan can take from it (every round, every
-/// token at its worst), or, once it heals, anywhere; healing up to the
-/// starting wounds lets the front model hold more than its own, so then any
-/// wounds on any number of models alive.
-fn side_states(program: &Program, side: usize, g: &Group) -> u64 {
-    let heals = |up_to_start: bool| {
-        program.sequences.iter().any(|seq| {
-            matches!(seq, RunSequence::Heal { side: s, up_to_start: u, .. }
-                if usize::from(*s == Side::Attacker) == side && (*u || !up_to_start))
-        })
-    };
-    let wounds = u64::from(g.models) * u64::from(g.wounds);
-    if heals(true) {
-        return u64::from(g.models) * wounds + 1;
-    }
-    if heals(false) {
-        return wounds + 1;
-    }
-    let rounds = u64::from(program.plan.rounds.as_ref().map_or(1, |r| r.max));
-    let per_round: u64 = program
-        .sequences
-        .iter()
-        .map(|seq| harm_to(seq, side, g))
-        .fold(0, u64::saturating_add);
-    wounds.min(rounds.saturating_mul(per_round)) + 1
-}
-
-/// The most wounds one run of `seq` can take from `side` (of group `g`).
-fn harm_to(seq: &RunSequence, side: usize, g: &Group) -> u64 {
-    match seq {
-        RunSequence::Mortal {
-            amount,
-            rolls,
-            against,
-            ..
-        } if usize::from(*against == Side::Attacker) == side => {
-            u64::from(amount.max()) * rolls.map_or(1, |r| u64::from(r.count))
-        }
-        RunSequence::Pool(pool) => {
-            let a = usize::from(pool.against == Side::Attacker);
-            let dealt = |d: u32| u64::from(pool.damage_to(g, d).1);
-            let mut per_token = if a == side {
-                dealt(pool.damage.max())
-                    + pool
-                        .top_threshold
-                        .as_ref()
-                        .and_then(|t| t.mortal)
-                        .map_or(0, |m| u64::from(m.max()))
-            } else {
-                0
-            };
-            for action in pool.tests.iter().flat_map(RunTest::actions) {
-                let crate::program::RunAction::Inflict(what) = action else {
-                    continue;
-                };
-                per_token += match what.kind {
-                    InflictKind::Mortal {
-                        amount, against, ..
-                    } if (if against == Side::Attacker { 1 - a } else { a }) == side => {
-                        u64::from(amount.map_or(pool.damage.max(), |d| d.max()))
-                    }
-                    InflictKind::Damage { bonus, damage, .. } if a == side => {
-                        let most = damage.map_or(pool.damage.max(), |d| d.max());
-                        dealt((i64::from(most) + i64::from(bonus)).max(0) as u32)
-                    }
-                    _ => 0,
-                };
-            }
-            pool.max_tokens().saturating_mul(per_token)
-        }
-        _ => 0,
-    }
-}
-
-/// What the chain cannot follow in a pool, declined by name.
-fn check_pool(pool: &RunPool) -> Result<(), CoreError> {
-    let name = &pool.name;
-    if pool.batch_hook.is_some() {
-        return Err(decline(format!("pool {name:?} calls a batch hook")));
-    }
-    if pool.damage_reroll_one || pool.tests.iter().any(|t| t.reroll_one) {
-        return Err(decline(format!(
-            "pool {name:?} re-rolls one die for the whole unit, which ties its attacks together"
-        )));
-    }
-    if pool.feel_no_pain.iter().any(Option::is_some) {
-        return Err(decline(format!(
-            "pool {name:?} meets a Feel No Pain, which the chain over both sides does not roll"
-        )));
-    }
-    for a in pool.tests.iter().flat_map(RunTest::actions) {
-        if let crate::program::RunAction::Inflict(i) = a {
-            if i.after_all {
-                return Err(decline(format!(
-                    "pool {name:?} holds harm until every attack is resolved, which a fight or a mark does not allow exactly"
-                )));
-            }
-            if matches!(i.kind, InflictKind::Damage { save: Some(_), .. }) {
-                return Err(decline(format!(
-                    "pool {name:?} gives some tokens a save of their own, which the chain over both sides does not roll"
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A test's outcomes and classes with their chances, with `marks` set.
-fn outcomes(t: &RunTest, marks: &[bool]) -> Result<Vec<Classed>, CoreError> {
-    if t.automatic {
-        return Ok(vec![(Outcome::Success, None, 1.0)]);
-    }
-    if let Some((roll, distribution)) = &t.roll {
-        if !roll.conditional() {
-            return Ok(distribution.clone());
-        }
-        return match roll.with_marks(marks) {
-            Some(r) => {
-                if spend(r.combinations()) {
-                    return Ok(Vec::new());
-                }
-                Ok(r.distribution(t.reroll))
-            }
-            None => Err(decline(format!(
-                "test {:?} compares a die a mark leaves out",
-                t.name
-            ))),
-        };
-    }
-    let die = f64::from(t.die);
-    let mut out: Vec<Classed> = Vec::new();
-    let mut add = |o: Outcome, p: f64| match out.iter_mut().find(|e| e.0 == o) {
-        Some(e) => e.2 += p,
-        None => out.push((o, None, p)),
-    };
-    for f in 1..=t.die {
-        let o = t.by_face[f as usize];
-        if t.rerolls(f, o) {
-            for g in 1..=t.die {
-                add(t.by_face[g as usize], 1.0 / die / die);
-            }
-        } else {
-            add(o, 1.0 / die);
-        }
-    }
-    Ok(out)
-}
-
-/// Restore up to `amount` wounds to one group's side, as
-/// [`crate::target::TargetState::heal`] does: the side after and the wounds
-/// restored.
-fn heal(
-    (alive, front): (u32, u32),
-    g: &Group,
-    amount: u32,
-    return_models: bool,
-    up_to_start: bool,
-) -> ((u32, u32), u32) {
-    let w = g.wounds;
-    if alive == 0 && !return_models {
-        return ((alive, front), 0);
-    }
-    let now = wounds(alive, front, w);
-    let most = if return_models || up_to_start {
-        g.models * w
-    } else {
-        alive * w
-    };
-    let then = (now + amount).min(most).max(now);
-    if up_to_start && !return_models {
-        // No model returns: the survivors hold the wounds restored, the
-        // front model whatever the others cannot.
-        return ((alive, then - (alive - 1) * w), then - now);
-    }
-    let alive_then = then.div_ceil(w);
-    let front = if alive_then == 0 {
-        w
-    } else {
-        then - (alive_then - 1) * w
-    };
-    ((alive_then, front), then - now)
-}
-
 /// Evaluate `program` as a chain over both sides' state: admitted (its
 /// states bounded, its work estimated and held to the budget), then run.
 pub(super) fn evaluate(program: &Program) -> Result<Finished, CoreError> {

@@ -24,11 +24,13 @@ use crate::plan::{
 use crate::program::{InflictKind, Program, RunAction, RunPool, RunSequence, RunTest};
 use std::collections::HashMap;
 
-/// One side: wounds per model and models, as one health pool.
+/// One side: wounds per model and models, as one health pool, and the
+/// wounds it starts with (fewer when it lost some before the trial).
 #[derive(Debug, Clone, Copy)]
 struct Pool {
     wounds: u32,
     models: u32,
+    start: u32,
 }
 
 impl Pool {
@@ -159,6 +161,7 @@ fn side_pool(t: &Target, name: &str) -> Result<Pool, CoreError> {
     Ok(Pool {
         wounds: g.wounds,
         models: g.models,
+        start: g.models * g.wounds - g.wounds_lost,
     })
 }
 
@@ -217,6 +220,12 @@ fn admit_pool(pool: &RunPool, carries: bool) -> Result<(), CoreError> {
 /// The wounds one die of `pool` takes, from the existing evaluator run on a
 /// Plan of that die alone against the side attacked.
 fn one_die(pool: &AttackPool, attacked: &Target) -> Result<Vec<f64>, CoreError> {
+    // What a die takes does not depend on where the side started (its
+    // damage carries through the pool), so the side is taken whole.
+    let mut attacked = attacked.clone();
+    for g in &mut attacked.groups {
+        g.wounds_lost = 0;
+    }
     let mut alone = pool.clone();
     alone.attacks = vec![Attacks {
         models: 1,
@@ -232,7 +241,7 @@ fn one_die(pool: &AttackPool, attacked: &Target) -> Result<Vec<f64>, CoreError> 
     let plan = Plan {
         version: PLAN_VERSION,
         counters: Vec::new(),
-        target: attacked.clone(),
+        target: attacked,
         attacker: None,
         sequences: vec![Sequence::Attack(Box::new(alone))],
         rounds: None,
@@ -348,13 +357,15 @@ impl End {
     fn numbers(&self, program: &Program, sides: [Pool; 2]) -> Finished {
         let plan = &program.plan;
         let lost = |s: usize| -> (Vec<f64>, Vec<f64>) {
-            let total = sides[s].total();
+            // Counted from where the side started.
+            let start = sides[s].start;
             let mut damage = Vec::new();
             let mut destroyed = Vec::new();
             for (left, &p) in self.left[s].iter().enumerate() {
                 let left = left as u32;
-                super::pmf::accumulate(&mut damage, total - left, p);
-                super::pmf::accumulate(&mut destroyed, sides[s].models - sides[s].alive(left), p);
+                super::pmf::accumulate(&mut damage, start - left, p);
+                let gone = sides[s].alive(start) - sides[s].alive(left);
+                super::pmf::accumulate(&mut destroyed, gone, p);
             }
             (damage, destroyed)
         };
@@ -398,11 +409,11 @@ impl End {
 }
 
 impl Chain<'_> {
-    /// Every round from both sides unharmed, to the end of the fight.
+    /// Every round from both sides as they start, to the end of the fight.
     fn run(&self, rounds: u32) -> End {
         let mut end = End::default();
         let mut now: HashMap<[u32; 2], f64> =
-            HashMap::from([([self.sides[0].total(), self.sides[1].total()], 1.0)]);
+            HashMap::from([([self.sides[0].start, self.sides[1].start], 1.0)]);
         for round in 0..rounds {
             let mut next: HashMap<[u32; 2], f64> = HashMap::new();
             for (&start, &p) in &now {

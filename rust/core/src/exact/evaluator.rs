@@ -5,8 +5,8 @@ use super::admit::Admission;
 use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
 use super::pmf::{accumulate, compound, convolve, dice_pmf, harm_damage};
 use super::state::{
-    add, alive, failed, front, held, held_focus, marker, mortals, one_left, with_held,
-    with_held_focus, with_marker, with_mortals, with_one_left, Dist, Unit,
+    add, failed, front, held, held_focus, marker, mortals, one_left, with_held, with_held_focus,
+    with_marker, with_mortals, with_one_left, Dist, Unit,
 };
 use super::MAX_STATES;
 use crate::dice::ModifiedDice;
@@ -136,8 +136,8 @@ impl<'p> Evaluator<'p> {
             }
             accumulate(&mut damage, self.unit.damage(s), p);
             accumulate(&mut destroyed, self.unit.destroyed(s), p);
-            for (g, (pmf, group)) in per_group.iter_mut().zip(self.unit.groups).enumerate() {
-                accumulate(pmf, group.models - alive(s, g), p);
+            for (g, pmf) in per_group.iter_mut().enumerate() {
+                accumulate(pmf, self.unit.destroyed_in(s, g), p);
             }
         }
         if self.carry_failed {

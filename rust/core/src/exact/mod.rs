@@ -27,7 +27,9 @@ mod nfold;
 mod pmf;
 mod pool;
 mod saves;
+mod side;
 mod state;
+mod ways;
 
 use crate::error::CoreError;
 use crate::montecarlo::POLL_INTERVAL;
@@ -180,7 +182,6 @@ pub fn measure(program: &Program, obey: bool) -> Measured {
 }
 
 fn evaluate_within_budget(program: &Program) -> Result<Finished, CoreError> {
-    admit::decline_unsupported(program)?;
     if let Some(c) = program
         .plan
         .rounds

@@ -74,11 +74,14 @@ impl<'p> Unit<'p> {
         }
     }
 
-    /// Every model alive and unwounded.
+    /// Every group as it starts the trial: every model alive and unwounded,
+    /// but for the wounds it lost before (whole models first, the rest on
+    /// its front model).
     pub(super) fn start(&self) -> u128 {
         let mut s = 0;
         for (g, grp) in self.groups.iter().enumerate() {
-            s = set(s, g, grp.models, grp.wounds);
+            let (alive, front) = grp.start();
+            s = set(s, g, alive, front);
         }
         s
     }
@@ -160,6 +163,8 @@ impl<'p> Unit<'p> {
         }
     }
 
+    /// The wounds lost in state `s` since the trial started (a group below
+    /// full counts from where it started).
     pub(super) fn damage(&self, s: u128) -> u32 {
         self.groups
             .iter()
@@ -171,16 +176,20 @@ impl<'p> Unit<'p> {
                 } else {
                     0
                 };
-                lost_models * grp.wounds + partial
+                lost_models * grp.wounds + partial - grp.wounds_lost
             })
             .sum()
     }
 
+    /// The models of group `g` destroyed in state `s` since the trial started.
+    pub(super) fn destroyed_in(&self, s: u128, g: usize) -> u32 {
+        self.groups[g].start().0 - alive(s, g)
+    }
+
+    /// The models destroyed in state `s` since the trial started.
     pub(super) fn destroyed(&self, s: u128) -> u32 {
-        self.groups
-            .iter()
-            .enumerate()
-            .map(|(g, grp)| grp.models - alive(s, g))
+        (0..self.groups.len())
+            .map(|g| self.destroyed_in(s, g))
             .sum()
     }
 }

@@ -407,19 +407,6 @@ impl Plan {
                 "heals the attacker, but the plan lists no attacker models",
             ));
         }
-        let healed = if h.side == Side::Attacker {
-            self.attacker.as_ref()
-        } else {
-            Some(&self.target)
-        };
-        // Wounds lost and models destroyed are counted from the
-        // trial's start: healing above it would count below zero.
-        if healed.is_some_and(|t| t.groups.iter().any(|g| g.wounds_lost > 0)) {
-            return Err(CoreError::plan(
-                format!("{base}.side"),
-                "heals a side that starts with wounds lost; healing needs it to start whole",
-            ));
-        }
         if h.up_to_start && h.return_models {
             return Err(CoreError::plan(
                 format!("{base}.up_to_start"),

@@ -984,9 +984,11 @@ impl Plan {
         })
     }
 
-    /// Total models in the target.
+    /// Total models the target starts the trial with (those its groups lost
+    /// before it, with `wounds_lost`, not counted: models destroyed are
+    /// counted from the start).
     #[must_use]
     pub fn target_models(&self) -> u32 {
-        self.target.groups.iter().map(|g| g.models).sum()
+        self.target.groups.iter().map(|g| g.start().0).sum()
     }
 }
