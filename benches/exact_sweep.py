@@ -1,7 +1,9 @@
 """The exact evaluator against icepool, as ratios measured side by side in one run.
 
-Times ``mathhammer.evaluate_exact`` (the public API, scenario compiled on
-every call) and icepool computing the same models-destroyed distribution, on
+Times ``mathhammer.evaluate_exact`` (the public API, the scenario compiled
+and the Result built on every call), the core's evaluation alone on the
+compiled Plan (what the API spends in Rust), and icepool computing the same
+models-destroyed distribution, on
 
 - the three reference scenarios (``benches/scenarios/s1.toml`` to ``s3``);
 - the attack-count sweep: the S1 profile (BS3+ S4 AP-1 D1) with 10 to 2,000
@@ -38,6 +40,8 @@ import icepool
 from icepool import Die, d6
 
 import mathhammer
+from mathhammer import _core
+from mathhammer.simulate import prepare
 
 HERE = Path(__file__).resolve().parent
 ATTACKS = (10, 20, 50, 100, 200, 320, 500, 1000, 2000)
@@ -100,6 +104,12 @@ def project_mean(case: Any) -> float:
     return float(mathhammer.evaluate_exact(case)["models_destroyed"].mean)
 
 
+def core_seconds(case: Any) -> float:
+    """Seconds of the core's exact evaluation of the compiled Plan, best of a few calls."""
+    core = prepare(case).core
+    return min(seconds(lambda: _core.evaluate_exact(core, None))[0] for _ in range(5))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="runs of each, interleaved (default 5; medians shown)")
@@ -123,11 +133,13 @@ def main() -> int:
             )
 
     project: dict[str, list[float]] = {}
+    core: dict[str, list[float]] = {}
     ice: dict[str, list[float]] = {}
     for round_ in range(args.rounds):
         for name, case, programs in cases:
             took, mean = seconds(lambda case=case: project_mean(case))
             project.setdefault(name, []).append(took)
+            core.setdefault(name, []).append(core_seconds(case))
             slow = "attacks" in name and int(name.split(",")[1].split()[0].replace(",", "")) > 500
             if slow and round_ > 0:
                 continue
@@ -140,15 +152,16 @@ def main() -> int:
             ice.setdefault(name, []).append(best)
 
     lines = [
-        f"Exact evaluator (mathhammer.evaluate_exact, scenario compiled each call) and icepool {icepool.__version__},"
+        f"Exact evaluator (API: mathhammer.evaluate_exact, compiling the scenario each call; core: its Rust"
+        f" evaluation of the compiled Plan) and icepool {icepool.__version__},"
         f" median of {args.rounds} interleaved runs (one icepool run past 500 attacks); equal means checked.",
         "",
-        "| case | project ms | icepool ms | icepool ÷ project |",
-        "| --- | ---: | ---: | ---: |",
+        "| case | API ms | core ms | icepool ms | icepool ÷ API | icepool ÷ core |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, _, _ in cases:
-        p, i = statistics.median(project[name]), statistics.median(ice[name])
-        lines.append(f"| {name} | {p * 1000:.2f} | {i * 1000:.1f} | {i / p:.0f}× |")
+        p, c, i = (statistics.median(t[name]) for t in (project, core, ice))
+        lines.append(f"| {name} | {p * 1000:.2f} | {c * 1000:.3f} | {i * 1000:.1f} | {i / p:.1f}× | {i / c:.0f}× |")
     table = "\n".join(lines)
     print(table)
     if args.output:
