@@ -161,7 +161,7 @@ def main() -> int:
     ]
     for name, _, _ in cases:
         p, c, i = (statistics.median(t[name]) for t in (project, core, ice))
-        lines.append(f"| {name} | {p * 1000:.2f} | {c * 1000:.3f} | {i * 1000:.1f} | {i / p:.1f}× | {i / c:.0f}× |")
+        lines.append(f"| {name} | {p * 1000:.2f} | {c * 1000:.3f} | {i * 1000:.1f} | {i / p:.1f} | {i / c:.0f} |")
     table = "\n".join(lines)
     print(table)
     if args.output:

@@ -162,7 +162,9 @@ mod tests {
             *p = (n as f64).sqrt();
         }
         let total: f64 = spread.iter().sum();
-        spread.iter_mut().for_each(|p| *p /= total);
+        for p in &mut spread {
+            *p /= total;
+        }
         let fixed = |n: usize| {
             let mut pmf = vec![0.0; n + 1];
             pmf[n] = 1.0;

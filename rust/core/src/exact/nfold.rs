@@ -154,7 +154,7 @@ pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Joint> {
         .filter(|e| *e.1 > 0.0)
         .map(|(&k, &p)| (k, p))
         .collect();
-    kernel.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+    kernel.sort_unstable_by_key(|x| x.0);
     let mut out = Joint::default();
     let least = attacks.iter().position(|&p| p > 0.0).unwrap_or(0) as u64;
     let most = attacks.len().saturating_sub(1) as u64;
