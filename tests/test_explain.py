@@ -223,7 +223,7 @@ def test_a_roll_of_several_dice_is_told_die_by_die_with_its_class() -> None:
     Damage meets the Minor and Major Thresholds (2, 3) and double Major sets off a Battle Shock test."""
     lines = told("skilldice-vanguard.toml", [6, 6, 12, 5, 2, 9, 3, 4, 10, 2, 3, 6])
     assert lines[1:5] == [
-        "5 Attack Rolls are gathered.",
+        "5 Attack Rolls are made.",
         "Attack Roll: Focus 6 + Panic 6 + Skill 3 = 15, needs 15: is a Critical Hit; Focus = Panic.",
         "→ counted in Critical Hits.",
         "→ inflicts its largest Damage.",
@@ -247,14 +247,87 @@ def test_a_fight_is_told_with_each_unit_by_name() -> None:
     Vanguard's own roll, and the Raiders' Inflict (Direct Damage 1) on the Vanguard too."""
     lines = told("skilldice-fight.toml", None, seed=3)
     assert "→ 1 Direct Damage on the Vanguard (Hazardous)." in lines
-    assert "1 Direct Damage on the Vanguard, one at a time, spilling over." in lines
+    assert "1 Direct Damage on the Vanguard, HP lost directly, no thresholds." in lines
     assert not [line for line in lines if "attacking unit" in line or "the target" in line]
+
+
+FORTY_K_WORDS = re.compile(r"mortal|wound|gathered|one at a time|spilling|\bSv\b|InSv|\bsave", re.IGNORECASE)
+"""Words of Warhammer 40,000's attack sequence that a d12 narration must not use."""
+
+
+@pytest.mark.parametrize("example", ["skilldice-vanguard.toml", "skilldice-fight.toml", "skilldice-warband.toml"])
+def test_d12_narration_uses_none_of_the_words_of_other_games(example: str) -> None:
+    """Every line of a d12 narration, powers and fights included, in the system's own words: Attack
+    Rolls made, Direct Damage lost directly, HP, never mortal wounds, wounds, saves or dice gathered."""
+    for seed in range(6):
+        lines = told(example, None, seed=seed)
+        assert [line for line in lines if FORTY_K_WORDS.search(line)] == [], (example, seed)
+
+
+def test_a_power_and_a_weapon_of_one_name_are_each_told_as_what_they_are() -> None:
+    """The kind of a sequence goes by its place in the Plan, not its name: a power named like a weapon is
+    still told as a Psychic Power, and the weapon's Attack Rolls as attacks."""
+    data = {
+        "ruleset": "skilldice",
+        "attacker": {
+            "name": "Adepts",
+            "models": 2,
+            "hp_per_model": 2,
+            "weapons": [{"name": "Bolt", "models": 1, "skill": 3, "damage": "D6"}],
+            "powers": [{"name": "Bolt", "skill": 2, "difficulty": 9, "power": "Damage 3"}],
+        },
+        "target": {"name": "Raiders", "models": 6, "hp_per_model": 2, "dc": 15, "minor": 2, "major": 3},
+    }
+    lines = [line.strip() for line in explain(mathhammer.scenario_from_data(data), seed=1).lines]
+    assert lines[0] == "1. Bolt (Psychic Power)"
+    assert lines[1].startswith("Bolt (psychic test): d12 ")
+    power_ends = lines.index("2. Bolt (attacks)")
+    assert lines[power_ends + 1] == "1 Attack Roll is made."
+
+
+def test_every_d12_sum_labels_each_die_and_adds_up(tmp_path: Path) -> None:
+    """Dice sums are labelled: each term of an Attack Roll or a power's test names its die (Focus, Panic,
+    Advantage, Disadvantage, d12) or Skill, and the terms add up to the total told."""
+    text = (EXAMPLES / "skilldice-vanguard.toml").read_text(encoding="utf-8")
+    both = tmp_path / "both.toml"
+    both.write_text(
+        text.replace('damage = "D6"', 'damage = "D6"\nadvantage = true\ndisadvantage = true'), encoding="utf-8"
+    )
+    term = re.compile(r"(Focus|Panic|Advantage|Disadvantage|d12|Skill) (\d+)")
+    sums = re.compile(r"(?:Attack Roll|\(psychic test\)|^)\:? ?((?:Focus|d12) .*?) = (-?\d+)")
+    seen: set[str] = set()
+    for scenario in (str(both), "skilldice-fight.toml", "skilldice-warband.toml"):
+        for seed in range(4):
+            for line in told(scenario, None, seed=seed):
+                found = sums.search(line)
+                if not found:
+                    continue
+                expression, total = found.groups()
+                terms = expression.split(" ")
+                signs = [1] + [1 if sign == "+" else -1 for sign in terms[2::3]]
+                named = term.findall(expression)
+                assert len(named) == len(signs), line
+                assert sum(s * int(v) for s, (_, v) in zip(signs, named, strict=True)) == int(total), line
+                seen.update(name for name, _ in named)
+    assert seen == {"Focus", "Panic", "Advantage", "Disadvantage", "d12", "Skill"}
+
+
+def test_a_power_is_told_as_a_psychic_power_not_an_attack() -> None:
+    """A power is a Psychic Power attempted instead of an attack: headed so, with its 1d12 + Skill
+    test and no Attack Roll; its Direct Damage is HP lost directly."""
+    lines = told("skilldice-warband.toml", None, seed=3)
+    hex_at = lines.index("3. Hex (Psychic Power)")
+    assert lines[hex_at + 1] == "Hex (psychic test): d12 8 + Skill 1 = 9, needs 9: succeeds."
+    assert lines[hex_at + 3] == "2 Direct Damage on the Brood, HP lost directly, no thresholds."
+    assert "2. Ward (Psychic Power)" in lines
+    assert not [line for line in lines if "Attack Roll is" in line and "Hex" in line]
+    assert not [line for line in lines if "(attacks)" in line and ("Hex" in line or "Ward" in line)]
 
 
 def test_a_powers_own_test_is_told_as_its_sum() -> None:
     """A power granting Advantage (a lasting effect) tests 1d12 + Skill against its Difficulty."""
     lines = told("skilldice-warband.toml", None, seed=4)
-    ward = lines.index("2. Ward (a lasting effect)")
+    ward = lines.index("2. Ward (Psychic Power)")
     assert re.fullmatch(r"d12 (\d+) \+ Skill 1 = (\d+), needs 8: (fails|passes)\.", lines[ward + 1])
 
 
@@ -374,4 +447,21 @@ def test_return_blows_are_told_against_the_attackers_models() -> None:
     spear = lines.index("1. Spear (attacks)")
     blows = lines[spear : lines.index("2. Great weapon (attacks)")]
     assert "Allocation group: Greatswords." in blows
-    assert any(line.startswith("▪") and "→ Greatswords (Sv 5+)" in line for line in blows)
+    assert any(line.startswith("▪") and "→ Greatswords (Armour Save 5+)" in line for line in blows)
+
+
+def test_t9a_narration_speaks_of_to_hit_and_to_wound_rolls_armour_saves_and_hp() -> None:
+    """The Ninth Age in its own words: attacks made, to-hit and to-wound rolls, the Armour Save a wound
+    is not saved by, and HP lost; none of another game's Sv, damage or mortal wounds."""
+    scenario = mathhammer.load_scenario(EXAMPLES / "t9a-combat.toml")
+    lines = [line.strip() for line in explain(scenario, seed=1).lines]
+    spear = lines.index("1. Spear (attacks)")
+    assert lines[spear + 1 : spear + 4] == [
+        "15 attacks are made.",
+        "15 to-hit rolls (needs 4+): 6, 4, 4, 6, 2, 3, 4, 3, 4, 2, 4, 2, 6, 3, 3. 8 of 15 succeed.",
+        "8 to-wound rolls (needs 4+): 5, 2, 3, 1, 3, 5, 3, 4. 3 of 8 succeed.",
+    ]
+    assert "▪ 4 (modified to 3) → Greatswords (Armour Save 5+): is not saved." in lines
+    assert "1 HP lost by one Greatswords model." in lines
+    assert "▪ 6 (modified to 5) → Greatswords (Armour Save 5+): the attack fails (saved by Armour Save 5+)." in lines
+    assert not [line for line in lines if re.search(r"mortal|\bSv\b|damage|gathered", line)]

@@ -474,3 +474,43 @@ def test_ctrl_c_stops_the_server_and_its_runs() -> None:
         finally:
             if server.poll() is None:
                 server.kill()
+
+
+def test_a_t9a_close_combat_runs_from_its_toml_and_reports_the_round_and_the_break_test(
+    client: TestClient, installed: Registry
+) -> None:
+    """A T9A ``[combat]`` scenario, imported as the page imports a file (its TOML read to data) and
+    run: the answer carries P(each side wins the round) and P(the loser breaks), as the CLI and the
+    API report them, exactly and by Monte Carlo, with each side's losses headed in HP."""
+    text = (EXAMPLES / "t9a-combat.toml").read_text(encoding="utf-8")
+    data = client.post("/api/toml/read", json={"text": text}).json()["data"]
+    assert "combat" in data
+    # The form sends a list only when it is required or filled in: [[attack]], which a combat refuses,
+    # is optional in the description, so a combat entered in the form sends none.
+    t9a = next(r for r in client.get("/api/rulesets").json()["rulesets"] if r["name"] == "t9a")
+    attack = next(f for f in t9a["schema"]["fields"] if f["key"] == "attack")
+    assert (attack["kind"], attack["required"]) == ("tables", False)
+    expected = evaluate_exact(load_scenario(EXAMPLES / "t9a-combat.toml", registry=installed), registry=installed)
+    lines = [
+        "P(Greatswords wins the last round fought)",
+        "P(Spearmen wins the last round fought)",
+        "P(the last round fought is a draw)",
+        "P(the loser breaks)",
+        "P(Spearmen breaks)",
+        "P(Greatswords breaks)",
+    ]
+    exact = finish(client, start(client, "/api/run", {"scenario": data, "evaluator": "exact"}))
+    assert exact["state"] == "done", exact
+    answer = exact["answer"]
+    assert answer["evaluator"] == "exact"
+    for line in lines:
+        assert answer["chances"][line]["p"] == pytest.approx(expected.chance(line), abs=1e-12)
+    assert answer["labels"]["damage"] == "Spearmen: HP lost (wounds Greatswords caused)"
+    assert answer["labels"]["attacker_damage"] == "Greatswords: HP lost (wounds Spearmen caused)"
+    assert "rounds" in answer["distributions"]
+    body = {"scenario": data, "evaluator": "monte_carlo", "trials": 20_000, "seed": 3}
+    simulated = finish(client, start(client, "/api/run", body))["answer"]
+    for line in lines:
+        p = expected.chance(line)
+        # Within five standard errors of the exact chance, a proportion of 20,000 trials.
+        assert abs(simulated["chances"][line]["p"] - p) <= 5 * (p * (1 - p) / 20_000) ** 0.5

@@ -481,3 +481,77 @@ def test_keywords_and_rule_versions_round_trip(page: WebDriver, server: str) -> 
     assert "Hazardous" in page.find_element("id", "result").text, "the rule versions that ran are listed"
     written = read_fragment((control(page, "Link to this scenario").get_attribute("value") or "").partition("#")[2])
     assert written["scenario"] == data
+
+
+def headline(driver: WebDriver, label: str, timeout: float = 60) -> str:
+    """The value the result's headline shows beside ``label`` (a chance such as ``P(the loser breaks)``)."""
+
+    def shown(d: WebDriver) -> Any:
+        return d.execute_script(
+            """
+            const facts = [...document.querySelectorAll('#result:not([hidden]) .headline > div')];
+            const fact = facts.find((f) => f.querySelector('span').textContent === arguments[0]);
+            return fact ? fact.querySelector('strong').textContent : false;
+            """,
+            label,
+        )
+
+    try:
+        return WebDriverWait(driver, timeout).until(shown)  # type: ignore[no-any-return]
+    except TimeoutException:
+        raise AssertionError(
+            f"no result shows {label!r}; status {driver.find_element('id', 'status').text!r}"
+        ) from None
+
+
+def test_a_t9a_close_combat_imported_and_run(page: WebDriver, server: str) -> None:
+    """A T9A ``[combat]`` file imported into the form and run: the headline shows P(each side wins the
+    round) and P(the loser breaks) as the API works them out exactly, and each side's HP lost."""
+    open_page(page, server)
+    control(page, "Import TOML file").send_keys(str(ROOT / "examples" / "t9a-combat.toml"))
+    WebDriverWait(page, 30).until(lambda d: "Imported" in d.find_element("id", "status").text)
+    button(page, "Run").click()
+    registry = default_registry()
+    scenario = scenario_from_data(tomllib.loads((ROOT / "examples" / "t9a-combat.toml").read_text()), registry=registry)
+    exact = evaluate(scenario, registry=registry)
+    assert exact.evaluator == "exact"
+    for label in (
+        "P(Greatswords wins the last round fought)",
+        "P(Spearmen wins the last round fought)",
+        "P(the loser breaks)",
+    ):
+        assert headline(page, label) == f"{exact.chance(label):.4f}"
+    assert headline(page, "Spearmen: HP lost (wounds Greatswords caused) (mean)") == f"{exact['damage'].mean:.3f}"
+
+
+def test_a_t9a_close_combat_entered_in_the_generated_form(page: WebDriver, server: str) -> None:
+    """A close combat typed into the form, the offered Attack 1 left blank: one round of Knights against
+    Guards, run exactly, the headline showing P(each side wins the round) and P(the loser breaks)."""
+    open_page(page, server)
+    Select(control(page, "Ruleset")).select_by_visible_text("The Ninth Age (t9a)")
+    combat = section(page, "Combat (optional)")
+    page.execute_script("arguments[0].open = true", combat)
+    fill_in(page, combat, Rounds="1")
+    unit = {"Models": "5", "Def": "3", "Res": "3", "Agi": "3", "Disc": "7"}
+    attacker = section(page, "Attacker (optional)")
+    page.execute_script("arguments[0].open = true", attacker)
+    fill_in(page, attacker, Name="Knights", **unit)
+    target = section(page, "Target")
+    fill_in(page, target, Name="Guards", **unit)
+    for unit_part in (attacker, target):
+        strike = section(page, "Attack (optional)", unit_part)
+        page.execute_script("arguments[0].open = true", strike)
+        fill_in(page, strike, Name="Sword", Att="1", Off="3", Str="3")
+    Select(control(page, "Evaluator")).select_by_visible_text("Exact only")
+    button(page, "Run").click()
+    side: dict[str, Any] = {"models": 5, "Def": 3, "Res": 3, "Agi": 3, "Disc": 7}
+    data = {
+        "ruleset": "t9a",
+        "combat": {"rounds": 1},
+        "attacker": {"name": "Knights", **side, "attack": {"name": "Sword", "Att": 1, "Off": 3, "Str": 3}},
+        "target": {"name": "Guards", **side, "attack": {"name": "Sword", "Att": 1, "Off": 3, "Str": 3}},
+    }
+    registry = default_registry()
+    exact = evaluate(scenario_from_data(data, registry=registry), evaluator="exact", registry=registry)
+    for label in ("P(Knights wins the round)", "P(Guards wins the round)", "P(the loser breaks)"):
+        assert headline(page, label) == f"{exact.chance(label):.4f}"

@@ -44,8 +44,11 @@ import numpy.typing as npt
 
 from mathhammer.exceptions import DeclinedError, ScenarioError
 from mathhammer.extras import require
+from mathhammer.plan import Plan
+from mathhammer.points import GroupPoints, group_points
+from mathhammer.points import distribution as points_distribution
 from mathhammer.registry import Registry, default_registry
-from mathhammer.result import GROUP_STAGE, WEAPON_DAMAGE, WEAPON_MORTAL, Result
+from mathhammer.result import GROUP_STAGE, VALUE_STAGE, WEAPON_DAMAGE, WEAPON_MORTAL, Result
 from mathhammer.scenario import read_toml, scenario_from_data
 from mathhammer.simulate import (
     DEFAULT_TRIALS,
@@ -100,11 +103,12 @@ EFFICIENCY_METRICS: dict[Metric, tuple[str, str | Percent]] = {
 }
 """Metrics that use the profiles' ``points``: NaN (printed ``-``) where a profile has none.
 
-``points_removed`` is the expected fraction of the target's points destroyed;
-a list gives a unit's cost, not each model's, so the points are spread evenly
-over its models and this is E[models destroyed] / models. ``points_removed_per_100``
-is the expected target points destroyed for each 100 points of the attacker:
-target points x E[models destroyed] / models x 100 / attacker points.
+``points_removed`` is the expected fraction of the target's points destroyed,
+each model destroyed counting for its own worth (:mod:`mathhammer.points`: an
+attached Leader's own points, the rest of a unit's spread evenly over its other
+models); when every model is worth the same this is E[models destroyed] / models.
+``points_removed_per_100`` is the expected target points destroyed for each
+100 points of the attacker.
 """
 
 ALL_METRICS: dict[Metric, tuple[str, str | Percent]] = {**METRICS, **EFFICIENCY_METRICS}
@@ -364,12 +368,14 @@ class Comparison:
     seconds: float = 0.0
     attacker_points: Mapping[str, float] = field(default_factory=dict)
     target_points: Mapping[str, float] = field(default_factory=dict)
+    group_points: Mapping[str, GroupPoints] = field(default_factory=dict)
+    """What each group of a target costs, for the targets with points (:func:`mathhammer.points.group_points`)."""
 
     def value(self, attacker: str, target: str, metric: Metric) -> float:
         """``metric`` of ``attacker`` against ``target``; NaN where it needs points a profile lacks."""
         result = self.results[attacker, target]
         if metric.startswith("points_removed"):
-            fraction = result["models_destroyed"].mean / result.target_models
+            fraction = self._fraction_removed(attacker, target)
             if metric == "points_removed":
                 return fraction
             return _per_100(fraction * self.target_points.get(target, math.nan), self.attacker_points.get(attacker))
@@ -378,7 +384,9 @@ class Comparison:
         return cell(result, metric)
 
     def points_removed(self, attacker: str, target: str) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        """The distribution of the target's points removed: ``(points, probabilities)``, one entry per models destroyed.
+        """The distribution of the target's points removed: ``(points, probabilities)``, one entry per models
+        destroyed when every model is worth the same, else one per number of points that occurs (from the joint
+        distribution of models destroyed per group).
 
         Raises:
             ScenarioError: when the target's profile gives no points.
@@ -386,9 +394,24 @@ class Comparison:
         if target not in self.target_points:
             raise ScenarioError(f"target {target!r} has no points; add points = N to its profile", field="points")
         result = self.results[attacker, target]
+        priced = self.group_points.get(target)
+        if priced is not None and not priced.uniform:
+            # Models of differing worth: from the joint tally of models destroyed per group, trial by trial.
+            pmf = np.asarray(result[VALUE_STAGE].pmf, dtype=np.float64)
+            return points_distribution(priced.values()[1], pmf)
         pmf = np.asarray(result["models_destroyed"].pmf, dtype=np.float64)
         per_model = self.target_points[target] / result.target_models
         return np.arange(len(pmf), dtype=np.float64) * per_model, pmf
+
+    def _fraction_removed(self, attacker: str, target: str) -> float:
+        """The expected fraction of ``target``'s points removed (NaN without its points): E[models destroyed] /
+        models when every model is worth the same, else the mean of :meth:`points_removed` over the points."""
+        priced = self.group_points.get(target)
+        result = self.results[attacker, target]
+        if priced is None or priced.uniform:
+            return float(result["models_destroyed"].mean / result.target_models)
+        points, probability = self.points_removed(attacker, target)
+        return float(points @ probability) / priced.total
 
     def ranking(self, metric: Metric) -> list[tuple[str, str, float, str, float]]:
         """Each attacker's best and worst target by ``metric``: ``(attacker, best, value, worst, value)``.
@@ -446,6 +469,7 @@ class Comparison:
             "seconds": self.seconds,
             "attacker_points": dict(self.attacker_points),
             "target_points": dict(self.target_points),
+            "target_group_points": {t: dict(zip(p.names, p.points, strict=True)) for t, p in self.group_points.items()},
             "cells": [
                 {
                     "attacker": a,
@@ -460,7 +484,7 @@ class Comparison:
         }
 
     def _points_removed_dict(self, attacker: str, target: str) -> dict[str, list[float]]:
-        """:meth:`points_removed` as plain lists: ``points`` and ``probability``, one entry per models destroyed."""
+        """:meth:`points_removed` as plain lists: ``points`` and ``probability``."""
         points, probability = self.points_removed(attacker, target)
         return {"points": points.tolist(), "probability": probability.tolist()}
 
@@ -677,9 +701,11 @@ def compare(
     profiles = {(a.name, t.name): (a, t) for a in attackers for t in targets}
     scenarios = {key: pairing(a, t, registry=registry) for key, (a, t) in profiles.items()}
     prepared: dict[tuple[str, str], Prepared] = {}
+    priced: dict[str, GroupPoints] = {}
     for key, scenario in scenarios.items():
+        target = profiles[key][1]
         try:
-            prepared[key] = prepare(scenario, registry=registry)
+            prepared[key] = prepare(scenario, registry=registry, adjust=_pricing(target, priced))
         except ScenarioError as exc:
             raise _relocated(exc, *profiles[key]) from None
     results: dict[tuple[str, str], Result] = {}
@@ -706,8 +732,29 @@ def compare(
         ordered,
         time.perf_counter() - start,
         attacker_points={a.name: a.points for a in attackers if a.points is not None},
-        target_points={t.name: t.points for t in targets if t.points is not None},
+        target_points={name: p.total for name, p in priced.items()},
+        group_points=priced,
     )
+
+
+def _pricing(target: Profile, priced: dict[str, GroupPoints]) -> Callable[[Plan], None]:
+    """What :func:`prepare` does to a pairing's Plan: note what each group of ``target`` costs in ``priced``
+    and, when its models differ in worth, give its groups the values by which the core tallies the points
+    removed (left off otherwise, so that a target whose models are all worth the same costs nothing more)."""
+
+    def adjust(plan: Plan) -> None:
+        try:
+            costs = group_points(plan.target.groups, target.points, target.name)
+        except ScenarioError as exc:
+            raise ScenarioError(exc.message, source=target.source, field=f"{target.field}.points") from None
+        if costs is None:
+            return
+        priced[target.name] = costs
+        if not costs.uniform:
+            for group, value in zip(plan.target.groups, costs.values()[0], strict=True):
+                group.value = value
+
+    return adjust
 
 
 def _polled(

@@ -82,6 +82,8 @@ class ImportedUnit:
         points: What the unit costs, or ``None`` when the list gives no points.
         models: How many models it has.
         parts: For an attached unit, the units it is made of (leader first); else empty.
+        notes: What the importer decided that a user should know, such as how an attached unit's points are
+            shared among its models; :func:`import_list` adds each to :attr:`ImportedList.notes`.
     """
 
     name: str
@@ -90,6 +92,7 @@ class ImportedUnit:
     points: float | None
     models: int
     parts: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -109,6 +112,8 @@ class ImportedList:
     ruleset: str
     units: list[ImportedUnit] = field(default_factory=list)
     unmapped: list[Unmapped] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the import decided that is worth knowing (how an attached unit's points are shared)."""
 
     def to_toml(self) -> str:
         """The list as a profile library: every unit as a target, and its ways of attacking as attackers.
@@ -122,6 +127,9 @@ class ImportedList:
         if self.unmapped:
             lines.append("# Not mapped:")
             lines += [f"#   {_comment(str(u))}" for u in self.unmapped]
+        if self.notes:
+            lines.append("# Notes:")
+            lines += [f"#   {_comment(note)}" for note in self.notes]
         lines += [f"ruleset = {_string(self.ruleset)}", ""]
         for unit in self.units:
             for name, attacker in unit.attackers.items():
@@ -208,6 +216,7 @@ def import_list(
             an ``attach`` naming a unit the list lacks (listing those it has).
     """
     importer, imported = _read(path, format, registry or _default())
+    imported.notes.extend(f"{u.name}: {note}" for u in imported.units for note in u.notes)
     for leader, bodyguard in attach:
         by_name = {u.name: u for u in imported.units if u.target is not None}
         missing = [n for n in (leader, bodyguard) if n not in by_name]
@@ -224,6 +233,7 @@ def import_list(
             dataclasses.replace(u, target=None) if u.name in (leader, bodyguard) else u for u in imported.units
         ]
         imported.units.append(dataclasses.replace(combined, parts=(leader, bodyguard)))
+        imported.notes.extend(f"{combined.name}: {note}" for note in combined.notes)
     return imported
 
 

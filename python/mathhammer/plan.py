@@ -60,6 +60,12 @@ class Group:
     wounds are never converted."""
     reduction_floor: int = 1
     wounds_lost: int = 0
+    value: int = 0
+    """What each model of the group destroyed adds to the trial's ``value_destroyed`` number, which the
+    core reports when any group of the target gives a value (a whole number; 0 adds nothing)."""
+    points: float | None = None
+    """What the group's models cost together, when the scenario says: read by ``compare`` for the
+    points-removed metrics (which turn it into :attr:`value`), never sent to the core."""
 
 
 @dataclass
@@ -658,9 +664,14 @@ class Plan:
             raise ScenarioError(getattr(exc, "reason", str(exc)), source=source, field=where) from None
 
 
+def _group(g: Group) -> dict[str, Any]:
+    """A group as the core reads it: no ``points`` (the core never reads them) and no value of 0."""
+    return {k: v for k, v in asdict(g).items() if v is not None and k != "points" and not (k == "value" and v == 0)}
+
+
 def _side(t: Target) -> dict[str, Any]:
     return {
-        "groups": [{k: v for k, v in asdict(g).items() if v is not None} for g in t.groups],
+        "groups": [_group(g) for g in t.groups],
         "order": list(t.order),
         "wounded_groups_first": t.wounded_groups_first,
     }

@@ -251,7 +251,8 @@ def _outcomes(ax: Axes, ending: Sequence[tuple[int, str, Result]], series: int) 
 
 def weapons_figure(result: Result) -> Figure:
     """The mean wounds the target lost to each weapon, and the mean mortal wounds each inflicted, as bars
-    (with a 95% interval, ± 1.96 standard errors, when simulated).
+    (with a 95% interval, ± 1.96 standard errors, when simulated), each panel headed in the ruleset's words
+    (:attr:`Result.weapon_measures <mathhammer.result.Result.weapon_measures>`).
 
     Raises:
         MissingDependencyError: when matplotlib is not installed.
@@ -265,9 +266,10 @@ def weapons_figure(result: Result) -> Figure:
     axes = figure.subplots(1, 2, squeeze=False)[0]
     names = [_safe(w.name) for w in weapons]
     y = np.arange(len(weapons))
+    lost, mortal = result.weapon_measures
     for ax, title, stages in (
-        (axes[0], "Mean damage (wounds lost)", [w.damage for w in weapons]),
-        (axes[1], "Mean mortal wounds", [w.mortal_wounds for w in weapons]),
+        (axes[0], f"Mean {lost}", [w.damage for w in weapons]),
+        (axes[1], f"Mean {mortal}", [w.mortal_wounds for w in weapons]),
     ):
         means = [s.mean for s in stages]
         errors = [1.96 * s.se for s in stages]

@@ -30,6 +30,10 @@ RULES_TITLE = "Rules that ran"
 GROUP_STAGE = "destroyed:"
 """The prefix of the stages counting models destroyed in one group of the target: ``destroyed:Captain``."""
 
+VALUE_STAGE = "value_destroyed"
+"""The stage of the core's number summing, over the target's groups, each group's value times its models
+destroyed; reported only when the groups give values (``compare`` does, for the points removed), and hidden."""
+
 WEAPON_DAMAGE = "damage:"
 """The prefix of the stages counting the wounds the target lost to one weapon (one attack pool, or one ability
 inflicting mortal wounds): ``damage:Lascannon``. Wounds lost, as ``damage`` counts them: removed from models after
@@ -360,6 +364,9 @@ class Result:
     weapon_stages: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """Each weapon (attack pool, or ability inflicting mortal wounds) aimed at the target, in order: its
     stages ``damage:<name>`` and ``mortal_wounds:<name>``."""
+    weapon_measures: tuple[str, str] = ("damage (wounds lost)", "mortal wounds")
+    """What those two stages count, in the ruleset's words (``Vocabulary.weapon_measures``): the weapons
+    chart heads its two panels with them ("HP lost" and "Direct Damage" in the d12 system)."""
 
     @property
     def name(self) -> str:

@@ -34,6 +34,15 @@ class Vocabulary:
             in a game without saves.
         top_threshold: What an attack meeting a group's highest damage threshold sets off ("a
             Battle Shock test"); empty: nothing is told.
+        lost: What the target loses to a weapon, as its stage and chart are headed ("HP lost");
+            empty: the ``damage`` word heads the stage ("Damage: Lascannon", the wounds lost to it).
+        made: How a pool's attack dice come to be, told before they roll ("gathered"; "made" for
+            Attack Rolls).
+        saves: The names of a group's save and invulnerable save ("Sv", "InSv"), as a save roll tells
+            the profile it is rolled against.
+        unsaved: What a failed save does ("inflicts damage"; "is not saved" for a wound).
+        mortal_resolved: How ``mortal_wounds`` are resolved, spilling from model to model or not
+            ("one at a time, spilling over"; "HP lost directly, no thresholds" for Direct Damage).
     """
 
     attack_dice: tuple[str, str] = ("attack die", "attack dice")
@@ -52,10 +61,21 @@ class Vocabulary:
     modifiers: str = ""
     no_save: str = "with no save"
     top_threshold: str = ""
+    lost: str = ""
+    made: str = "gathered"
+    saves: tuple[str, str] = ("Sv", "InSv")
+    unsaved: str = "inflicts damage"
+    mortal_resolved: tuple[str, str] = ("one at a time, spilling over", "one at a time, not spilling over")
 
     def noun(self, term: tuple[str, str], n: int) -> str:
         """``n`` and the singular or plural of ``term``: ``"2 mortal wounds"``."""
         return f"{n} {term[0] if n == 1 else term[1]}"
+
+    @property
+    def weapon_measures(self) -> tuple[str, str]:
+        """What a weapon's two stages count, as charts head them: what the target lost to it, and its
+        ``mortal_wounds``."""
+        return (self.lost or f"{self.damage} ({self.wounds[1]} lost)", self.mortal_wounds[1])
 
 
 @dataclass
@@ -92,6 +112,9 @@ class Compiled:
     """The modifiers in force for each attack pool (by the pool's name), each in words, for narration."""
     vocabulary: Vocabulary = field(default_factory=Vocabulary)
     """The ruleset's words for the Plan's general terms, for narration."""
+    kinds: dict[int, str] = field(default_factory=dict)
+    """What each sequence that is no attack is, by its index in ``plan.sequences`` ("Psychic Power"), for
+    narration: it is headed so, and its own test is told rather than attack dice gathered."""
 
 
 @runtime_checkable

@@ -21,7 +21,7 @@ from mathhammer import _core, limits
 from mathhammer.exceptions import DeclinedError, PlanError, PluginError, RulesetError, ScenarioError
 from mathhammer.plan import Plan
 from mathhammer.registry import Registry, default_registry
-from mathhammer.result import DISTRIBUTION_STAGES, GROUP_STAGE, WEAPON_DAMAGE, Result
+from mathhammer.result import DISTRIBUTION_STAGES, GROUP_STAGE, VALUE_STAGE, WEAPON_DAMAGE, Result
 from mathhammer.ruleset import Compiled
 
 DEFAULT_TRIALS = 1_000_000
@@ -179,18 +179,20 @@ def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
         "target": compiled.target,
         "chances": tuple(compiled.chances),
         "distributions": (*DISTRIBUTION_STAGES, *compiled.distributions),
-        "hidden": tuple(compiled.hidden),
+        "hidden": (*compiled.hidden, VALUE_STAGE),
         "no_effect": tuple(compiled.no_effect),
+        "weapon_measures": compiled.vocabulary.weapon_measures,
     }
 
 
 def _labels(compiled: Compiled, core: _core.CompiledPlan) -> dict[str, str]:
     """The ruleset's stage labels, and each weapon's two stages named in its words (``Damage: X``
-    and ``Mortal wounds: X`` unless its vocabulary says otherwise)."""
+    and ``Mortal wounds: X`` unless its vocabulary says otherwise: ``HP lost: X``, ``Direct Damage: X``)."""
     words = compiled.vocabulary
     labels = {}
+    lost = words.lost or words.damage
     for weapon, (damage, mortal) in _weapon_stages(core).items():
-        labels[damage] = f"{words.damage[:1].upper()}{words.damage[1:]}: {weapon}"
+        labels[damage] = f"{lost[:1].upper()}{lost[1:]}: {weapon}"
         labels[mortal] = f"{words.mortal_wounds[1][:1].upper()}{words.mortal_wounds[1][1:]}: {weapon}"
     return {**labels, **compiled.stage_labels}
 
@@ -198,15 +200,22 @@ def _labels(compiled: Compiled, core: _core.CompiledPlan) -> dict[str, str]:
 def _group_models(core: _core.CompiledPlan) -> dict[str, int]:
     """Models in each group of the target, by the name its stage ``destroyed:<name>`` gives it."""
     models = core.group_models
-    end = len(core.numbers) - 2 * len(core.credited)
+    end = _credited_end(core) - 2 * len(core.credited)
     names = core.numbers[end - len(models) : end]
     return {name.removeprefix(GROUP_STAGE): m for name, m in zip(names, models, strict=True)}
+
+
+def _credited_end(core: _core.CompiledPlan) -> int:
+    """Where the weapons' stages end: the last number, or the one before the value destroyed when the target's
+    groups give values (the core reports it last)."""
+    return len(core.numbers) - (core.numbers[-1] == VALUE_STAGE)
 
 
 def _weapon_stages(core: _core.CompiledPlan) -> dict[str, tuple[str, str]]:
     """Each weapon aimed at the target, by the name its stage ``damage:<name>`` gives it: its two stages."""
     credited = len(core.credited)
-    names = core.numbers[len(core.numbers) - 2 * credited :] if credited else []
+    end = _credited_end(core)
+    names = core.numbers[end - 2 * credited : end] if credited else []
     return {names[2 * i].removeprefix(WEAPON_DAMAGE): (names[2 * i], names[2 * i + 1]) for i in range(credited)}
 
 
@@ -247,14 +256,19 @@ class Prepared:
     ruleset_version: str
 
 
-def prepare(scenario: Any, *, registry: Registry | None = None) -> Prepared:
-    """Compile ``scenario`` for the evaluators.
+def prepare(
+    scenario: Any, *, registry: Registry | None = None, adjust: Callable[[Plan], object] | None = None
+) -> Prepared:
+    """Compile ``scenario`` for the evaluators; ``adjust`` may change the ruleset's Plan before the core checks it
+    (``compare`` gives the target's groups values, so that the core reports the points removed).
 
     Raises:
         ScenarioError: for a scenario its ruleset rejects.
         KeywordError: for a keyword that raised or built a Plan the core rejects (see :func:`freeze`).
     """
     compiled = compile_scenario(scenario, registry=registry)
+    if adjust is not None:
+        adjust(compiled.plan)
     return Prepared(
         scenario, compiled, freeze(scenario, compiled, registry=registry), _ruleset_version(scenario, registry)
     )

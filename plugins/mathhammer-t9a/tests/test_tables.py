@@ -6,9 +6,14 @@ Rolls), copied row by row: Res 1 to 10 down, Str 1 to 10 across.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
+import mathhammer
 from mathhammer_t9a.rules import armour, melee_to_hit, to_wound
+
+from .conftest import scenario_data, t9a_registry
 
 TO_WOUND = """
 Res 1  | 4+ | 3+ | 2+ | 2+ | 2+ | 2+ | 2+ | 2+ | 2+ | 2+
@@ -80,3 +85,30 @@ def test_to_wound_modifiers_keep_natural_6_and_natural_1() -> None:
     assert (penalised.target, penalised.modifiers, penalised.critical, penalised.natural_fail) == (4, [-3], 6, 1)
     helped = _to_wound_roll(2, 3)
     assert (helped.natural_fail, helped.critical) == (1, None)
+
+
+DIFFERENCE_TABLE = {2: 2, 1: 3, 0: 4, -1: 5, -2: 6}
+"""The text's first table: Str - Res of 2 or more, 1, 0, -1, -2 or less, to the roll needed."""
+
+
+@pytest.mark.parametrize(("strength", "resilience", "needed"), CELLS)
+def test_both_tables_present_the_same_relation(strength: int, resilience: int, needed: int) -> None:
+    """ "Both tables present the same relation": each cell of the grid is the difference table's row."""
+    assert DIFFERENCE_TABLE[max(-2, min(2, strength - resilience))] == needed
+
+
+def test_every_cell_wounds_each_hit_on_one_d6_through_the_exact_evaluator() -> None:
+    """To-Wound Rolls, through the whole evaluator: a D6 for each hit, a wound on the cell's roll or
+    better. One attack hitting on 4+ (Off 4 against Def 4) wounds with chance 1/2 x (7 - needed)/6,
+    exactly, in each of the 100 cells; two attacks wound 0, 1 or 2 times binomially."""
+    registry = t9a_registry()
+    for strength, resilience, needed in CELLS:
+        data = scenario_data({"models": 1, "Str": strength}, {"Res": resilience})
+        result = mathhammer.evaluate_exact(mathhammer.scenario_from_data(data, registry=registry), registry=registry)
+        wound = Fraction(1, 2) * Fraction(7 - needed, 6)
+        assert result["wounds"].pmf[1] == pytest.approx(float(wound), abs=1e-12), (strength, resilience)
+    data = scenario_data({"models": 2, "Str": 3}, {"Res": 4})  # 5+: each attack wounds with chance 1/2 x 2/6
+    result = mathhammer.evaluate_exact(mathhammer.scenario_from_data(data, registry=registry), registry=registry)
+    w = Fraction(1, 6)
+    for k, expected in enumerate([(1 - w) ** 2, 2 * w * (1 - w), w**2]):
+        assert result["wounds"].pmf[k] == pytest.approx(float(expected), abs=1e-12)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+import shlex
+import subprocess
+import sys
 import tomllib
 import zipfile
 from pathlib import Path
@@ -128,8 +131,15 @@ def test_nothing_is_dropped_silently(lists: Registry) -> None:
     text = imported.to_toml()
     for item in imported.unmapped:
         assert item.reason.split(";")[0] in text
+    # A list prices the Boyz as a unit: its Boss Nob and Boys share the points evenly, and the notes say so.
+    assert imported.notes == [
+        "Boyz: the 80 points of the unit are spread evenly over its 10 models, whatever their"
+        " profile; give a model entry of the target points = N to count its models for their"
+        " own worth"
+    ]
+    assert "# Notes:\n#   Boyz: the 80 points of the unit are spread evenly" in text
     marines = import_list(LISTS / "marines.ros", registry=lists)
-    assert any("another profile of 'Plasma pistol'" in u.reason for u in marines.unmapped)
+    assert not any("Plasma pistol" in str(u) for u in marines.unmapped)  # both modes are fired, none dropped
     assert any(u.item == "Battle Size" and "no Unit profile" in u.reason for u in marines.unmapped)
 
 
@@ -279,6 +289,26 @@ def test_the_readme_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "field format: is 'nope'; the list formats known are" in capsys.readouterr().err
 
 
+def test_the_readme_list_example_runs_verbatim(tmp_path: Path) -> None:
+    """The README's two commands, as printed, in a directory laid out as a clone after ``make install``."""
+    root = Path(__file__).resolve().parents[3]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    block = readme.split("Load an army list", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [shlex.split(line) for line in block.splitlines() if line.strip()]
+    assert [c[:2] for c in commands] == [[".venv/bin/mathhammer", "import"], [".venv/bin/mathhammer", "compare"]]
+    (tmp_path / "examples").symlink_to(root / "examples")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "bin").symlink_to(Path(sys.executable).parent)
+    outputs = []
+    for command in commands:
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0].startswith("wrote units.toml: 2 targets, 4 attackers, 230 points")
+    assert "Best and worst targets by expected models destroyed per 100 points" in outputs[1]
+    assert "Which attacker most efficiently removes each target" in outputs[1]
+
+
 def test_an_attached_leader_becomes_one_target(lists: Registry, tmp_path: Path) -> None:
     imported = import_list(LISTS / "marines.ros", registry=lists, attach=[("Captain", "Intercessor Squad")])
     combined = imported.units[-1]
@@ -290,9 +320,21 @@ def test_an_attached_leader_becomes_one_target(lists: Registry, tmp_path: Path) 
         "keywords": ["Infantry"],
         "models": [
             {"name": "Intercessor", "count": 5, "wounds": 2, "save": "3+"},
-            {"name": "Captain", "count": 1, "wounds": 5, "save": "3+", "invulnerable": "4+", "character": True},
+            {
+                "name": "Captain",
+                "count": 1,
+                "wounds": 5,
+                "save": "3+",
+                "invulnerable": "4+",
+                "character": True,
+                "points": 80,
+            },
         ],
     }
+    assert imported.notes[-1] == (
+        "Captain + Intercessor Squad: the 80 points of Captain go to its own models; the 80 points of Intercessor"
+        " Squad, given for the whole unit, are spread evenly over its 5 models"
+    )
     library = tmp_path / "units.toml"
     imported.write(library)
     profiles = read_profiles([library])
@@ -376,9 +418,14 @@ def test_a_real_necrons_roster(lists: Registry) -> None:
     }
     assert weapons["Armoured bulk"]["type"] == "melee" and weapons["Armoured bulk"]["skill"] == "4+"
     reasons = {(u.unit, u.item): u.reason for u in imported.unmapped}
-    # The model picks one C'tan power a phase: the others are listed, not fired beside it.
+    # The model picks one C'tan power a phase: each other power is an attacker of its own, never beside the first.
+    vault = units["Tesseract Vault"]
     for other in ("Time's Arrow", "Antimatter Meteor"):
-        assert reasons["Tesseract Vault", f"weapon profile {other!r}"].startswith('another profile of "C\'tan Powers"')
+        assert not any(other in item for _, item in reasons)
+        fired = [w["name"] for w in vault.attackers[f"Tesseract Vault (ranged, {other})"]["weapons"]]
+        assert other in fired and "Cosmic Fire" not in fired
+        assert f"Tesseract Vault: {other!r} is another mode of a weapon" in " ".join(imported.notes)
+    assert "Cosmic Fire" in [w["name"] for w in vault.attackers["Tesseract Vault (ranged)"]["weapons"]]
     king = units["The Silent King"]
     assert [(m["name"], m["count"], m["wounds"]) for m in king.target["models"]] == [
         ("Szarekh", 1, 16),
@@ -412,6 +459,7 @@ def test_a_real_votann_roster_with_mixed_wargear(lists: Registry) -> None:
         "Autoch-pattern bolt pistol": 9,
         "Etacarn plasma pistol": 1,
         "Close combat weapon": 10,
+        "L7 missile launcher - focused": 1,  # the other mode, fired by an attacker of its own
     }
     rail = _weapons_of(warriors)["Magna-rail rifle"]
     assert (rail["skill"], rail["strength"], rail["ap"], rail["damage"]) == ("5+", 12, -3, "D3+3")
@@ -424,9 +472,14 @@ def test_a_real_votann_roster_with_mixed_wargear(lists: Registry) -> None:
         "3",
     )
     reasons = {(u.unit, u.item): u.reason for u in imported.unmapped}
-    assert reasons["Sagitaur", "weapon profile '➤ L7 missile launcher - focused'"].startswith(
-        "another profile of 'L7 missile launcher'"
-    )
+    # The missile launcher fires blast or focused: the unit's ranged attacker fires the first, and one more
+    # attacker fires its other mode beside the unit's other weapons, never both at once.
+    for unit in ("Sagitaur", "Hearthkyn Warriors"):
+        default = units[unit].attackers[f"{unit} (ranged)"]["weapons"]
+        focused = units[unit].attackers[f"{unit} (ranged, L7 missile launcher - focused)"]["weapons"]
+        switched = {"L7 missile launcher - blast": "L7 missile launcher - focused"}
+        assert [w["name"] for w in focused] == [switched.get(w["name"], w["name"]) for w in default]
+        assert not any("L7 missile launcher" in item for u, item in reasons if u == unit)
     assert ("Sagitaur", "weapon profile 'Sagitaur missile launcher'") not in reasons
     assert reasons["Hekaton Land Fortress", "Transport profile 'Hekaton Land Fortress'"].startswith("not a")
     pioneers = units["Hernkyn Pioneers"]
@@ -456,6 +509,7 @@ def test_a_real_marines_roster_with_an_attached_leader(lists: Registry, tmp_path
                 "save": "3+",
                 "invulnerable": "4+",
                 "character": True,
+                "points": 80,
             },
         ],
     }
@@ -463,6 +517,17 @@ def test_a_real_marines_roster_with_an_attached_leader(lists: Registry, tmp_path
     impulsor = _weapons_of(units["Impulsor"])
     assert impulsor["Bellicatus Missile Array - Frag"]["attacks"] == "D6"
     assert impulsor["Ironhail Heavy Stubber"]["keywords"] == ["Rapid Fire 3"]
+    # A weapon of three modes: the unit's ranged attacker fires the first, one attacker each of the others.
+    arrays = {
+        name: [w["name"] for w in attacker["weapons"] if w["name"].startswith("Bellicatus")]
+        for name, attacker in units["Impulsor"].attackers.items()
+    }
+    assert arrays == {
+        "Impulsor (ranged)": ["Bellicatus Missile Array - Frag"],
+        "Impulsor (ranged, Bellicatus Missile Array - Krak)": ["Bellicatus Missile Array - Krak"],
+        "Impulsor (ranged, Bellicatus Missile Array - Icarus)": ["Bellicatus Missile Array - Icarus"],
+        "Impulsor (melee)": [],
+    }
     library = tmp_path / "units.toml"
     imported.write(library)
     profiles = read_profiles([library])
@@ -475,6 +540,15 @@ def test_a_real_marines_roster_with_an_attached_leader(lists: Registry, tmp_path
     )
     assert comparison.results["Primaris Captain (ranged)", "Razorback"].evaluator == "exact"
     assert comparison.matrix("damage")[0, 0] == pytest.approx(5 / 18, abs=1e-12)
+    # Points removed from the attached unit: an Assault Intercessor is worth 80 / 5 = 16 points, the Captain 80.
+    attached = profiles.targets["Primaris Captain + Assault Intercessor Squad"]
+    guns = {"weapons": [{"name": "L", "attacks": "8", "skill": "2+", "strength": 12, "ap": -4, "damage": "6"}]}
+    comparison = compare.compare([compare.Profile("guns", "wh40k", guns)], [attached], registry=lists)
+    points, probability = comparison.points_removed("guns", attached.name)
+    # Each unsaved shot kills one model, Intercessors first; the sixth kills the Captain: 80 + 80 points.
+    assert points.tolist() == [0.0, 16.0, 32.0, 48.0, 64.0, 80.0, 160.0]
+    assert probability[-1] > 0 and probability.sum() == pytest.approx(1.0, abs=1e-12)
+    assert comparison.group_points[attached.name].points == (80.0, 80)
 
 
 def test_a_listforge_export_names_its_builder_at_the_top(lists: Registry, tmp_path: Path) -> None:

@@ -427,6 +427,10 @@ def _import(run: _Run) -> int:
         print(printable(f"{len(imported.unmapped)} items not mapped (also listed at the top of {args.output}):"))
         for item in imported.unmapped:
             print(printable(f"  {item}"))
+    if imported.notes:
+        print(printable("notes:"))
+        for note in imported.notes:
+            print(printable(f"  {note}"))
     return 0
 
 

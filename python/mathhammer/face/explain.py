@@ -91,7 +91,9 @@ def explain(
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         used, replay = _seeded(core_plan, seed)
-    lines = narrate(compiled.plan, replay, compiled.stage_labels, sources, compiled.modifiers, compiled.vocabulary)
+    lines = narrate(
+        compiled.plan, replay, compiled.stage_labels, sources, compiled.modifiers, compiled.vocabulary, compiled.kinds
+    )
     return Explanation(used, seed if dice is None else None, replay, lines)
 
 
@@ -114,6 +116,7 @@ def narrate(
     sources: EffectSources | None = None,
     modifiers: Mapping[str, Sequence[str]] | None = None,
     vocabulary: Vocabulary | None = None,
+    kinds: Mapping[int, str] | None = None,
 ) -> list[str]:
     """The narration of a replay of ``plan``, one line per step.
 
@@ -125,8 +128,10 @@ def narrate(
         modifiers: The modifiers in force for each attack pool, in words (``Compiled.modifiers``),
             told as the pool starts.
         vocabulary: The ruleset's words for the Plan's terms (``Compiled.vocabulary``).
+        kinds: What each sequence that is no attack is, by its index in the Plan (``Compiled.kinds``):
+            "Psychic Power".
     """
-    narrator = _Narrator(plan, labels or {}, sources or {}, modifiers or {}, vocabulary or Vocabulary())
+    narrator = _Narrator(plan, labels or {}, sources or {}, modifiers or {}, vocabulary or Vocabulary(), kinds or {})
     return narrator.tell(replay)
 
 
@@ -235,8 +240,11 @@ class _Narrator:
         sources: EffectSources,
         modifiers: Mapping[str, Sequence[str]],
         words: Vocabulary,
+        kinds: Mapping[int, str],
     ) -> None:
         self.words = words
+        self.kinds = kinds
+        """What each sequence that is no attack is, by its index: headed so, its attack dice not told."""
         self.sources = sources
         self.modifiers = modifiers
         self.rerolled = False
@@ -307,13 +315,21 @@ class _Narrator:
             kind = "a lasting effect"
         else:
             kind = self.words.mortal_wounds[1]
+        kind = self.kinds.get(e["index"], kind)
         self.lines.append(f"{e['index'] + 1}. {e['name']} ({kind})")
         for text in self.modifiers.get(e["name"], []) if self.pool else []:
             self.say(f"Modifier: {text}.")
 
     def on_attacks(self, e: dict[str, Any]) -> None:
         n = e["count"]
-        self.say(f"{self.words.noun(self.words.attack_dice, n)} {'is' if n == 1 else 'are'} gathered.")
+        if self.pool is not None and self.index in self.kinds:
+            # A power: its own test is told next; only an attempt nobody makes needs saying.
+            if n == 0:
+                self.say("Nobody attempts it.")
+            elif n > 1:
+                self.say(f"{n} attempts.")
+        else:
+            self.say(f"{self.words.noun(self.words.attack_dice, n)} {'is' if n == 1 else 'are'} {self.words.made}.")
         # An automatic test rolls nothing, so the trace has no events for it.
         for test in self.pool.steps if self.pool else []:
             if not test.automatic:
@@ -459,7 +475,7 @@ class _Narrator:
         profile = self.save_profile(group) + (" with its own save" if own else "")
         roll, modifier = e["roll"], self.modifier(group, save)
         shown = f"{roll} (modified to {roll + modifier})" if modifier else str(roll)
-        outcome = f"the attack fails ({self.saved_by(roll, modifier, group)})" if e["saved"] else "inflicts damage"
+        outcome = f"the attack fails ({self.saved_by(roll, modifier, group)})" if e["saved"] else self.words.unsaved
         rerolled, self.rerolled = self.rerolled, False
         if rerolled:
             self.say(f"re-rolled: {shown}: {outcome}.", 3)
@@ -476,7 +492,7 @@ class _Narrator:
         if wounds_left is None or wounds is None or wounds == 1:
             return ""
         if wounds_left < wounds:
-            return f", the wounded model ({wounds_left} of {wounds} wounds left)"
+            return f", the wounded model ({wounds_left} of {self.words.noun(self.words.wounds, wounds)} left)"
         return ", an unwounded model"
 
     def defending_groups(self) -> list[Group]:
@@ -491,9 +507,9 @@ class _Narrator:
         armour = g is not None and g.save is not None and roll + modifier >= g.save
         invulnerable = g is not None and g.invulnerable is not None and roll >= g.invulnerable
         if g is not None and armour != invulnerable:
-            return f"saved by Sv {g.save}+" if armour else f"saved by InSv {g.invulnerable}+"
+            return f"saved by {self.profile(g.save if armour else g.invulnerable, invulnerable=not armour)}"
         if g is not None and armour and invulnerable:
-            return f"saved by Sv {g.save}+; InSv {g.invulnerable}+ would too"
+            return f"saved by {self.profile(g.save)}; {self.profile(g.invulnerable, invulnerable=True)} would too"
         return "saved"
 
     def on_special_save(self, e: dict[str, Any]) -> None:
@@ -516,10 +532,14 @@ class _Narrator:
         g = self.groups.get(group or "")
         if g is None:
             return ""
-        parts = [f"Sv {g.save}+" if g.save else "no Sv"]
+        parts = [self.profile(g.save) if g.save else f"no {self.words.saves[0]}"]
         if g.invulnerable:
-            parts.append(f"InSv {g.invulnerable}+")
+            parts.append(self.profile(g.invulnerable, invulnerable=True))
         return f" ({', '.join(parts)})"
+
+    def profile(self, value: int | None, *, invulnerable: bool = False) -> str:
+        """A save characteristic in the ruleset's words: ``Sv 3+``, ``Armour Save 5+``."""
+        return f"{self.words.saves[1 if invulnerable else 0]} {value}+"
 
     # -- damage -----------------------------------------------------------
 
@@ -529,7 +549,12 @@ class _Narrator:
         group = next((g for g in self.defending_groups() if g.name == e["group"]), None)
         thresholds = list(group.thresholds) if group is not None else []
         if not thresholds and lost == amount:
-            self.say(f"{amount} {words.damage} to one {e['group']} model.", 3)
+            self.say(
+                f"{amount} {words.lost} by one {e['group']} model."
+                if words.lost
+                else f"{amount} {words.damage} to one {e['group']} model.",
+                3,
+            )
             return
         wounds = words.noun(words.wounds, lost)
         if len(words.thresholds) != len(thresholds):
@@ -572,9 +597,9 @@ class _Narrator:
         side = e.get("side")
         if self.pool is not None and self.pool.against == "attacker":
             side = "target" if side == "attacker" else "attacker"
-        spill = "spilling over" if e.get("spill") else "not spilling over"
+        resolved = self.words.mortal_resolved[0 if e.get("spill") else 1]
         harm = self.words.noun(self.words.mortal_wounds, e["amount"])
-        self.say(f"{harm} on {self.side_name(side)}, one at a time, {spill}.")
+        self.say(f"{harm} on {self.side_name(side)}, {resolved}.")
 
     def on_roll(self, e: dict[str, Any]) -> None:
         verdict = "fails" if e["failed"] else "passes"

@@ -21,6 +21,7 @@ pub(crate) mod tables;
 pub mod target;
 pub mod trace;
 mod trial_table;
+pub mod value;
 pub mod workspace;
 
 pub use dice::DiceExpr;

@@ -69,7 +69,7 @@ impl Tally {
     /// [`Program::numbers`]: the counters, then damage and models destroyed,
     /// then the attacker's, then the models destroyed in each of the
     /// target's groups, then each attributed sequence's wounds and mortal
-    /// wounds.
+    /// wounds, then the value destroyed when the groups give values.
     #[inline]
     pub(crate) fn each_number(ws: &Workspace<'_>, mut f: impl FnMut(usize, u32)) {
         let c = ws.counters.len();
@@ -91,6 +91,12 @@ impl Tally {
         for (i, &(damage, mortal)) in ws.by_sequence.iter().enumerate() {
             f(next + 2 * i, damage);
             f(next + 2 * i + 1, mortal);
+        }
+        if ws.valued {
+            f(
+                next + 2 * ws.by_sequence.len(),
+                crate::value::of_state(&ws.state),
+            );
         }
     }
 

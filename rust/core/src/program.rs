@@ -490,7 +490,8 @@ impl Program {
     /// sequence aimed at the target ([`Program::attributed_sequences`]), the
     /// wounds the target lost to it, `damage:<sequence name>`, and the
     /// mortal wounds it inflicted, `mortal_wounds:<sequence name>` (with
-    /// `#<index>` added the same way).
+    /// `#<index>` added the same way), then, when the target's groups give
+    /// values, `value_destroyed` ([`crate::value`]).
     #[must_use]
     pub fn numbers(&self) -> Vec<String> {
         let mut names = self.plan.counters.clone();
@@ -516,6 +517,9 @@ impl Program {
                     names.push(name);
                 }
             }
+        }
+        if crate::value::valued(&self.plan) {
+            names.push(crate::value::VALUE_DESTROYED.to_string());
         }
         names
     }

@@ -297,6 +297,7 @@ mod tests {
             reduction_floor: 1,
             wounds_lost: 0,
             thresholds: Vec::new(),
+            value: 0,
         }
     }
 

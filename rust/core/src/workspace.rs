@@ -58,6 +58,9 @@ pub struct Workspace<'p> {
     /// attacked (0) and the attacking side (1): pools striking together
     /// count their attacks from these, not from the models alive now.
     pub(crate) alive_at_strike: [Vec<u32>; 2],
+    /// The target's groups give values: each trial also reports the value
+    /// of the models it destroyed ([`crate::value`]).
+    pub(crate) valued: bool,
 }
 
 impl Workspace<'_> {
@@ -166,6 +169,7 @@ impl<'p> Workspace<'p> {
             failure: None,
             by_sequence: vec![(0, 0); program.attributed_sequences().len()],
             alive_at_strike: [Vec::new(), Vec::new()],
+            valued: crate::value::valued(&program.plan),
         }
     }
 }

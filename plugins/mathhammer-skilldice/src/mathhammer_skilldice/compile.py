@@ -90,6 +90,9 @@ VOCABULARY = Vocabulary(
     modifiers="Skill",
     no_save="",
     top_threshold="a Battle Shock test",
+    lost="HP lost",
+    made="made",
+    mortal_resolved=("HP lost directly, no thresholds", "HP lost directly by one model, no thresholds"),
 )
 """The system's own words for what reports tell (Attacks & Damage)."""
 
@@ -432,6 +435,12 @@ def _chances(prefix: str, label: str, defender: str, pools: list[AttackPool]) ->
     ]
 
 
+def _harms_the_attacker(sequences: list[AttackPool | Heal | Mark]) -> bool:
+    """Can the attacking unit lose HP in a single attack: does an effect strike it (Hazardous)?"""
+    pools = [s for s in sequences if isinstance(s, AttackPool)]
+    return any(e.against == "attacker" for pool in pools for test in pool.steps for e in test.effects)
+
+
 def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     """The Plan for a loaded scenario, its keywords and Inflict effects applied."""
     check_choice(VersionChoice(rules=scenario.rules), RULES, (), source=scenario.source)
@@ -464,20 +473,24 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
     if shock is not None and shock.shaken:
         plan.marks += [shaken_mark("attacker"), shaken_mark("target")]
     mine = rules_for("", f"{attacker.name}: " if fight else "")
+    powers = _powers(scenario.powers, "attacker", scenario, keywords, mine, plan.marks, shock)
     strikes: list[AttackPool | Heal | Mark] = [
-        *_powers(scenario.powers, "attacker", scenario, keywords, mine, plan.marks, shock),
+        *powers,
         *(
             _strikes(i, w, target, scenario, keywords, mine, "target", plan.marks, shock)
             for i, w in enumerate(scenario.weapons)
         ),
     ]
     weapons = [s for s in strikes if isinstance(s, AttackPool) and s.against == "target"]
+    hidden: list[str] = []
     chances = _chances("", f"{attacker.name}: " if fight else "", target.name, weapons)
     distributions = ["attacker_damage"]
     if fight is not None:
         theirs = rules_for("return_", f"{target.name}: ")
+        their_powers = _powers(scenario.target_powers, "target", scenario, keywords, theirs, plan.marks, shock)
+        powers += their_powers
         back: list[AttackPool | Heal | Mark] = [
-            *_powers(scenario.target_powers, "target", scenario, keywords, theirs, plan.marks, shock),
+            *their_powers,
             *(
                 _strikes(i, w, attacker, scenario, keywords, theirs, "attacker", plan.marks, shock)
                 for i, w in enumerate(scenario.target_weapons)
@@ -510,6 +523,10 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         distributions = ["rounds", "attacker_damage"]
     else:
         plan.sequences = list(strikes)
+        if not _harms_the_attacker(strikes):
+            # No Hazardous (nor a third party's harm to the attacker): no line for what cannot happen.
+            distributions = []
+            hidden = ["attacker_damage", "attacker_models_destroyed"]
     return Compiled(
         plan=plan,
         rule_versions=versions,
@@ -519,6 +536,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         stage_labels=labels,
         chances=chances,
         distributions=distributions,
-        hidden=["outcome"] if fight is not None else [],
+        hidden=["outcome"] if fight is not None else hidden,
         vocabulary=VOCABULARY,
+        kinds={i: "Psychic Power" for i, seq in enumerate(plan.sequences) if any(seq is p for p in powers)},
     )

@@ -47,6 +47,7 @@ from mathhammer.plugin import (
     SpecialSave,
     Target,
     Test,
+    Vocabulary,
     describe,
     split_keywords,
 )
@@ -73,6 +74,16 @@ LABELS = {
     "damage": "HP lost",
     "models_destroyed": "Models removed",
 }
+VOCABULARY = Vocabulary(
+    attack_dice=("attack", "attacks"),
+    made="made",
+    mortal_wounds=("HP lost with no saves", "HP lost with no saves"),
+    wounds=("HP", "HP"),
+    lost="HP lost",
+    saves=("Armour Save", "special save"),
+    unsaved="is not saved",
+)
+"""The game's words for what reports tell: Health Points, Armour Saves, to-hit and to-wound rolls."""
 ARMOUR_TARGET = 7
 """The armour save needs 7 - Arm + AP: a save of 7 - Arm (Arm up to 6), the roll less AP."""
 ARMOUR_IN_SAVE = 6
@@ -185,9 +196,9 @@ def _set_to_hit(rules: AttackRules, field: str) -> list[Test]:
             source=rules.scenario.source,
             field=field,
         )
-    first = Test(name="hit (a 6)", target=6, natural_fail=1)
+    first = Test(name="to-hit (a 6)", target=6, natural_fail=1)
     hit.target = 4
-    hit.name = "hit (then 4+)"
+    hit.name = "to-hit (then 4+)"
     return [first, hit]
 
 
@@ -221,7 +232,7 @@ def _to_wound_roll(needed: int, modifier: int) -> Test:
     """The to-wound roll: a natural 1 always fails and a natural 6 always wounds (To-Wound
     Rolls), whatever the modifiers add up to; they are not capped."""
     return Test(
-        name="wound",
+        name="to-wound",
         target=needed,
         natural_fail=1,
         # A natural 6 is a success however far the modifiers push the roll needed.
@@ -239,11 +250,11 @@ def _pool(
     field = field or f"attack[{index}]"
     t = scenario.target
     if attack.wounds_on == "automatic":
-        wound = Test(name="wound", automatic=True, counter="wounds")
+        wound = Test(name="to-wound", automatic=True, counter="wounds")
     else:
         needed = to_wound(attack.strength, t.resilience) if attack.strength is not None else int(attack.wounds_on or 0)
         wound = _to_wound_roll(needed, attack.wound_modifier)
-    hit = Test(name="hit", natural_fail=1, counter="hits")
+    hit = Test(name="to-hit", natural_fail=1, counter="hits")
     pool = AttackPool(
         name=attack.name,
         attacks=[Attacks(models=attack.models, dice=attack.att)],
@@ -285,6 +296,7 @@ def compile_scenario(scenario: Scenario, keywords: KeywordTable) -> Compiled:
         attacker=" + ".join(dict.fromkeys(a.name for a in scenario.attacks)),
         target=scenario.target.name,
         stage_labels=dict(LABELS),
+        vocabulary=VOCABULARY,
     )
 
 
@@ -410,4 +422,5 @@ def compile_combat(scenario: CombatScenario, keywords: KeywordTable) -> Compiled
         chances=_combat_chances(scenario),
         distributions=["rounds", "attacker_damage"],
         hidden=["outcome", "winner", "broken"],
+        vocabulary=VOCABULARY,
     )

@@ -179,7 +179,8 @@ def _revision(f: Fields | None, source: str | None) -> str:
 
 def _attacks(f: Fields, revision: str, source: str | None) -> Scenario:
     """Attacks resolved in order against ``[target]``."""
-    attacks = f.tables("attack")
+    # Described as optional, as a close combat reads none: a form then sends none for a combat.
+    attacks = f.tables("attack", *_combat_only(f))
     if not attacks:
         raise ScenarioError("needs at least one [[attack]]", source=source, field="attack")
     scenario = Scenario(

@@ -236,6 +236,7 @@ def _group(g: AllocationGroup) -> Group:
         feel_no_pain_mortal=p.feel_no_pain_mortal,
         damage_divisor=2 if p.halve_damage else 1,
         damage_reduction=p.damage_reduction,
+        points=g.points,
     )
 
 

@@ -107,6 +107,10 @@ def _context(f: Fields | None) -> Context:
     return c
 
 
+MAX_MODEL_POINTS = 100_000
+"""The most a model entry's ``points`` may be, as for a whole profile's."""
+
+
 def _model(f: Fields) -> ModelProfile:
     def optional_roll(key: str) -> int | None:
         value: int | None = f.roll(key, None, best=1, worst=99)
@@ -124,6 +128,7 @@ def _model(f: Fields) -> ModelProfile:
         character=f.flag("character", False),
         damage_reduction=f.integer("damage_reduction", 0),
         halve_damage=f.flag("halve_damage", False),
+        points=f.integer("points", None, min=0, max=MAX_MODEL_POINTS),
     )
     f.done()
     return m

@@ -115,6 +115,9 @@ class ModelProfile:
     """Subtract this from the Damage of each attack allocated to the model (never below 1)."""
     halve_damage: bool = False
     """Halve the Damage of each attack allocated to the model (rounding up), before any reduction."""
+    points: int | None = None
+    """What these ``count`` models cost together, when known (an attached Leader's own points): the
+    points-removed metrics of ``compare`` count each model destroyed for its own share of them."""
 
     def __post_init__(self) -> None:
         accept_rolls(self, "save", "invulnerable", "feel_no_pain", "feel_no_pain_mortal")

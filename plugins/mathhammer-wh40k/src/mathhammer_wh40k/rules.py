@@ -48,6 +48,9 @@ class AllocationGroup:
     profile: ModelProfile
     character: bool
     members: tuple[str, ...]
+    points: float | None = None
+    """What the group's models cost together: the sum of its entries' ``points`` (a CHARACTER entry of
+    several models shares its points among their groups); ``None`` when its entries give none."""
 
 
 def create_groups(target: Target, source: str | None = None) -> list[AllocationGroup]:
@@ -61,16 +64,25 @@ def create_groups(target: Target, source: str | None = None) -> list[AllocationG
     shared: dict[tuple[int, int | None, int | None], int] = {}
     for i, m in enumerate(target.models):
         if m.character:
+            share = None if m.points is None else m.points / m.count
             for k in range(m.count):
                 name = m.name if m.count == 1 else f"{m.name} {k + 1}"
-                groups.append(AllocationGroup(name, 1, m, True, (m.name,)))
+                groups.append(AllocationGroup(name, 1, m, True, (m.name,), share))
             continue
         key = (m.wounds, m.save, m.invulnerable)
         if key not in shared:
             shared[key] = len(groups)
-            groups.append(AllocationGroup(m.name, m.count, m, False, (m.name,)))
+            groups.append(AllocationGroup(m.name, m.count, m, False, (m.name,), m.points))
             continue
         g = groups[shared[key]]
+        if (g.points is None) != (m.points is None):
+            raise ScenarioError(
+                f"{m.name!r} shares W, Sv and InSv with {g.members[0]!r}, so they form one allocation group, "
+                "but only one of them gives points; give points on both entries or on neither (the unit's "
+                "points are then shared among the models that give none)",
+                source=source,
+                field=f"target.models[{i}].points",
+            )
         if _defences(g.profile) != _defences(m):
             raise ScenarioError(
                 f"{m.name!r} shares W, Sv and InSv with {g.members[0]!r}, so they form one allocation group, "
@@ -78,8 +90,9 @@ def create_groups(target: Target, source: str | None = None) -> list[AllocationG
                 source=source,
                 field=f"target.models[{i}]",
             )
+        points = None if g.points is None or m.points is None else g.points + m.points
         groups[shared[key]] = AllocationGroup(
-            f"{g.name} + {m.name}", g.models + m.count, g.profile, False, (*g.members, m.name)
+            f"{g.name} + {m.name}", g.models + m.count, g.profile, False, (*g.members, m.name), points
         )
     return groups
 

@@ -125,6 +125,8 @@ impl<'p> Evaluator<'p> {
         let mut damage = Vec::new();
         let mut destroyed = Vec::new();
         let mut per_group = vec![Vec::new(); self.unit.groups.len()];
+        let valued = self.unit.groups.iter().any(|g| g.value > 0);
+        let mut value = Vec::new();
         let mut carried = Vec::new();
         let mut carried_mortal = Vec::new();
         for (&s, &p) in &self.states {
@@ -138,6 +140,13 @@ impl<'p> Evaluator<'p> {
             accumulate(&mut destroyed, self.unit.destroyed(s), p);
             for (g, pmf) in per_group.iter_mut().enumerate() {
                 accumulate(pmf, self.unit.destroyed_in(s, g), p);
+            }
+            if valued {
+                let groups = self.unit.groups.iter().enumerate();
+                let v = crate::value::of_destroyed(
+                    groups.map(|(g, group)| (group, self.unit.destroyed_in(s, g))),
+                );
+                accumulate(&mut value, v, p);
             }
         }
         if self.carry_failed {
@@ -175,6 +184,10 @@ impl<'p> Evaluator<'p> {
                 pmfs.push(known.unwrap_or_default());
                 means.push(only_mean);
             }
+        }
+        if valued {
+            pmfs.push(value);
+            means.push(None);
         }
         (pmfs, means)
     }

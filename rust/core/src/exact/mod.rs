@@ -180,6 +180,12 @@ pub fn measure(program: &Program, obey: bool) -> Measured {
 }
 
 fn evaluate_within_budget(program: &Program) -> Result<Finished, CoreError> {
+    crate::value::complete(program, evaluate_numbers(program)?)
+}
+
+/// Every number's distribution, `value_destroyed` perhaps left to
+/// [`crate::value::complete`] (by the evaluators of one-group targets).
+fn evaluate_numbers(program: &Program) -> Result<Finished, CoreError> {
     if let Some(c) = program
         .plan
         .rounds

@@ -195,6 +195,7 @@ impl Plan {
         if let Some(a) = &self.attacker {
             validate_target("attacker", a)?;
         }
+        crate::value::check(self)?;
         let mut bounds = Bounds {
             counters: vec![0; self.counters.len()],
             attacks: 0,

@@ -243,6 +243,11 @@ pub struct Group {
     /// Empty: damage is wounds lost. Mortal wounds are never converted.
     #[serde(default)]
     pub thresholds: Vec<u32>,
+    /// What each model of the group destroyed adds to the trial's
+    /// `value_destroyed` number (see [`crate::value`]); 0 adds nothing, and
+    /// when no group of the target gives a value the number is not reported.
+    #[serde(default)]
+    pub value: u32,
 }
 
 /// The better (lower) of two Feel No Pain rolls, either possibly absent.

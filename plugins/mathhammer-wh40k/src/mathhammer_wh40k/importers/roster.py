@@ -175,26 +175,46 @@ def _unit(selection: Node, name: str, source: str, check: TableCheck, unmapped: 
     keywords = [k for k in TARGET_KEYWORDS if k.lower() in categories]
     target = _target(selection, name, keywords, source, unmapped)
     models = sum(m["count"] for m in target["models"])
-    weapons = _weapons(selection, name, keywords, target, check, unmapped)
+    weapons, variants = _weapons(selection, name, keywords, target, check, unmapped)
     _unread(selection, name, unmapped)
-    attackers: dict[str, dict[str, Any]] = {}
     attacker_keywords = [k for k in keywords if k in ("Vehicle", "Monster")]
+    head = {"keywords": attacker_keywords} if attacker_keywords else {}
+    ways = _ways(weapons, attacker_keywords)
+    attackers = {f"{name} ({way})": {**head, "weapons": chosen} for way, chosen in ways.items() if chosen}
+    notes: list[str] = []
+    if points and len(target["models"]) > 1:
+        # The list prices the unit, not its models (10th-edition data puts the cost on any one selection).
+        notes.append(
+            f"the {points:g} points of the unit are spread evenly over its {models} models, whatever their profile;"
+            " give a model entry of the target points = N to count its models for their own worth"
+        )
+    for _, label, switched in variants:
+        # The way (ranged, pistols, melee) whose weapons the mode changes gets one more attacker.
+        for way, chosen in _ways(switched, attacker_keywords).items():
+            if chosen and chosen != ways[way]:
+                attackers[f"{name} ({way}, {label})"] = {**head, "weapons": chosen}
+                notes.append(
+                    f"{label!r} is another mode of a weapon: {name} ({way}, {label}) fires it; {name} ({way}) fires"
+                    " each weapon's first mode"
+                )
+    return ImportedUnit(name, attackers, target, points or None, models, notes=tuple(notes))
+
+
+def _ways(weapons: list[dict[str, Any]], attacker_keywords: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """``weapons`` by the way the unit attacks with them: its ranged weapons, its pistols, its melee weapons.
+
+    A model shoots its Pistols or its other ranged weapons, not both; a MONSTER or VEHICLE fires its Pistols
+    with its other weapons, and a unit whose ranged weapons are all Pistols has them as its ranged weapons.
+    """
     ranged = [w for w in weapons if w["type"] == "ranged"]
     pistols = [w for w in ranged if _PISTOL.search(" ".join(w.get("keywords", [])))]
     if attacker_keywords or len(pistols) == len(ranged):
-        pistols = []  # a MONSTER or VEHICLE fires its Pistols with its other weapons; pistols alone are its ranged
-    ways = {
+        pistols = []
+    return {
         "ranged": [w for w in ranged if w not in pistols],
         "pistols": pistols,
         "melee": [w for w in weapons if w["type"] == "melee"],
     }
-    for way, chosen in ways.items():
-        if chosen:
-            attackers[f"{name} ({way})"] = {
-                **({"keywords": attacker_keywords} if attacker_keywords else {}),
-                "weapons": chosen,
-            }
-    return ImportedUnit(name, attackers, target, points or None, models)
 
 
 def _target(selection: Node, name: str, keywords: list[str], source: str, unmapped: list[Unmapped]) -> dict[str, Any]:
@@ -307,6 +327,10 @@ def _unread(selection: Node, name: str, unmapped: list[Unmapped]) -> None:
                 unmapped.append(Unmapped(name, f"{p.type.strip() or 'untyped'} profile {p.name!r}", _BY_HAND))
 
 
+Modes = dict[tuple[str, str], dict[str, dict[str, Any]]]
+"""One selection's weapons: by (kind, weapon), each mode the ruleset accepts by its label, the first first."""
+
+
 def _weapons(
     selection: Node,
     name: str,
@@ -314,46 +338,57 @@ def _weapons(
     target: Mapping[str, Any],
     check: TableCheck,
     unmapped: list[Unmapped],
-) -> list[dict[str, Any]]:
-    """Every weapon of the unit the ruleset accepts, with the count of models bearing it."""
-    weapons: dict[tuple[str, ...], dict[str, Any]] = {}
+) -> tuple[list[dict[str, Any]], list[tuple[str, str, list[dict[str, Any]]]]]:
+    """Every weapon of the unit the ruleset accepts, with the count of models bearing it, each in its first
+    mode; and each other mode of a weapon as ``(kind, label, weapons)``: the unit's weapons with every weapon of
+    that name firing that mode.
+
+    Weapon profiles of one selection that share a name before " - " are modes of one weapon (a plasma
+    pistol's standard and supercharge, a missile launcher's blast and focused): a model fires one at a time,
+    so each mode is a way of firing the unit's weapons of its own. Profiles of other names are other weapons of
+    the selection (a Sagitaur's missile launcher beside its L7 missile launcher). Several profiles of another
+    type in one selection (a Tesseract Vault's C'tan Powers) are alternatives the same way: the model picks one
+    each phase.
+    """
+    nodes: list[Modes] = []
     for node in selection.walk():
-        # Weapon profiles of one selection that share a name before " - " are modes of one weapon (a
-        # plasma pistol's standard and supercharge, a missile launcher's blast and focused): a model fires
-        # one at a time, so the first is used. Profiles of other names are other weapons of the selection
-        # (a Sagitaur's missile launcher beside its L7 missile launcher).
-        modes: dict[tuple[str, str], str] = {}
+        modes: Modes = {}
         for profile in node.profiles:
             kind = weapon_kind(profile)
             if kind is None:
                 continue
-            # Several profiles of another type in one selection (a Tesseract Vault's C'tan Powers) are
-            # alternatives too: its datasheet has the model pick one each phase.
             standard = profile.type.strip().lower() in (RANGED, MELEE)
             base = _mode_base(profile.name) if standard else profile.type.strip()
-            if (kind, base) in modes:
-                unmapped.append(
-                    Unmapped(
-                        name,
-                        f"weapon profile {profile.name!r}",
-                        f"another profile of {base!r}, which fires one profile at a time; the first is used",
-                    )
-                )
-                continue
-            modes[kind, base] = profile.name
             weapon = _weapon(profile, kind, node.number, name, unmapped)
-            if weapon is None:
-                continue
-            weapon = _checked(weapon, name, keywords, target, check, unmapped)
-            if weapon is None:
-                continue
-            key = tuple(str(v) for k, v in weapon.items() if k != "count")
-            if key in weapons:
-                weapons[key]["count"] += weapon["count"]
-            else:
-                weapons[key] = weapon
+            if weapon is not None:
+                weapon = _checked(weapon, name, keywords, target, check, unmapped)
+            if weapon is not None:
+                modes.setdefault((kind, base), {})[_bare(profile.name)] = weapon
+        nodes.append(modes)
+    weapons = _merged(nodes, None)
     if not weapons:
         unmapped.append(Unmapped(name, "weapons", "the unit has no weapon profile; it is a target only"))
+    others: dict[tuple[str, str, str], None] = {}
+    for modes in nodes:
+        for (kind, base), labels in modes.items():
+            others.update(dict.fromkeys((kind, base, label) for label in list(labels)[1:]))
+    variants = [(kind, label, _merged(nodes, (kind, base, label))) for kind, base, label in others]
+    return weapons, variants
+
+
+def _merged(nodes: list[Modes], mode: tuple[str, str, str] | None) -> list[dict[str, Any]]:
+    """The unit's weapons, each in its first mode, or in ``mode`` (kind, weapon, label) for that weapon where its
+    selection has that mode; weapons alike (all but their count) are one, their counts added."""
+    weapons: dict[tuple[str, ...], dict[str, Any]] = {}
+    for modes in nodes:
+        for key, labels in modes.items():
+            chosen = labels.get(mode[2]) if mode is not None and mode[:2] == key else None
+            weapon = chosen or next(iter(labels.values()))
+            alike = tuple(str(v) for k, v in weapon.items() if k != "count")
+            if alike in weapons:
+                weapons[alike] = {**weapons[alike], "count": weapons[alike]["count"] + weapon["count"]}
+            else:
+                weapons[alike] = weapon
     return [w for w in weapons.values() if w["count"] > 0]
 
 
@@ -463,13 +498,37 @@ def _checked(
 
 def attach(leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
     """``leader`` attached to ``bodyguard``: one target with the bodyguard's Toughness and keywords,
-    every model of both (the leader's as CHARACTER models), and both units' points."""
+    every model of both (the leader's as CHARACTER models), and both units' points.
+
+    The leader's models carry the leader's own points, so that destroying them removes those (shared
+    among its model entries by their counts, in whole points); the bodyguard's points, which a list gives
+    for the whole unit, are spread evenly over its models, as the note returned says.
+    """
     if leader.target is None or bodyguard.target is None:
         raise ScenarioError(f"{leader.name!r} or {bodyguard.name!r} is already part of an attached unit")
     name = f"{leader.name} + {bodyguard.name}"
     leader_models = [{**m, "character": True} for m in leader.target["models"]]
+    notes: list[str] = []
+    if leader.points is not None and bodyguard.points is not None:
+        leader_models = _priced(leader_models, leader.points, leader.models)
+        notes.append(
+            f"the {leader.points:g} points of {leader.name} go to its own models; the {bodyguard.points:g} points"
+            f" of {bodyguard.name}, given for the whole unit, are spread evenly over its {bodyguard.models} models"
+        )
     target: dict[str, Any] = {**bodyguard.target, "name": name, "models": [*bodyguard.target["models"], *leader_models]}
     points = (
         None if leader.points is None and bodyguard.points is None else (leader.points or 0) + (bodyguard.points or 0)
     )
-    return ImportedUnit(name, {}, target, points, leader.models + bodyguard.models)
+    return ImportedUnit(name, {}, target, points, leader.models + bodyguard.models, notes=tuple(notes))
+
+
+def _priced(models: list[dict[str, Any]], points: float, count: int) -> list[dict[str, Any]]:
+    """``models`` each with its share of ``points`` by its ``count``, in whole points, the last taking what
+    rounding leaves, so that they add up to ``points``."""
+    out = []
+    left = round(points)
+    for i, m in enumerate(models):
+        share = left if i == len(models) - 1 else round(points * m["count"] / count)
+        left -= share
+        out.append({**m, "points": share})
+    return out

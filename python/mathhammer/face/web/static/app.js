@@ -575,8 +575,9 @@ function renderResult(r) {
   const se = (stage) => (mc ? ` ± ${fmt(stage.se)}` : "");
   const headline = el("div", { class: "headline" });
   const fact = (label, value, testid) => headline.append(el("div", { "data-testid": testid }, el("span", { text: label }), el("strong", { text: value })));
-  fact("Models destroyed (mean)", fmt(r.models_destroyed.mean) + se(r.models_destroyed), "models-destroyed");
-  fact("Damage (mean)", fmt(r.damage.mean) + se(r.damage), "damage");
+  // Headed in the ruleset's words, as the report's table labels them ("HP lost", "Models removed").
+  fact(`${r.labels.models_destroyed || "Models destroyed"} (mean)`, fmt(r.models_destroyed.mean) + se(r.models_destroyed), "models-destroyed");
+  fact(`${r.labels.damage || "Damage"} (mean)`, fmt(r.damage.mean) + se(r.damage), "damage");
   fact("P(unit destroyed)", prob(r.p_unit_destroyed), "p-unit-destroyed");
   for (const [label, chance] of Object.entries(r.chances || {})) fact(label, prob(chance.p) + (mc ? ` ± ${fmt(chance.se, 4)}` : ""), null);
   const parts = [el("h2", { text: "Result" }), el("p", { class: "how", "data-testid": "how", text: r.description }), headline];
