@@ -3,13 +3,16 @@ while it is reused: repeated short runs do not rebuild the core's tables."""
 
 from __future__ import annotations
 
+import importlib
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import mathhammer
 from mathhammer.plan import Plan
+from mathhammer.registry import load_registry
 from mathhammer.simulate import core_plan
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -56,3 +59,40 @@ def test_equal_plans_share_one_core_plan_and_different_ones_do_not() -> None:
     assert core_plan(plan) is core_plan(plan)
     other = mathhammer.load_scenario(EXAMPLES / "melee-charge.toml")
     assert core_plan(mathhammer.compile_scenario(other).plan) is not core_plan(plan)
+
+
+@pytest.fixture
+def ruleset_compiles(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every scenario a ruleset compiles during the test."""
+    module = importlib.import_module("mathhammer.simulate")
+    seen: list[object] = []
+    original = module.compile_scenario
+
+    def counting(scenario: object, **kwargs: Any) -> Any:
+        seen.append(scenario)
+        return original(scenario, **kwargs)
+
+    monkeypatch.setattr(module, "compile_scenario", counting)
+    return seen
+
+
+def test_a_reused_scenario_is_compiled_by_its_ruleset_once(ruleset_compiles: list[object]) -> None:
+    data = tomllib.loads((EXAMPLES / "boltguns.toml").read_text())
+    data["attacker"]["weapons"][0]["count"] = 13  # a scenario no other test prepared
+    scenario = mathhammer.scenario_from_data(data)
+    results = [mathhammer.simulate(scenario, trials=1_000, seed=1) for _ in range(3)]
+    assert ruleset_compiles == [scenario]
+    assert results[0]["models_destroyed"].pmf.tolist() == results[2]["models_destroyed"].pmf.tolist()
+
+
+def test_a_changed_scenario_or_another_registry_is_compiled_afresh(ruleset_compiles: list[object]) -> None:
+    data = tomllib.loads((EXAMPLES / "boltguns.toml").read_text())
+    data["attacker"]["weapons"][0]["count"] = 14
+    fourteen = mathhammer.scenario_from_data(data)
+    data["attacker"]["weapons"][0]["count"] = 15
+    fifteen = mathhammer.scenario_from_data(data)
+    assert mathhammer.simulate(fourteen, trials=1_000, seed=1)["attacks"].mean == 28
+    assert mathhammer.simulate(fifteen, trials=1_000, seed=1)["attacks"].mean == 30
+    assert ruleset_compiles == [fourteen, fifteen]
+    mathhammer.simulate(fourteen, trials=1_000, seed=1, registry=load_registry())
+    assert len(ruleset_compiles) == 3

@@ -33,6 +33,7 @@ import math
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -333,10 +334,31 @@ def pairing(attacker: Profile, target: Profile, *, registry: Registry | None = N
             source=attacker.source,
         )
     data = {**attacker.scenario, "ruleset": attacker.ruleset, "attacker": attacker.table, "target": target.table}
+    # Scenarios are frozen and their loaders read nothing but the data: an
+    # equal pairing loaded before is the same scenario (a sweep repeated in
+    # one process loads each once).
+    registry = registry or default_registry()
+    key = (repr(data), attacker.source)
+    with _PAIRINGS_LOCK:
+        cached = _PAIRINGS.get(key)
+        if cached is not None and cached[0] is registry:
+            _PAIRINGS.move_to_end(key)
+            return cached[1]
     try:
-        return scenario_from_data(data, source=attacker.source, registry=registry)
+        scenario = scenario_from_data(data, source=attacker.source, registry=registry)
     except ScenarioError as exc:
         raise _relocated(exc, attacker, target) from None
+    with _PAIRINGS_LOCK:
+        _PAIRINGS[key] = (registry, scenario)
+        while len(_PAIRINGS) > PAIRINGS_CACHE:
+            _PAIRINGS.popitem(last=False)
+    return scenario
+
+
+_PAIRINGS: OrderedDict[tuple[str, str | None], tuple[Registry, Any]] = OrderedDict()
+_PAIRINGS_LOCK = threading.Lock()
+PAIRINGS_CACHE = 1024
+"""How many loaded pairings are kept for reuse, most recently used first."""
 
 
 def _relocated(exc: ScenarioError, attacker: Profile, target: Profile) -> ScenarioError:
@@ -790,6 +812,22 @@ def _exact_cells(
     from, ends the wait, and so stops the others.
     """
     out: dict[tuple[str, str], Result | DeclinedError] = {}
+    if workers == 1:
+        # One at a time on this thread: no hand-over to a worker and back
+        # per cell (on a busy machine each costs a wait for a time slice).
+        # Ctrl-C reaches the core's own check here, on the main thread.
+        def polled(done: int, total: int) -> None:
+            if poll is not None:
+                poll()
+
+        for key, cell in prepared.items():
+            try:
+                out[key] = evaluate_exact_prepared(cell, progress=polled)
+            except DeclinedError as exc:
+                out[key] = exc
+            if pairings is not None:
+                pairings(sum(isinstance(v, Result) for v in out.values()), len(prepared))
+        return out
     stop = threading.Event()
 
     def check(done: int, total: int) -> None:

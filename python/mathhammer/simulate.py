@@ -256,22 +256,52 @@ class Prepared:
     ruleset_version: str
 
 
+_PREPARED: OrderedDict[tuple[type, str], tuple[Registry, Prepared]] = OrderedDict()
+_PREPARED_LOCK = threading.Lock()
+PREPARED_CACHE = 64
+"""How many prepared scenarios are kept for reuse, most recently used first."""
+
+
 def prepare(
     scenario: Any, *, registry: Registry | None = None, adjust: Callable[[Plan], object] | None = None
 ) -> Prepared:
     """Compile ``scenario`` for the evaluators; ``adjust`` may change the ruleset's Plan before the core checks it
     (``compare`` gives the target's groups values, so that the core reports the points removed).
 
+    Without ``adjust``, what an equal scenario compiled to with the same
+    registry is reused: a short run of a reused Scenario then costs the run,
+    not its ruleset's compile. Scenarios are frozen dataclasses: one is known
+    by its type and its ``repr`` (every field, nested ones too). Others,
+    scenarios whose Plan has batch hooks (the hooks hold state), and calls
+    with ``adjust`` (it may note what it saw, as ``compare``'s does) are
+    compiled every time.
+
     Raises:
         ScenarioError: for a scenario its ruleset rejects.
         KeywordError: for a keyword that raised or built a Plan the core rejects (see :func:`freeze`).
     """
+    registry = registry or default_registry()
+    params = getattr(type(scenario), "__dataclass_params__", None)
+    frozen = params is not None and params.frozen and adjust is None
+    key = (type(scenario), repr(scenario)) if frozen else None
+    if key is not None:
+        with _PREPARED_LOCK:
+            cached = _PREPARED.get(key)
+            if cached is not None and cached[0] is registry:
+                _PREPARED.move_to_end(key)
+                return dataclasses.replace(cached[1], scenario=scenario)
     compiled = compile_scenario(scenario, registry=registry)
     if adjust is not None:
         adjust(compiled.plan)
-    return Prepared(
+    prepared = Prepared(
         scenario, compiled, freeze(scenario, compiled, registry=registry), _ruleset_version(scenario, registry)
     )
+    if key is not None and not compiled.plan.hooks:
+        with _PREPARED_LOCK:
+            _PREPARED[key] = (registry, prepared)
+            while len(_PREPARED) > PREPARED_CACHE:
+                _PREPARED.popitem(last=False)
+    return prepared
 
 
 _CORE_PLANS: OrderedDict[str, _core.CompiledPlan] = OrderedDict()

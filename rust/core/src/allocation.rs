@@ -54,6 +54,10 @@ impl<'p> Allocation<'p> {
     pub(crate) fn declare(&self, m: &impl Models, focus: Option<usize>, order: &mut Vec<usize>) {
         order.clear();
         order.extend(0..self.groups.len());
+        if order.len() == 1 {
+            // One group: nothing to sort or bring forward.
+            return;
+        }
         order.sort_by_key(|&g| self.key(m, g));
         if let Some(f) = focus.filter(|&f| m.alive(f) > 0) {
             let at = order.iter().position(|&g| g == f).unwrap_or(0);
@@ -65,6 +69,9 @@ impl<'p> Allocation<'p> {
     /// alive, else the first group of the ordering, re-read for every wound
     /// so a model wounded by the previous one is picked first.
     pub(crate) fn pick_for_mortal(&self, m: &impl Models, focus: Option<usize>) -> Option<usize> {
+        if self.groups.len() == 1 {
+            return (m.alive(0) > 0).then_some(0);
+        }
         focus.filter(|&f| m.alive(f) > 0).or_else(|| {
             (0..self.groups.len())
                 .filter(|&g| m.alive(g) > 0)

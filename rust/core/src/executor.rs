@@ -10,14 +10,14 @@
 //! wounds with their amounts and Feel No Pain dice.
 
 use crate::batch::{self, Batch};
-use crate::dice::{DiceExpr, ModifiedDice};
-use crate::plan::{Check, Contest, Excess, Outcome, Side, WhileAlive};
-use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence, TokenRoute};
+use crate::dice::ModifiedDice;
+use crate::plan::{Check, Contest, Excess, Side, WhileAlive};
+pub(crate) use crate::pool_tests::{gather_attacks, run_pool_tests};
+use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
 use crate::trace::{Event, Observer};
 use crate::workspace::{bump, Workspace};
-use std::ops::RangeInclusive;
 
 /// Run one trial into `ws` (counters, damage and models destroyed).
 pub fn run_trial<D: DiceSource, O: Observer>(
@@ -357,151 +357,6 @@ fn run_pool<D: DiceSource, O: Observer>(
     run_pool_saves(pool, ws, dice, obs);
 }
 
-/// A pool's attack dice and tests: counters, tokens reaching the save, and
-/// queued harm, left in `ws`.
-pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
-    index: usize,
-    pool: &RunPool,
-    ws: &mut Workspace<'_>,
-    dice: &mut D,
-    obs: &mut O,
-) {
-    // The focus group is fixed when the pool starts: harm its tokens queue
-    // remembers it.
-    ws.focus = pool.focus.iter().copied().find(|&g| ws.state.alive[g] > 0);
-    let attacks = gather_attacks(pool, ws.striking_alive(), dice);
-    ws.attacks = attacks;
-    obs.event(Event::Attacks { count: attacks });
-    bump(&mut ws.counters, pool.attacks_counter, attacks);
-
-    // Tests: tokens flow forward; entering[k] waits for test k, the last slot
-    // is the save.
-    let n_tests = pool.tests.len();
-    ws.entering.clear();
-    ws.entering.resize(n_tests + 1, 0);
-    ws.entering[0] = attacks;
-    ws.pending.clear();
-    ws.extra_mortal = 0;
-    ws.one_damage_left = pool.damage_reroll_one;
-    ws.passed.clear();
-    ws.passed.resize(n_tests, 0);
-    ws.criticals.clear();
-    ws.criticals.resize(n_tests, 0);
-    for (k, t) in pool.tests.iter().enumerate() {
-        let n = ws.entering[k];
-        let mut one_left = t.reroll_one;
-        if t.automatic && t.on_success.is_empty() {
-            bump(&mut ws.counters, t.counter, n);
-            ws.passed[k] += n;
-            ws.entering[k + 1] += n;
-            continue;
-        }
-        for _ in 0..n {
-            // An automatic test rolls nothing: every token is a plain success
-            // and its success effects still run.
-            let (outcome, class) = if t.automatic {
-                (Outcome::Success, None)
-            } else if let Some((roll, _)) = &t.roll {
-                roll.roll(t.reroll, k, &ws.marks, dice, obs, &mut ws.roll_faces)
-            } else {
-                let first = dice.roll(t.die);
-                let mut roll = first;
-                let mut outcome = t.by_face[roll as usize];
-                let mut again = t.rerolls(roll, outcome);
-                if !again && one_left && outcome == Outcome::Fail {
-                    // The unit's one re-roll, on the first die that fails.
-                    one_left = false;
-                    again = true;
-                }
-                if again {
-                    roll = dice.roll(t.die);
-                    outcome = t.by_face[roll as usize];
-                }
-                obs.event(Event::Test {
-                    step: k,
-                    roll,
-                    rerolled_from: again.then_some(first),
-                    outcome,
-                });
-                (outcome, None)
-            };
-            if outcome == Outcome::Critical {
-                ws.criticals[k] += 1;
-            }
-            t.route(
-                k,
-                outcome,
-                class,
-                &mut TrialRoute {
-                    pool,
-                    index,
-                    k,
-                    ws: &mut *ws,
-                    dice: &mut *dice,
-                },
-            );
-        }
-    }
-}
-
-/// One token's routing at test `k` of `pool` in one trial: counters bumped,
-/// extra tokens rolled, harm queued, the token moved on.
-struct TrialRoute<'a, 'w, D> {
-    pool: &'a RunPool,
-    /// The pool's sequence index, for harm held until every attack.
-    index: usize,
-    k: usize,
-    ws: &'a mut Workspace<'w>,
-    dice: &'a mut D,
-}
-
-impl<D: DiceSource> TokenRoute for TrialRoute<'_, '_, D> {
-    #[inline]
-    fn count(&mut self, counter: usize) {
-        self.ws.counters[counter] += 1;
-    }
-
-    #[inline]
-    fn extra(&mut self, amount: DiceExpr) -> Option<()> {
-        let extra = amount.roll(self.dice);
-        bump(
-            &mut self.ws.counters,
-            self.pool.tests[self.k].counter,
-            extra,
-        );
-        self.ws.entering[self.k + 1] += extra;
-        Some(())
-    }
-
-    #[inline]
-    fn skip(&mut self, skipped: RangeInclusive<usize>) {
-        for skipped in &self.pool.tests[skipped] {
-            bump(&mut self.ws.counters, skipped.counter, 1);
-        }
-    }
-
-    #[inline]
-    fn inflict(&mut self, what: Inflict, ended: Option<bool>) {
-        if what.after_all {
-            self.ws.deferred.push((self.index, what, self.ws.focus));
-        } else {
-            self.ws.pending.push(what);
-        }
-        if let Some(passed) = ended {
-            let counter = self.pool.tests[self.k].counter;
-            bump(&mut self.ws.counters, counter, u32::from(passed));
-        }
-    }
-
-    #[inline]
-    fn pass(&mut self, goes_to: usize) -> Option<()> {
-        bump(&mut self.ws.counters, self.pool.tests[self.k].counter, 1);
-        self.ws.passed[self.k] += 1;
-        self.ws.entering[goes_to] += 1;
-        Some(())
-    }
-}
-
 /// A pool's saves, damage and queued harm, from the tokens `ws` holds.
 pub(crate) fn run_pool_saves<D: DiceSource, O: Observer>(
     pool: &RunPool,
@@ -617,11 +472,78 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     let mut last_group = ws.state.current(&ws.order).unwrap_or(ws.order[0]);
+    // Unwatched, fixed damage with nothing after it: a face every group
+    // fails outright is applied as one count (`TargetState::apply_fixed`,
+    // the same wounds, models and Feel No Pain dice as one at a time).
+    let fixed = !obs.enabled() && !ws.one_damage_left && !one_at_a_time(pool, ws);
     for face in 1..=pool.save.die {
-        for _ in 0..ws.save_faces[face as usize] {
+        let mut left = ws.save_faces[face as usize];
+        while left > 0 {
+            if !obs.enabled() {
+                // A roll that saves changes nothing, so every other roll of
+                // this face saves too, against the same group: done at once.
+                let g = ws.state.current(&ws.order).unwrap_or(last_group);
+                if pool.save.saves(g, ws.state.group(g), face) {
+                    last_group = g;
+                    break;
+                }
+                if fixed && fails_outright(pool, ws, face) {
+                    last_group = fail_fixed(pool, ws, last_group, left, dice);
+                    break;
+                }
+            }
             last_group = save_one(pool, ws, last_group, face, dice, obs);
+            left -= 1;
         }
     }
+}
+
+/// Does a save roll of `face` fail for every group, with no re-roll and no
+/// special save to follow?
+fn fails_outright(pool: &RunPool, ws: &Workspace<'_>, face: u32) -> bool {
+    let save = &pool.save;
+    !save.rerolls(face)
+        && (0..ws.state.alive.len())
+            .all(|g| save.special[g].is_none() && !save.saves(g, ws.state.group(g), face))
+}
+
+/// `n` failed saves of the pool's fixed damage, counted and applied at once;
+/// returns the group the last of them was checked against, as
+/// [`save_one`] would.
+fn fail_fixed<D: DiceSource>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    last: usize,
+    n: u32,
+    dice: &mut D,
+) -> usize {
+    bump(&mut ws.counters, pool.save.counter, n);
+    let standing = ws
+        .order
+        .iter()
+        .rev()
+        .find(|&&g| ws.state.alive[g] > 0)
+        .copied();
+    ws.state
+        .apply_fixed(&ws.order, n, pool.damage.min(), &pool.feel_no_pain, dice);
+    match ws.state.current(&ws.order) {
+        Some(g) => g,
+        // Destroyed by these: the last of them went to the last group standing.
+        None => standing.unwrap_or(last),
+    }
+}
+
+/// Must the pool's failed saves be resolved one at a time? `apply_fixed`
+/// knows damage modifiers only: anything that converts or follows damage
+/// goes one attack at a time.
+pub(crate) fn one_at_a_time(pool: &RunPool, ws: &Workspace<'_>) -> bool {
+    pool.damage.is_random()
+        || pool.damage.min() == 0
+        || pool.excess != Excess::Lost
+        || pool.cap_at_wounds
+        || pool.top_threshold_counter.is_some()
+        || pool.top_threshold.is_some()
+        || ws.state.has_thresholds()
 }
 
 /// One save roll showing `face`, against the group current now (or `last`
@@ -674,32 +596,6 @@ pub(crate) fn saves_in_turn<D: DiceSource, O: Observer>(
         let roll = dice.roll(pool.save.die);
         last_group = save_one(pool, ws, last_group, roll, dice, obs);
     }
-}
-
-/// Each model's attack dice, summed over the pool's terms in order.
-/// With `alive_of`, only the attacking side's models alive when the strike
-/// began attack.
-pub(crate) fn gather_attacks<D: DiceSource>(
-    pool: &RunPool,
-    alive: Option<&[u32]>,
-    dice: &mut D,
-) -> u32 {
-    let mut attacks = 0u32;
-    for term in &pool.attacks {
-        let models = match (term.alive_of, alive) {
-            (Some(g), Some(alive)) => alive[g].saturating_sub(term.reserve).min(term.models),
-            _ => term.models,
-        };
-        for _ in 0..models {
-            let rolled = if term.maximize {
-                term.dice.max()
-            } else {
-                term.dice.roll(dice)
-            };
-            attacks += term.per_model(rolled);
-        }
-    }
-    attacks
 }
 
 /// An attack that failed its save: counted, and, while the unit stands, its

@@ -531,6 +531,19 @@ pub fn simulate_chunks_with(
         ));
     }
     let trials = trials_in(options.trials, &chunks);
+    if chunks.end - chunks.start == 1 && runner.is_sampled() && !runner.program.has_batch_hooks() {
+        // One chunk on the fast path (milliseconds at most, so Ctrl-C still
+        // lands at once) and no batch hook: run it on this thread. A worker
+        // pool and a poller would cost more than the chunk itself, and a
+        // short call is all overhead otherwise.
+        let control = Control::default();
+        let tally = run_chunk(runner, options.seed, chunks.start, options.trials, &control);
+        poll(control.done(), trials)?;
+        return match control.take_error() {
+            Some(e) => Err(e),
+            None => Ok(tally),
+        };
+    }
     let workers = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
         .build()

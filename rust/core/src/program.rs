@@ -33,6 +33,21 @@ pub(crate) struct RunTest {
     pub(crate) on_critical: Vec<(Option<Class>, RunAction)>,
     /// A roll of several dice instead of `die`, and its exact distribution.
     pub(crate) roll: Option<(Roll, Vec<Classed>)>,
+    /// How its tokens may be run a face count at a time (`pool_tests.rs`),
+    /// if they may.
+    pub(crate) counting: Option<Counting>,
+}
+
+/// What a test run a face count at a time needs to know: it rolls one die
+/// (or none), its routing rolls nothing and queues at most one harm action,
+/// so routing each outcome's count at once leaves what routing the tokens
+/// one by one would.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Counting {
+    /// Some die can be re-rolled (by the policy or the unit's one re-roll).
+    pub(crate) rerolls: bool,
+    /// No outcome has an action: a success just passes on.
+    pub(crate) plain: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -457,7 +472,9 @@ impl Program {
                 let distribution = roll.distribution(t.reroll);
                 (roll, distribution)
             }),
-        })
+            counting: None,
+        }
+        .counted())
     }
 
     /// Give the Program the batch hooks its pools name.
@@ -660,6 +677,29 @@ impl RunTest {
             Reroll::Failures => outcome == Outcome::Fail,
             Reroll::NonCritical => outcome != Outcome::Critical,
         }
+    }
+
+    /// This test with `counting` filled in.
+    fn counted(mut self) -> Self {
+        let mut harm = 0;
+        let mut rolls = self.roll.is_some();
+        for action in self.actions() {
+            match action {
+                RunAction::Extra(amount) => rolls |= amount.is_random(),
+                RunAction::Inflict(_) => harm += 1,
+                RunAction::Skip(_) | RunAction::Count(_) => {}
+            }
+        }
+        self.counting = (!rolls && harm <= 1).then(|| Counting {
+            rerolls: self.reroll_one
+                || (1..=self.die).any(|f| {
+                    self.by_face
+                        .get(f as usize)
+                        .is_some_and(|&o| self.rerolls(f, o))
+                }),
+            plain: self.actions().next().is_none(),
+        });
+        self
     }
 }
 

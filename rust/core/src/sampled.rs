@@ -25,10 +25,11 @@
 
 use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::{Chance, Multinomial};
+pub(crate) use crate::executor::one_at_a_time;
 use crate::executor::{
     declare, drive, gather_attacks, inflict, resolve_save_faces, saves_in_turn, unsaved,
 };
-use crate::plan::{Excess, Group, Side};
+use crate::plan::{Group, Side};
 use crate::program::{Inflict, Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
 use crate::tables::{
@@ -272,19 +273,6 @@ fn run_pool(
         failed,
     };
     resolve(index, pool, tables.inflict, &drawn, ws, stream);
-}
-
-/// Must the pool's failed saves be resolved one at a time? `apply_fixed`
-/// knows damage modifiers only: anything that converts or follows damage
-/// goes one attack at a time.
-pub(crate) fn one_at_a_time(pool: &RunPool, ws: &Workspace<'_>) -> bool {
-    pool.damage.is_random()
-        || pool.damage.min() == 0
-        || pool.excess != Excess::Lost
-        || pool.cap_at_wounds
-        || pool.top_threshold_counter.is_some()
-        || pool.top_threshold.is_some()
-        || ws.state.has_thresholds()
 }
 
 /// One failed save, resolved against the group current now.
