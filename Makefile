@@ -64,13 +64,14 @@ test-install: install
 test-slow: install
 	$(BIN)/python -m pytest -m slow
 
-.PHONY: bench  ## install, run the benchmarks, then the ratio tables (beside the references with REFERENCE=DIR) and the sweep table
+.PHONY: bench  ## install, run the benchmarks, then the ratio tables (beside the references with REFERENCE=DIR), the sweep table and the exact-vs-icepool table
 bench: install
 	$(BIN)/python -m pytest benches --benchmark-enable --benchmark-columns=min,median,mean,rounds -p no:randomly
 	cargo bench --locked -p mathhammer-core
 	$(BIN)/python benches/ratios.py $(if $(REFERENCE),--reference $(REFERENCE)) --output target/ratios.md
 	$(BIN)/python benches/cliff.py $(if $(REFERENCE),--reference $(REFERENCE)) --output target/cliff.md
 	$(BIN)/python benches/sweep.py --output target/sweep.md
+	$(BIN)/python benches/exact_sweep.py --output target/exact-sweep.md
 
 .PHONY: lint  ## type-check (mypy, stubtest), lint Python (ruff) and Rust (clippy)
 lint: install lint-python lint-rust

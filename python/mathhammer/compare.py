@@ -27,6 +27,7 @@ ruleset's: the efficiency metrics (per 100 points, points removed) use them.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import html
 import math
@@ -34,7 +35,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,11 +46,19 @@ import numpy.typing as npt
 
 from mathhammer.exceptions import DeclinedError, ScenarioError
 from mathhammer.extras import require
-from mathhammer.plan import Plan
 from mathhammer.points import GroupPoints, group_points
 from mathhammer.points import distribution as points_distribution
+from mathhammer.profile_format import (
+    attacker_data,
+    attacker_field,
+    library_attacker,
+    profile_format,
+    refuse_cells,
+    scenario_attacker,
+)
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import GROUP_STAGE, VALUE_STAGE, WEAPON_DAMAGE, WEAPON_MORTAL, Result
+from mathhammer.ruleset import ProfileFormat, Vocabulary
 from mathhammer.scenario import read_toml, scenario_from_data
 from mathhammer.simulate import (
     DEFAULT_TRIALS,
@@ -58,6 +67,7 @@ from mathhammer.simulate import (
     Prepared,
     checked_run,
     evaluate_exact_prepared,
+    freeze,
     prepare,
     simulate_prepared,
 )
@@ -115,13 +125,17 @@ models); when every model is worth the same this is E[models destroyed] / models
 ALL_METRICS: dict[Metric, tuple[str, str | Percent]] = {**METRICS, **EFFICIENCY_METRICS}
 
 
-def metric_info(metric: Metric) -> tuple[str, str | Percent]:
+def metric_info(metric: Metric, words: Vocabulary | None = None) -> tuple[str, str | Percent]:
     """The title and cell format of ``metric``: one of :data:`METRICS`, ``destroyed:<group>``,
-    ``damage:<weapon>`` or ``mortal_wounds:<weapon>``.
+    ``damage:<weapon>`` or ``mortal_wounds:<weapon>``; titled in the ruleset's ``words`` when given
+    ("Expected HP lost" in the d12 system; :func:`worded_title`).
 
     Raises:
         ScenarioError: naming the metric and those known, for one that is none of these.
     """
+    if words is not None and words != Vocabulary():
+        title, fmt = metric_info(metric)
+        return worded_title(metric, words) or title, fmt
     if metric in ALL_METRICS:
         return ALL_METRICS[metric]
     group = metric.removeprefix(GROUP_STAGE)
@@ -140,6 +154,24 @@ def metric_info(metric: Metric) -> tuple[str, str | Percent]:
         f" {WEAPON_DAMAGE}Lascannon) or {WEAPON_MORTAL}<weapon>",
         field="metric",
     )
+
+
+def worded_title(metric: Metric, words: Vocabulary) -> str | None:
+    """The title of ``metric`` in the ruleset's words, for those whose words a game changes: what the target
+    loses (``lost``, else ``damage``), its mortal wounds and its models' fate (``removed``); ``None`` for
+    the rest. The default words give the titles of :data:`METRICS` back."""
+    lost = words.lost or words.damage
+    base = metric.removesuffix(PER_100) if metric in EFFICIENCY_METRICS else metric
+    per_100 = " per 100 points" if base != metric else ""
+    if base == "models_destroyed":
+        return f"Expected models {words.removed}{per_100}"
+    if base == "damage":
+        return f"Expected {lost}{per_100}"
+    for prefix, measure in ((WEAPON_DAMAGE, lost), (WEAPON_MORTAL, words.mortal_wounds[1])):
+        weapon = metric.removeprefix(prefix)
+        if metric.startswith(prefix) and weapon and metric not in ALL_METRICS:
+            return f"Expected {measure}: {weapon}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -209,27 +241,40 @@ def is_library(path: str | Path) -> bool:
     return "attackers" in data or "targets" in data
 
 
-def read_profiles(paths: Sequence[str | Path], into: Profiles | None = None) -> Profiles:
+def read_profiles(
+    paths: Sequence[str | Path], into: Profiles | None = None, *, registry: Registry | None = None
+) -> Profiles:
     """Read attackers and targets from scenario files and profile libraries.
+
+    ``registry`` gives each file's ruleset (the installed plugins by default), whose
+    :class:`~mathhammer.ruleset.ProfileFormat` says where its attacker is.
 
     Raises:
         ScenarioError: naming the file (and field) for a file that is neither,
-            or a name used twice.
+            a scenario that cannot be a comparison's cell, or a name used twice.
     """
     profiles = into if into is not None else Profiles()
     for path in paths:
-        add_profiles(read_toml(path), str(path), profiles, stem=Path(path).stem)
+        add_profiles(read_toml(path), str(path), profiles, stem=Path(path).stem, registry=registry)
     return profiles
 
 
-def add_profiles(data: Mapping[str, Any], source: str, profiles: Profiles, *, stem: str | None = None) -> None:
+def add_profiles(
+    data: Mapping[str, Any],
+    source: str,
+    profiles: Profiles,
+    *,
+    stem: str | None = None,
+    registry: Registry | None = None,
+) -> None:
     """Add the attackers and targets of one parsed file (a scenario or a profile library) to ``profiles``.
 
     ``stem`` names a scenario file's attacker and target when they have no
     ``name`` of their own; it defaults to ``source``.
 
     Raises:
-        ScenarioError: naming ``source`` (and the field) for data that is neither, or a name used twice.
+        ScenarioError: naming ``source`` (and the field) for data that is neither, a scenario that cannot
+            be a comparison's cell (a fight), or a name used twice.
     """
     stem = source if stem is None else stem
     ruleset = data.get("ruleset")
@@ -237,16 +282,20 @@ def add_profiles(data: Mapping[str, Any], source: str, profiles: Profiles, *, st
         raise ScenarioError(
             'is required: name the ruleset, for example ruleset = "wh40k"', source=source, field="ruleset"
         )
+    fmt = profile_format(ruleset, registry)
+    refuse_cells(fmt, data, source)
+    side = scenario_attacker(fmt, data)
     if "attackers" in data or "targets" in data:
-        _read_library(data, ruleset, source, profiles)
-    elif "attacker" in data or "target" in data:
-        shared = {k: v for k, v in data.items() if k not in ("attacker", "target")}
-        if "attacker" in data:
-            attacker, points, models = _costs(data["attacker"], "attacker", source, "attacker")
-            name = attacker.get("name", stem) if isinstance(attacker, Mapping) else stem
-            profiles.add("attacker", Profile(str(name), ruleset, attacker, shared, source, "attacker", points, models))
+        _read_library(data, ruleset, source, profiles, fmt)
+    elif side is not None or "target" in data:
+        shared = {k: v for k, v in data.items() if k not in (fmt.attacker_key, "target")}
+        if side is not None:
+            where = "attacker" if fmt.attacker_key == "attacker" else ""
+            attacker, points, models = _costs(side, "attacker", source, where, fmt)
+            name = attacker.get("name", stem) if where and isinstance(attacker, Mapping) else stem
+            profiles.add("attacker", Profile(str(name), ruleset, attacker, shared, source, where, points, models))
         if "target" in data:
-            target, points, _ = _costs(data["target"], "target", source, "target")
+            target, points, _ = _costs(data["target"], "target", source, "target", fmt)
             name = target.get("name", stem) if isinstance(target, Mapping) else stem
             profiles.add("target", Profile(str(name), ruleset, target, {}, source, "target", points))
     else:
@@ -257,7 +306,7 @@ def add_profiles(data: Mapping[str, Any], source: str, profiles: Profiles, *, st
         )
 
 
-def _read_library(data: Mapping[str, Any], ruleset: str, source: str, profiles: Profiles) -> None:
+def _read_library(data: Mapping[str, Any], ruleset: str, source: str, profiles: Profiles, fmt: ProfileFormat) -> None:
     shared = {k: v for k, v in data.items() if k not in ("attackers", "targets")}
     kinds: tuple[tuple[str, Literal["attacker", "target"]], ...] = (("attackers", "attacker"), ("targets", "target"))
     for plural, kind in kinds:
@@ -268,11 +317,14 @@ def _read_library(data: Mapping[str, Any], ruleset: str, source: str, profiles: 
             where = f"{plural}.{name}"
             if not isinstance(table, Mapping):
                 raise ScenarioError(f"must be a table ([{where}]), not {table!r}", source=source, field=where)
-            costed, points, models = _costs(table, kind, source, where)
+            costed, points, models = _costs(table, kind, source, where, fmt)
             own = dict(costed)
             extra = own.pop("scenario", {}) if kind == "attacker" else {}
             if not isinstance(extra, Mapping):
                 raise ScenarioError("must be a table of scenario keys", source=source, field=f"{where}.scenario")
+            refuse_cells(fmt, extra, source, f"{where}.scenario.")
+            if kind == "attacker":
+                library_attacker(fmt, own, source, where)
             merged = {**shared, **{k: _merge(shared.get(k), v) for k, v in extra.items()}}
             profiles.add(kind, Profile(str(name), ruleset, own, merged, source, where, points, models))
 
@@ -282,9 +334,10 @@ MAX_POINTS = 100_000
 
 
 def _costs(
-    table: Any, kind: Literal["attacker", "target"], source: str, where: str
+    table: Any, kind: Literal["attacker", "target"], source: str, where: str, fmt: ProfileFormat | None = None
 ) -> tuple[Any, float | None, int | None]:
-    """``table`` without its ``points`` (and an attacker's ``models``), and those two, checked.
+    """``table`` without its ``points`` (and an attacker's ``models``, unless ``fmt`` says the ruleset's table
+    holds its own: it stays there, and is read), and those two, checked.
 
     Raises:
         ScenarioError: naming the field, for points that are not a number from 0
@@ -300,16 +353,21 @@ def _costs(
         raise ScenarioError(
             f"is {points!r}; write what the unit costs, a number from 0 to {MAX_POINTS:,}",
             source=source,
-            field=f"{where}.points",
+            field=f"{where}.points" if where else "points",
         )
     models = None
-    if kind == "attacker":
+    if kind == "attacker" and fmt is not None and fmt.models:
+        # The ruleset's own field, which its checks name when wrong; the comparison reads a valid count.
+        count = own.get("models")
+        models = count if isinstance(count, int) and not isinstance(count, bool) and count >= 1 else None
+    elif kind == "attacker" and not isinstance(own.get("models"), list):
+        # A list is the ruleset's own [[attacker.models]] tables (the attacker's models, for Hazardous).
         models = own.pop("models", None)
         if models is not None and (isinstance(models, bool) or not isinstance(models, int) or models < 1):
             raise ScenarioError(
                 f"is {models!r}; write how many models the unit has, a whole number from 1",
                 source=source,
-                field=f"{where}.models",
+                field=f"{where}.models" if where else "models",
             )
     return own, None if points is None else float(points), models
 
@@ -333,7 +391,10 @@ def pairing(attacker: Profile, target: Profile, *, registry: Registry | None = N
             " compare profiles of one ruleset",
             source=attacker.source,
         )
-    data = {**attacker.scenario, "ruleset": attacker.ruleset, "attacker": attacker.table, "target": target.table}
+    fmt = profile_format(attacker.ruleset, registry)
+    refuse_cells(fmt, attacker.scenario, attacker.source)
+    side = attacker_data(fmt, attacker.table)
+    data = {**attacker.scenario, "ruleset": attacker.ruleset, **side, "target": target.table}
     # Scenarios are frozen and their loaders read nothing but the data: an
     # equal pairing loaded before is the same scenario (a sweep repeated in
     # one process loads each once).
@@ -347,7 +408,7 @@ def pairing(attacker: Profile, target: Profile, *, registry: Registry | None = N
     try:
         scenario = scenario_from_data(data, source=attacker.source, registry=registry)
     except ScenarioError as exc:
-        raise _relocated(exc, attacker, target) from None
+        raise _relocated(exc, attacker, target, fmt) from None
     with _PAIRINGS_LOCK:
         _PAIRINGS[key] = (registry, scenario)
         while len(_PAIRINGS) > PAIRINGS_CACHE:
@@ -361,12 +422,16 @@ PAIRINGS_CACHE = 1024
 """How many loaded pairings are kept for reuse, most recently used first."""
 
 
-def _relocated(exc: ScenarioError, attacker: Profile, target: Profile) -> ScenarioError:
+def _relocated(
+    exc: ScenarioError, attacker: Profile, target: Profile, fmt: ProfileFormat | None = None
+) -> ScenarioError:
     """The error pointed at the profile's own file and field, not at the pairing's."""
     field_ = exc.field or ""
-    for profile, key in ((attacker, "attacker"), (target, "target")):
-        if field_ == key or field_.startswith((f"{key}.", f"{key}[")):
-            return type(exc)(exc.message, source=profile.source, field=profile.field + field_[len(key) :])
+    own = attacker_field(fmt or profile_format(attacker.ruleset), field_, attacker.field)
+    if own is not None:
+        return type(exc)(exc.message, source=attacker.source, field=own)
+    if field_ == "target" or field_.startswith(("target.", "target[")):
+        return type(exc)(exc.message, source=target.source, field=target.field + field_[len("target") :])
     where = f"{attacker.name} against {target.name}: "
     return type(exc)(where + exc.message, source=exc.source, field=exc.field)
 
@@ -382,6 +447,7 @@ class Comparison:
         seconds: Wall time of the whole comparison.
         attacker_points: What each attacker costs, for those whose profile says.
         target_points: What each target costs, for those whose profile says.
+        vocabulary: The ruleset's words, in which :meth:`metric_info` titles the metrics.
     """
 
     attackers: list[str]
@@ -392,6 +458,19 @@ class Comparison:
     target_points: Mapping[str, float] = field(default_factory=dict)
     group_points: Mapping[str, GroupPoints] = field(default_factory=dict)
     """What each group of a target costs, for the targets with points (:func:`mathhammer.points.group_points`)."""
+    vocabulary: Vocabulary = field(default_factory=Vocabulary)
+
+    def metric_info(self, metric: Metric) -> tuple[str, str | Percent]:
+        """The title and cell format of ``metric`` in the ruleset's words (see :func:`metric_info`).
+
+        Raises:
+            ScenarioError: naming the metric and those known, for one that is not known.
+        """
+        return metric_info(metric, self.vocabulary)
+
+    def titles(self) -> dict[Metric, str]:
+        """The title of each metric of :data:`ALL_METRICS`, in the ruleset's words: JSON and pandas carry them."""
+        return {metric: self.metric_info(metric)[0] for metric in ALL_METRICS}
 
     def value(self, attacker: str, target: str, metric: Metric) -> float:
         """``metric`` of ``attacker`` against ``target``; NaN where it needs points a profile lacks."""
@@ -491,6 +570,7 @@ class Comparison:
             "seconds": self.seconds,
             "attacker_points": dict(self.attacker_points),
             "target_points": dict(self.target_points),
+            "titles": self.titles(),
             "target_group_points": {t: dict(zip(p.names, p.points, strict=True)) for t, p in self.group_points.items()},
             "cells": [
                 {
@@ -533,6 +613,7 @@ class Comparison:
                 }
             )
         frame: pd.DataFrame = pandas.DataFrame(rows).set_index(["attacker", "target"])
+        frame.attrs["titles"] = self.titles()
         return frame
 
     def _repr_html_(self) -> str:
@@ -540,7 +621,8 @@ class Comparison:
         parts = ["<div class='mathhammer-comparison'>"]
         head = "<tr><th></th>" + "".join(f"<th>{html.escape(t)}</th>" for t in self.targets) + "</tr>"
         shown = {**METRICS, **(EFFICIENCY_METRICS if self.attacker_points or self.target_points else {})}
-        for metric, (title, fmt) in shown.items():
+        for metric in shown:
+            title, fmt = self.metric_info(metric)
             values = self.matrix(metric)
             rows = [
                 f"<tr><th style='text-align:left'>{html.escape(a)}</th>"
@@ -580,7 +662,7 @@ class Comparison:
         """
         from mathhammer.plotting import chart_title, heatmap_figure
 
-        panels = [(metric_info(m)[0], self.matrix(m), metric_info(m)[1]) for m in metrics]
+        panels = [(self.metric_info(m)[0], self.matrix(m), self.metric_info(m)[1]) for m in metrics]
         return heatmap_figure(panels, self.attackers, self.targets, title=chart_title(list(self.results.values())))
 
     def plot_distributions(self, stages: Sequence[str] | None = None) -> Figure:
@@ -727,9 +809,10 @@ def compare(
     for key, scenario in scenarios.items():
         target = profiles[key][1]
         try:
-            prepared[key] = prepare(scenario, registry=registry, adjust=_pricing(target, priced))
+            prepared[key] = _priced(prepare(scenario, registry=registry), target, priced, registry)
         except ScenarioError as exc:
-            raise _relocated(exc, *profiles[key]) from None
+            attacker = profiles[key][0]
+            raise _relocated(exc, attacker, target, profile_format(attacker.ruleset, registry)) from None
     results: dict[tuple[str, str], Result] = {}
     if evaluator != "monte_carlo":
         exact = _exact_cells(prepared, workers=threads or os.cpu_count() or 1, pairings=pairings, poll=poll)
@@ -756,27 +839,36 @@ def compare(
         attacker_points={a.name: a.points for a in attackers if a.points is not None},
         target_points={name: p.total for name, p in priced.items()},
         group_points=priced,
+        vocabulary=_vocabulary(prepared.values()),
     )
 
 
-def _pricing(target: Profile, priced: dict[str, GroupPoints]) -> Callable[[Plan], None]:
-    """What :func:`prepare` does to a pairing's Plan: note what each group of ``target`` costs in ``priced``
-    and, when its models differ in worth, give its groups the values by which the core tallies the points
-    removed (left off otherwise, so that a target whose models are all worth the same costs nothing more)."""
+def _vocabulary(prepared: Iterable[Prepared]) -> Vocabulary:
+    """The words of the comparison's ruleset (every pairing is of one): those its first pairing compiled with."""
+    return next((cell.compiled.vocabulary for cell in prepared), Vocabulary())
 
-    def adjust(plan: Plan) -> None:
-        try:
-            costs = group_points(plan.target.groups, target.points, target.name)
-        except ScenarioError as exc:
-            raise ScenarioError(exc.message, source=target.source, field=f"{target.field}.points") from None
-        if costs is None:
-            return
-        priced[target.name] = costs
-        if not costs.uniform:
-            for group, value in zip(plan.target.groups, costs.values()[0], strict=True):
-                group.value = value
 
-    return adjust
+def _priced(cell: Prepared, target: Profile, priced: dict[str, GroupPoints], registry: Registry) -> Prepared:
+    """A pairing ready to run with the target's points: note what each group of ``target`` costs in
+    ``priced`` and, when its models differ in worth, run a copy of the Plan whose groups carry the values
+    by which the core tallies the points removed. Left as prepared otherwise, so that a target whose
+    models are all worth the same costs nothing more, and the prepared pairing stays the one a later
+    call of the same scenario reuses."""
+    plan = cell.compiled.plan
+    try:
+        costs = group_points(plan.target.groups, target.points, target.name)
+    except ScenarioError as exc:
+        raise ScenarioError(exc.message, source=target.source, field=f"{target.field}.points") from None
+    if costs is None:
+        return cell
+    priced[target.name] = costs
+    if costs.uniform:
+        return cell
+    plan = copy.deepcopy(plan)
+    for group, value in zip(plan.target.groups, costs.values()[0], strict=True):
+        group.value = value
+    compiled = dataclasses.replace(cell.compiled, plan=plan)
+    return dataclasses.replace(cell, compiled=compiled, core=freeze(cell.scenario, compiled, registry=registry))
 
 
 def _polled(

@@ -102,7 +102,7 @@ from mathhammer.plan import (
 )
 from mathhammer.registry import KeywordRegistrar, RulesetRegistrar
 from mathhammer.result import Chance
-from mathhammer.ruleset import Compiled, Ruleset, Vocabulary
+from mathhammer.ruleset import Compiled, ProfileFormat, Ruleset, Vocabulary
 from mathhammer.versions import Rule, VersionChoice, check_choice, describe
 
 __all__ = [
@@ -147,6 +147,7 @@ __all__ = [
     "PlanError",
     "PluginError",
     "PluginWarning",
+    "ProfileFormat",
     "Reroll",
     "RerollWhen",
     "RollDie",

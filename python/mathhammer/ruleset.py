@@ -43,6 +43,8 @@ class Vocabulary:
         unsaved: What a failed save does ("inflicts damage"; "is not saved" for a wound).
         mortal_resolved: How ``mortal_wounds`` are resolved, spilling from model to model or not
             ("one at a time, spilling over"; "HP lost directly, no thresholds" for Direct Damage).
+        removed: What happens to a model that loses its last wound, as a comparison's titles say it
+            ("Expected models destroyed"; "removed" where the game removes models).
     """
 
     attack_dice: tuple[str, str] = ("attack die", "attack dice")
@@ -66,6 +68,7 @@ class Vocabulary:
     saves: tuple[str, str] = ("Sv", "InSv")
     unsaved: str = "inflicts damage"
     mortal_resolved: tuple[str, str] = ("one at a time, spilling over", "one at a time, not spilling over")
+    removed: str = "destroyed"
 
     def noun(self, term: tuple[str, str], n: int) -> str:
         """``n`` and the singular or plural of ``term``: ``"2 mortal wounds"``."""
@@ -117,6 +120,32 @@ class Compiled:
     narration: it is headed so, and its own test is told rather than attack dice gathered."""
 
 
+@dataclass(frozen=True)
+class ProfileFormat:
+    """How ``mathhammer compare`` splits a ruleset's scenarios into named attackers and targets, and joins
+    an attacker and a target back into a scenario (see :mod:`mathhammer.compare`).
+
+    A ruleset gives it as its optional ``profile_format`` attribute; without one its attacking side is
+    the ``[attacker]`` table and every scenario can be a comparison's cell.
+
+    Attributes:
+        attacker_key: The top-level scenario key holding the attacking side. ``"attacker"``: the
+            ``[attacker]`` table, which a library's ``[attackers.NAME]`` is. Any other key is held by
+            the profile under its own name: The Ninth Age's attacks are a list, ``[[attack]]``, and a
+            library's attacker is ``[[attackers.NAME.attack]]``.
+        models: Whether ``models`` in the attacker table is the ruleset's own count of the unit's
+            models (the d12 system's): it stays in the table, and the comparison reads it too. Without
+            it, ``models`` on an attacker profile is the comparison's field alone and is taken out.
+        refused: Top-level scenario keys that make a scenario no cell of a comparison (a fight of two
+            units: a comparison tabulates one unit attacking another), each with the error that key
+            gets, which says what to do instead ("makes a fight, ...; run it with ...").
+    """
+
+    attacker_key: str = "attacker"
+    models: bool = False
+    refused: Mapping[str, str] = field(default_factory=dict)
+
+
 @runtime_checkable
 class Ruleset(Protocol):
     """A game system: reads its scenario format and compiles it to a Plan.
@@ -129,7 +158,9 @@ class Ruleset(Protocol):
     A ruleset may also have ``own_keywords``, the names of its game's own
     keywords (a set of str); ``mathhammer plugins`` then marks any other keyword
     registered for it as a third party's addition. It is optional, so it is
-    read with ``getattr`` and not part of the protocol's checks.
+    read with ``getattr`` and not part of the protocol's checks. So is
+    ``profile_format``, a :class:`ProfileFormat` saying how ``compare`` reads
+    its profile libraries, when they differ from an ``[attacker]`` table.
     """
 
     name: str

@@ -262,19 +262,16 @@ PREPARED_CACHE = 64
 """How many prepared scenarios are kept for reuse, most recently used first."""
 
 
-def prepare(
-    scenario: Any, *, registry: Registry | None = None, adjust: Callable[[Plan], object] | None = None
-) -> Prepared:
-    """Compile ``scenario`` for the evaluators; ``adjust`` may change the ruleset's Plan before the core checks it
-    (``compare`` gives the target's groups values, so that the core reports the points removed).
+def prepare(scenario: Any, *, registry: Registry | None = None) -> Prepared:
+    """Compile ``scenario`` for the evaluators.
 
-    Without ``adjust``, what an equal scenario compiled to with the same
+    What an equal scenario compiled to with the same
     registry is reused: a short run of a reused Scenario then costs the run,
     not its ruleset's compile. Scenarios are frozen dataclasses: one is known
-    by its type and its ``repr`` (every field, nested ones too). Others,
-    scenarios whose Plan has batch hooks (the hooks hold state), and calls
-    with ``adjust`` (it may note what it saw, as ``compare``'s does) are
-    compiled every time.
+    by its type and its ``repr`` (every field, nested ones too). Other
+    scenarios, and those whose Plan has batch hooks (the hooks hold state),
+    are compiled every time. The Prepared returned may be shared: copy its Plan
+    before changing it.
 
     Raises:
         ScenarioError: for a scenario its ruleset rejects.
@@ -282,7 +279,7 @@ def prepare(
     """
     registry = registry or default_registry()
     params = getattr(type(scenario), "__dataclass_params__", None)
-    frozen = params is not None and params.frozen and adjust is None
+    frozen = params is not None and params.frozen
     key = (type(scenario), repr(scenario)) if frozen else None
     if key is not None:
         with _PREPARED_LOCK:
@@ -291,8 +288,6 @@ def prepare(
                 _PREPARED.move_to_end(key)
                 return dataclasses.replace(cached[1], scenario=scenario)
     compiled = compile_scenario(scenario, registry=registry)
-    if adjust is not None:
-        adjust(compiled.plan)
     prepared = Prepared(
         scenario, compiled, freeze(scenario, compiled, registry=registry), _ruleset_version(scenario, registry)
     )

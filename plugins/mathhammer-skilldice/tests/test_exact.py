@@ -9,6 +9,7 @@ A Battle Shock test is counted only while the unit stands, so that order decides
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import tomllib
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ import pytest
 
 import mathhammer
 from mathhammer import Result
-from mathhammer.testing import assert_mean
+from mathhammer.testing import assert_mean, run_cli
 from mathhammer_skilldice.rules import hp_lost
 
 from .conftest import EXAMPLES, scenario_data
@@ -261,10 +262,39 @@ def test_heal_readings_in_a_fight(registry: mathhammer.Registry) -> None:
     assert wins["starting_hp"] == pytest.approx(0.494, abs=5e-4)
 
 
+def readme_blocks(*, raw: bool = False) -> list[Any]:
+    """The README's fenced TOML blocks naming a ruleset (scenario files and a profile library), parsed or
+    (``raw``) as text."""
+    blocks = [b for b in re.findall(r"```toml\n(.*?)```", README.read_text(), re.S) if "ruleset" in tomllib.loads(b)]
+    return blocks if raw else [tomllib.loads(b) for b in blocks]
+
+
 def readme_scenarios() -> list[dict[str, Any]]:
-    """The README's scenario files (the fenced TOML blocks naming a ruleset)."""
-    blocks = re.findall(r"```toml\n(.*?)```", README.read_text(), re.S)
-    return [data for data in map(tomllib.loads, blocks) if "ruleset" in data]
+    """The README's scenario files."""
+    return [data for data in readme_blocks() if "attackers" not in data]
+
+
+def test_the_readme_library_compares_exactly(
+    registry: mathhammer.Registry, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's profile library compares (its attacker keeps its own models), each cell the scenario
+    it stands for, evaluated exactly."""
+    (library,) = [block for block in readme_blocks(raw=True) if "[attackers." in block]
+    path = tmp_path / "library.toml"
+    path.write_text(library)
+    assert run_cli(["compare", str(path), "--exact", "--json"]) == 0
+    (cell,) = json.loads(capsys.readouterr().out)["cells"]
+    data = tomllib.loads(library)
+    scenario = {
+        "ruleset": "skilldice",
+        "rules": data["rules"],
+        "attacker": {k: v for k, v in data["attackers"]["Vanguard"].items() if k != "points"},
+        "target": data["targets"]["Raiders"],
+    }
+    alone = evaluate(scenario, registry)
+    assert cell["result"]["evaluator"] == "exact"
+    assert abs(cell["result"]["damage"]["mean"] - alone["damage"].mean) <= 1e-12
+    assert abs(cell["result"]["models_destroyed"]["mean"] - alone["models_destroyed"].mean) <= 1e-12
 
 
 @pytest.mark.parametrize(

@@ -287,7 +287,7 @@ class _Run:
         """Refuse, before evaluating anything, more pairings than ``most`` (a chart could not show them)."""
         from mathhammer.compare import read_profiles
 
-        profiles = read_profiles(files)
+        profiles = read_profiles(files, registry=self.registry)
         pairings = len(profiles.select("attacker", self.args.attacker)) * len(
             profiles.select("target", self.args.target)
         )
@@ -302,10 +302,12 @@ class _Run:
         """Every attacker against every target the files give (or those ``-a``/``-t`` pick), with progress bars."""
         from mathhammer.compare import compare, read_profiles
 
-        profiles = read_profiles(files)
+        profiles = read_profiles(files, registry=self.registry)
         libraries = getattr(self.args, "target_library", None)
         attackers = profiles.select("attacker", self.args.attacker)
-        targets = (read_profiles(libraries) if libraries else profiles).select("target", self.args.target)
+        targets = (read_profiles(libraries, registry=self.registry) if libraries else profiles).select(
+            "target", self.args.target
+        )
         if not attackers or not targets:
             kind = "attacker" if not attackers else "target"
             raise ScenarioError(

@@ -15,7 +15,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from mathhammer.compare import Comparison, Metric, metric_info
+from mathhammer.compare import Comparison, Metric
 from mathhammer.display import plain
 from mathhammer.result import MAX_ROWS, NO_EFFECT_TITLE, RULES_TITLE, Result, Row, Stage, probability
 
@@ -104,7 +104,7 @@ def render(result: Result, *, full: bool = False) -> RenderableType:
 
 def comparison_table(comparison: Comparison, metric: Metric) -> Table:
     """One metric for every attacker (rows) against every target (columns); Monte Carlo cells get a ``±`` se."""
-    fmt = metric_info(metric)[1]
+    fmt = comparison.metric_info(metric)[1]
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("", no_wrap=True)
     for target in comparison.targets:
@@ -124,7 +124,9 @@ def comparison_table(comparison: Comparison, metric: Metric) -> Table:
 
 def ranking_tables(comparison: Comparison, metric: Metric) -> list[RenderableType]:
     """Each attacker's best and worst target by ``metric``, then the best attacker against each target."""
-    title, fmt = metric_info(metric)
+    title, fmt = comparison.metric_info(metric)
+    # Only the first letter is lowered: a game's words ("HP lost", "Direct Damage") keep their capitals.
+    title = title[:1].lower() + title[1:]
 
     def show(value: float) -> str:
         return "-" if math.isnan(value) else fmt.format(value)
@@ -148,10 +150,10 @@ def ranking_tables(comparison: Comparison, metric: Metric) -> list[RenderableTyp
     for target, attacker, value in comparison.best_attackers(metric):
         most.add_row(plain(target), plain(attacker), show(value))
     return [
-        Text(f"Best and worst targets by {title.lower()}", style="bold"),
+        Text(f"Best and worst targets by {title}", style="bold"),
         best,
         Text(""),
-        Text(f"Which attacker most efficiently removes each target ({title.lower()})", style="bold"),
+        Text(f"Which attacker most efficiently removes each target ({title})", style="bold"),
         most,
         Text(""),
     ]
@@ -161,7 +163,7 @@ def render_comparison(comparison: Comparison, metrics: list[Metric], *, rank: Me
     """A table per metric, then (with ``rank``) the ranking tables by that metric, then how the cells were evaluated."""
     parts: list[RenderableType] = []
     for metric in metrics:
-        title = Text(f"{metric_info(metric)[0]} (attackers down, targets across)", style="bold")
+        title = Text(f"{comparison.metric_info(metric)[0]} (attackers down, targets across)", style="bold")
         parts += [title, comparison_table(comparison, metric), Text("")]
     if rank is not None:
         parts += ranking_tables(comparison, rank)

@@ -992,15 +992,50 @@ fn held_harm_of_two_pools_with_no_field_to_tell_them_apart_is_declined() {
 }
 
 #[test]
-fn a_pool_past_the_tables_count_names_the_limit() {
-    // 200 models with 2 attacks each: 400 attack dice, past the 1,023 a
-    // table's slot counts once every test's tokens are added up.
+fn a_thousand_attacks_agree_with_monte_carlo() {
+    // 500 models with 2 attacks each: 1,000 attack dice, 3,000 rolls over
+    // the pool's tests, past the 1,023 a packed table's slot counts (where
+    // the evaluator declined before it summed counts over the dice).
+    for (models, wounds) in [(20, 2), (100, 1)] {
+        let mut plan = s1();
+        plan["sequences"][0]["attacks"] = json!([{"models": 500, "dice": "2"}]);
+        plan["target"]["groups"][0]["models"] = json!(models);
+        plan["target"]["groups"][0]["wounds"] = json!(wounds);
+        agree_on(&plan, Path::Auto);
+    }
+}
+
+/// Every way the exact evaluator declines a pool too large for it names
+/// the limit it hit, as a number.
+#[test]
+fn declines_past_a_limit_name_the_limit() {
+    let names = |plan: &Value, limit: &str| {
+        let e = evaluate(&program(plan)).unwrap_err().to_string();
+        assert!(e.contains(limit), "{e} does not name {limit}");
+    };
+    // (More rolls than a count holds, 2^32 - 1, is past what a Plan may
+    // ask for: `counts.rs` tests that message.)
+    // Dice whose outcomes are too many to sum: S2's joint of tokens saved
+    // and mortal wounds held, over thousands of dice.
+    let mut plan = s2();
+    plan["sequences"][0]["attacks"] = json!([{"models": 1000, "dice": "2"}]);
+    names(&plan, "over the limit of 20000000");
+    // More harm held until every attack is resolved than the state counts.
     let mut plan = s1();
-    plan["sequences"][0]["attacks"] = json!([{"models": 200, "dice": "2"}]);
-    let e = evaluate(&program(&plan)).unwrap_err().to_string();
+    plan["sequences"][0]["attacks"] = json!([{"models": 700, "dice": "2"}]);
+    plan["sequences"][0]["steps"][1]["effects"] =
+        json!([{"on": "critical", "action": "unsaved", "after_all": true}]);
+    names(&plan, "the state counts at most 4095 held harms");
+    // Too much work estimated in all.
+    let mut plan = s3();
+    plan["sequences"][0]["attacks"] = json!([{"models": 2000, "dice": "D6"}]);
+    plan["target"]["groups"][0]["models"] = json!(200);
+    let e = match evaluate(&program(&plan)) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("answered"),
+    };
     assert!(
-        e.contains("cannot be tabulated exactly: its 400 attack dice can make up to 1200 rolls")
-            && e.contains("counts at most 1023"),
-        "{e}"
+        e.contains("10000000") || e.contains("20000000"),
+        "{e} names no limit"
     );
 }

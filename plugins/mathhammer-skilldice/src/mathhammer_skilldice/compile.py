@@ -92,6 +92,7 @@ VOCABULARY = Vocabulary(
     top_threshold="a Battle Shock test",
     lost="HP lost",
     made="made",
+    removed="removed",
     mortal_resolved=("HP lost directly, no thresholds", "HP lost directly by one model, no thresholds"),
 )
 """The system's own words for what reports tell (Attacks & Damage)."""

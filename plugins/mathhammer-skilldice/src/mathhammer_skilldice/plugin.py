@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from mathhammer.plugin import Compiled, KeywordTable, RulesetRegistrar, ScenarioError, hookimpl
+from mathhammer.plugin import Compiled, KeywordTable, ProfileFormat, RulesetRegistrar, ScenarioError, hookimpl
 from mathhammer_skilldice.compile import compile_scenario
 from mathhammer_skilldice.load import load
 from mathhammer_skilldice.model import Scenario
@@ -39,6 +39,17 @@ class SkillDice:
             "Power Heal",
             "Power Restore",
         }
+    )
+
+    # How `mathhammer compare` reads a library: a unit's `models` is the rules' own count, and a fight
+    # (both units taking turns) is no cell of a table of one unit attacking another.
+    profile_format = ProfileFormat(
+        models=True,
+        refused={
+            "fight": "makes a fight, both units taking turns, which cannot be a compare cell: compare tabulates"
+            " one unit attacking another; run the fight with 'mathhammer simulate FILE', or remove [fight] to"
+            " compare the attacker's attacks"
+        },
     )
 
     def load(self, data: Mapping[str, Any], source: str | None) -> Scenario:

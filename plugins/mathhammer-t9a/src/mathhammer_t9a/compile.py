@@ -77,6 +77,7 @@ LABELS = {
 VOCABULARY = Vocabulary(
     attack_dice=("attack", "attacks"),
     made="made",
+    removed="removed",
     mortal_wounds=("HP lost with no saves", "HP lost with no saves"),
     wounds=("HP", "HP"),
     lost="HP lost",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from mathhammer.plugin import Compiled, KeywordTable, RulesetRegistrar, ScenarioError, hookimpl
+from mathhammer.plugin import Compiled, KeywordTable, ProfileFormat, RulesetRegistrar, ScenarioError, hookimpl
 from mathhammer_t9a.compile import compile_combat, compile_scenario
 from mathhammer_t9a.load import load
 from mathhammer_t9a.model import CombatScenario, Scenario
@@ -38,6 +38,18 @@ class NinthAge:
             "Quick to Fire",
             "Unwieldy",
         }
+    )
+
+    # How `mathhammer compare` reads a library: an attacker is its list of attacks, [[attackers.NAME.attack]]
+    # as a scenario's [[attack]]; a close combat (both units striking) is no cell of a table of one unit
+    # attacking another.
+    profile_format = ProfileFormat(
+        attacker_key="attack",
+        refused={
+            "combat": "makes a close combat, both units striking each other, which cannot be a compare cell:"
+            " compare tabulates one unit's attacks on another; run the combat with 'mathhammer simulate FILE',"
+            " or compare each unit's attacks as [[attackers.NAME.attack]] tables"
+        },
     )
 
     def load(self, data: Mapping[str, Any], source: str | None) -> Scenario | CombatScenario:

@@ -225,7 +225,7 @@ class Server:
         return evaluator, trials, seed
 
 
-def _profiles(data: Mapping[str, Any]) -> Profiles:
+def _profiles(data: Mapping[str, Any], registry: Registry) -> Profiles:
     """The attackers and targets of a comparison: a library's text, and scenario files as text or data.
 
     Each file is named as the user named it; a scenario's attacker takes the
@@ -236,7 +236,7 @@ def _profiles(data: Mapping[str, Any]) -> Profiles:
     if not isinstance(text, str):
         raise ScenarioError("must be the text of a profile library or scenario file", field="library")
     if text.strip():
-        add_profiles(parse_toml(text, "library"), "library", profiles, stem="library")
+        add_profiles(parse_toml(text, "library"), "library", profiles, stem="library", registry=registry)
     files = data.get("files", [])
     if not isinstance(files, list) or not all(isinstance(f, Mapping) for f in files):
         raise ScenarioError("must be a list of files, each with a name and its text or data", field="files")
@@ -250,7 +250,7 @@ def _profiles(data: Mapping[str, Any]) -> Profiles:
             parsed = dict(file["data"])
         else:
             raise ScenarioError("needs the file's text or its data", field=f"files[{i}]")
-        add_profiles(parsed, name, profiles, stem=Path(name).stem)
+        add_profiles(parsed, name, profiles, stem=Path(name).stem, registry=registry)
     return profiles
 
 
@@ -324,7 +324,7 @@ def create_app(
 
     async def run_compare(request: Request) -> Response:
         data = await _body(request)
-        profiles = _profiles(data)
+        profiles = _profiles(data, server.registry)
         metrics = data.get("metrics") or list(METRICS)
         if not isinstance(metrics, list):
             raise ScenarioError("must be a list of metrics", field="metrics")
@@ -366,7 +366,7 @@ def create_app(
                 poll=job.check,
             )
             matrices = {m: [[v for v in row] for row in comparison.matrix(m).tolist()] for m in metrics}
-            labels = {m: metric_info(m)[0] for m in metrics}
+            labels = {m: comparison.metric_info(m)[0] for m in metrics}
             return _json_safe(  # type: ignore[no-any-return]
                 {
                     "attackers": comparison.attackers,

@@ -56,12 +56,25 @@ pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {
             "failed saves and mortal wounds both depend on the target and share a counter",
         ));
     }
-    if tokens > u64::from((1u32 << HELD_BITS) - 1)
-        || (carry_failed && tokens > u64::from(MAX_CARRIED))
-    {
-        return Err(decline(
-            "the pools can make more attack dice than the evaluator's state can count",
-        ));
+    // Only harm held until every attack is resolved is counted in the
+    // state's held field, and only failed saves carried in it in theirs.
+    let held: u64 = (0..program.sequences.len())
+        .filter(|&i| program.held_by(i))
+        .filter_map(|i| match &program.sequences[i] {
+            RunSequence::Pool(p) => Some(p.max_tokens()),
+            _ => None,
+        })
+        .sum();
+    let most_held = u64::from((1u32 << HELD_BITS) - 1);
+    if held > most_held {
+        return Err(decline(format!(
+            "the pools that hold harm until every attack is resolved can make up to {held} rolls, and the state counts at most {most_held} held harms"
+        )));
+    }
+    if carry_failed && tokens > u64::from(MAX_CARRIED) {
+        return Err(decline(format!(
+            "the pools can make up to {tokens} rolls, and the state counts at most {MAX_CARRIED} failed saves (carried because groups save differently)"
+        )));
     }
     if let Some(c) = carry_mortal {
         let most: u64 = program

@@ -10,6 +10,7 @@
 //! ([`super::MAX_WORK`]).
 
 use super::budget::MAX_WORK;
+use super::nfold::{multisets, nfold_steps, Joint};
 use super::TABLE_BUDGET;
 use crate::dice::{DiceExpr, ModifiedDice};
 use crate::plan::Excess;
@@ -35,6 +36,26 @@ fn compound_steps(events: u64, values: u64, counter: u64) -> u64 {
     powers.saturating_add(counter.saturating_mul(events.saturating_mul(values)))
 }
 
+/// Steps of `pmf::power`: the n-fold sum of a pmf of `values` values by
+/// squaring (each squaring of a pmf of s values costs s^2, each product
+/// with the result its sizes' product).
+fn power_steps(values: u64, n: u32) -> u64 {
+    let (mut steps, mut square, mut result) = (0u64, values, 1u64);
+    let mut left = n;
+    while left > 0 {
+        if left & 1 == 1 {
+            steps = steps.saturating_add(result.saturating_mul(square));
+            result = result.saturating_add(square - 1);
+        }
+        left >>= 1;
+        if left > 0 {
+            steps = steps.saturating_add(square.saturating_mul(square));
+            square = square.saturating_mul(2).saturating_sub(1);
+        }
+    }
+    steps
+}
+
 /// The dense work of one pool, and the values its mortal-wound count can take.
 fn pool_steps(pool: &RunPool, counter: u64) -> (u64, u64) {
     let mut steps = dice_steps(pool.damage);
@@ -42,12 +63,13 @@ fn pool_steps(pool: &RunPool, counter: u64) -> (u64, u64) {
     for term in &pool.attacks {
         steps = steps.saturating_add(dice_steps(term.dice));
         let one = u64::from(term.per_model(term.dice.max())) + 1;
-        total = total.saturating_add(one.saturating_mul(u64::from(term.models)));
-        steps = steps.saturating_add(
-            total
-                .saturating_mul(one)
-                .saturating_mul(u64::from(term.models)),
-        );
+        let fixed = term.maximize || term.dice.min() == term.dice.max();
+        let power = one.saturating_sub(1).saturating_mul(u64::from(term.models)) + 1;
+        if !fixed {
+            steps = steps.saturating_add(power_steps(one, term.models));
+        }
+        steps = steps.saturating_add(total.max(1).saturating_mul(power));
+        total = total.saturating_add(power);
     }
     let tokens = pool.max_tokens();
     let mut mortal_values = 0u64;
@@ -109,21 +131,34 @@ pub(super) fn steps(program: &Program) -> u64 {
 
 /// Multiply-adds of tabulating `pool` (`pool.rs`'s projections): for each
 /// test's count, and for the tokens reaching the save jointly with harm
-/// events, one die's table projected onto those slots and convolved once for
-/// every number of attack dice up to the most. A table of n dice holds at
-/// most the values its slots' ranges allow, and at most the ways of choosing
-/// n of the projected outcomes with repetition; the lesser bounds it. `None`
-/// when one die's table cannot be built (the evaluator then declines with
-/// its reason).
+/// events, one die's table projected onto those slots and summed over every
+/// number of attack dice up to the most. Without one-die re-rolls the sums
+/// are `nfold.rs`'s (binomial, or a dense grid). With them, dice are composed
+/// one at a time as sparse tables: a table of n dice holds at most the
+/// values its slots' ranges allow, and at most the ways of choosing n of the
+/// projected outcomes with repetition; the lesser bounds it. `None` when one
+/// die's table cannot be built (the evaluator then declines with its reason).
 pub(super) fn tabulation_steps(pool: &RunPool) -> Option<u64> {
+    if super::counts::why_not_counted(pool).is_some() {
+        return None;
+    }
     let mut builder = Builder::default();
-    let (token, _) = one_token(pool, pool.max_attacks(), TABLE_BUDGET, &mut builder)?;
+    let (token, _) = one_token(pool, 1, TABLE_BUDGET, &mut builder)?;
     let m = pool.tests.len();
     let mut keeps: Vec<Vec<usize>> = (0..m).map(|t| vec![t]).collect();
     keeps.push(vec![m, m + 1]);
     let attacks = pool.max_attacks();
     let mut steps = 0u64;
     for keep in &keeps {
+        if let Some(one) = token.plain() {
+            let mut projected = Joint::default();
+            for (&v, &p) in one {
+                let b = keep.get(1).map_or(0, |&j| slot(v, j));
+                *projected.entry((slot(v, keep[0]), b)).or_insert(0.0) += p;
+            }
+            steps = steps.saturating_add(nfold_steps(&projected, least_attacks(pool), attacks));
+            continue;
+        }
         let projected: BTreeSet<Vec<u32>> = token
             .by
             .iter()
@@ -152,18 +187,19 @@ pub(super) fn tabulation_steps(pool: &RunPool) -> Option<u64> {
     Some(steps)
 }
 
-/// The ways of choosing `n` of `kinds` with repetition, C(n + kinds - 1, n),
-/// saturating.
-fn multisets(n: u64, kinds: u64) -> u64 {
-    let mut ways = 1u64;
-    for i in 1..kinds {
-        // C(n + i, i) = C(n + i - 1, i - 1) * (n + i) / i, exact at each step.
-        ways = match ways.checked_mul(n + i) {
-            Some(w) => w / i,
-            None => return u64::MAX,
-        };
-    }
-    ways
+/// The fewest attack dice `pool` can gather.
+fn least_attacks(pool: &RunPool) -> u64 {
+    pool.attacks
+        .iter()
+        .map(|t| {
+            let rolled = if t.maximize {
+                t.dice.max()
+            } else {
+                t.dice.min()
+            };
+            u64::from(t.per_model(rolled)) * u64::from(t.models)
+        })
+        .sum()
 }
 
 /// The part of the target a stretch of hits can reach, in allocation order:

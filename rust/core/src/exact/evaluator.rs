@@ -79,6 +79,62 @@ pub(super) struct Credit {
     pub(super) mortal: Option<Vec<f64>>,
 }
 
+/// Mortal wounds spilling one at a time from one state: its few successors
+/// kept in short lists (one, without Feel No Pain) rather than a map a
+/// wound, the lists kept between calls.
+#[derive(Default)]
+struct Spill {
+    cur: Vec<(u128, f64)>,
+    step: Vec<(u128, f64)>,
+}
+
+impl Spill {
+    /// `n` mortal wounds landing one at a time on state `s0` of chance
+    /// `p0`, each on the model `pick_for_mortal` picks then, added to `out`.
+    fn one(
+        &mut self,
+        unit: &Unit<'_>,
+        s0: u128,
+        p0: f64,
+        n: u32,
+        landing: Landing<'_>,
+        out: &mut Dist,
+    ) {
+        let Landing { focus, fnp, .. } = landing;
+        self.cur.clear();
+        self.cur.push((s0, p0));
+        for _ in 0..n {
+            self.step.clear();
+            for &(s, p) in &self.cur {
+                match unit.pick_for_mortal(s, focus) {
+                    None => merge(&mut self.step, s, p),
+                    Some(g) => match mortal_fnp(&unit.groups[g], g, fnp) {
+                        None => merge(&mut self.step, unit.lose(s, g, 1), p),
+                        Some(f) => {
+                            for (lost, r) in Unit::lost(1, front(s, g), Some(f)) {
+                                let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
+                                merge(&mut self.step, next, p * r);
+                            }
+                        }
+                    },
+                }
+            }
+            std::mem::swap(&mut self.cur, &mut self.step);
+        }
+        for &(s, p) in &self.cur {
+            add(out, s, p);
+        }
+    }
+}
+
+/// Add `p` to state `s` in a short list of states.
+fn merge(list: &mut Vec<(u128, f64)>, s: u128, p: f64) {
+    match list.iter_mut().find(|e| e.0 == s) {
+        Some(e) => e.1 += p,
+        None => list.push((s, p)),
+    }
+}
+
 /// The mean wounds lost and, with `mortal`, the mean mortal wounds carried,
 /// over the states of `dist`, weighted by their chances.
 pub(super) fn expected(unit: &Unit<'_>, dist: &Dist, mortal: bool) -> [f64; 2] {
@@ -358,25 +414,12 @@ impl<'p> Evaluator<'p> {
             }
             return out;
         }
-        let mut cur = dist.clone();
-        for _ in 0..n {
-            let mut out = Dist::default();
-            for (&s, &p) in &cur {
-                match unit.pick_for_mortal(s, focus) {
-                    None => add(&mut out, s, p),
-                    Some(g) => {
-                        for (lost, r) in
-                            Unit::lost(1, front(s, g), mortal_fnp(&unit.groups[g], g, fnp))
-                        {
-                            let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
-                            add(&mut out, next, p * r);
-                        }
-                    }
-                }
-            }
-            cur = out;
+        let mut out = Dist::default();
+        let mut spill = Spill::default();
+        for (&s0, &p0) in dist {
+            spill.one(unit, s0, p0, n, landing, &mut out);
         }
-        cur
+        out
     }
 
     /// One mortal-wound event whose number follows `amount`: with `reduced`
@@ -396,6 +439,7 @@ impl<'p> Evaluator<'p> {
         }
         let focus = landing.focus;
         let mut out = Dist::default();
+        let mut spilling = Spill::default();
         for (&s, &p) in dist {
             let first = self.unit.pick_for_mortal(s, focus);
             for (n, &q) in amount.iter().enumerate() {
@@ -411,6 +455,13 @@ impl<'p> Evaluator<'p> {
                 } else {
                     s
                 };
+                if landing.spill && n > 0 {
+                    if spend(n as usize) {
+                        return Dist::default();
+                    }
+                    spilling.one(&self.unit, s1, p * q, n, landing, &mut out);
+                    continue;
+                }
                 for (s2, x) in Self::mortal(&self.unit, &Dist::from_iter([(s1, 1.0)]), n, landing) {
                     add(&mut out, s2, p * q * x);
                 }
@@ -441,6 +492,14 @@ impl Evaluator<'_> {
             return Ok(());
         };
         let damage = dice_pmf(pool.damage);
+        // The mortal wounds one held harm inflicts, worked out once rather
+        // than for every harm of every state.
+        let mortal_amount = match what.kind {
+            InflictKind::Mortal { amount, .. } => {
+                dice_pmf(amount.map_or(pool.damage, ModifiedDice::from))
+            }
+            InflictKind::Damage { .. } => Vec::new(),
+        };
         let carried = self.carry_mortal.is_some();
         let mut next = Dist::default();
         for (&s0, &p0) in &self.states {
@@ -464,14 +523,13 @@ impl Evaluator<'_> {
                 let before = expected(&self.unit, &d, carried);
                 d = match what.kind {
                     InflictKind::Mortal {
-                        amount,
                         spill,
                         focus: to_focus,
                         reduced,
                         ..
                     } => self.mortal_event(
                         &d,
-                        &dice_pmf(amount.map_or(pool.damage, ModifiedDice::from)),
+                        &mortal_amount,
                         Landing {
                             spill,
                             focus: focus.filter(|_| to_focus),

@@ -95,11 +95,35 @@ pub(super) fn terms_pmf(terms: &[Attacks], alive: Option<u32>) -> Vec<f64> {
                 one[term.per_model(rolled as u32) as usize] += p;
             }
         }
-        for _ in 0..models {
-            total = convolve(&total, &one);
-        }
+        total = convolve(&total, &power(&one, models));
     }
     total
+}
+
+/// The distribution of the sum of `n` draws from `one`: a shift when `one`
+/// is a single value (a fixed number of attacks a model), otherwise by
+/// squaring, so thousands of models cost a few convolutions rather than
+/// thousands (`estimate::power_steps` counts them).
+pub(super) fn power(one: &[f64], n: u32) -> Vec<f64> {
+    let nonzero: Vec<usize> = (0..one.len()).filter(|&v| one[v] != 0.0).collect();
+    if let [v] = nonzero[..] {
+        let mut out = vec![0.0; v * n as usize + 1];
+        out[v * n as usize] = one[v].powi(n as i32);
+        return out;
+    }
+    let mut result = vec![1.0];
+    let mut square = one.to_vec();
+    let mut left = n;
+    while left > 0 {
+        if left & 1 == 1 {
+            result = convolve(&result, &square);
+        }
+        left >>= 1;
+        if left > 0 {
+            square = convolve(&square, &square);
+        }
+    }
+    result
 }
 
 /// Add `p` to `pmf[v]`, growing the pmf as needed.

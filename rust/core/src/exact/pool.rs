@@ -2,8 +2,10 @@
 //! and the target's states carried through its saves and its harm outside
 //! the save.
 
-use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
+use super::budget::{decline, hold, verdict, STATE_BYTES};
+use super::counts::{one_die, project, too_many, why_not_counted};
 use super::evaluator::{Evaluator, Landing};
+use super::nfold::{binomial, nfold, thinned, Joint};
 use super::pmf::{attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
     add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, with_one_left,
@@ -13,11 +15,8 @@ use super::{MAX_STATES, TABLE_BUDGET};
 use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::program::{Inflict, InflictKind, RunPool};
-use crate::tables::{self, binomial_pmf, one_token, slot, then_row, total, Builder, Token};
+use crate::tables::{one_token, Builder, Token};
 use std::collections::HashMap;
-
-/// A joint distribution of (tokens saved or failed saves, harm events).
-type Joint = HashMap<(u32, u32), f64, Fast>;
 
 /// One pool's step from one starting state: what every part of it reads.
 struct Step<'a> {
@@ -111,27 +110,47 @@ impl Evaluator<'_> {
             if pool.tests[t].counter.is_none() {
                 continue;
             }
-            for (k, p) in project(&token, &attacks, &[t], &mut builder, pool)? {
-                let v = slot(k, t) as usize;
+            for ((v, _), p) in project(&token, &attacks, &[t], &mut builder, pool)? {
+                let v = v as usize;
                 if pmf.len() <= v {
                     pmf.resize(v + 1, 0.0);
                 }
                 pmf[v] += p;
             }
         }
-        let mut save_harm = Joint::default();
-        for (k, p) in project(&token, &attacks, &[m, m + 1], &mut builder, pool)? {
-            *save_harm.entry((slot(k, m), slot(k, m + 1))).or_insert(0.0) += p;
-        }
+        // With every group saving alike and dice independent of each other,
+        // each token's save is thinned off one die before the dice are added
+        // up (thinning commutes with adding dice): failed saves jointly with
+        // harm events directly, in time that grows with the dice, not their
+        // square. Otherwise tokens reaching the save, for the state to take.
+        let alike = pool.save.alike(self.unit.groups);
+        let q = pool.save.fail_chance(0, self.unit.groups);
+        let (save_harm, failed_harm) = match token.plain() {
+            Some(one) if alike => {
+                let one = thinned(&one_die(one, &[m, m + 1]), q);
+                let failed_harm = nfold(&one, &attacks).ok_or_else(|| too_many(pool))?;
+                (Joint::default(), failed_harm)
+            }
+            _ => {
+                let save_harm = project(&token, &attacks, &[m, m + 1], &mut builder, pool)?;
+                let failed_harm = if alike {
+                    thinned(&save_harm, q)
+                } else {
+                    Joint::default()
+                };
+                (save_harm, failed_harm)
+            }
+        };
         for (t, pmf) in test_pmfs.iter().enumerate() {
             if !pmf.is_empty() {
                 self.count(pool.tests[t].counter, pmf);
             }
         }
         // Harm events, whatever the state.
-        let most_events = save_harm.keys().map(|k| k.1).max().unwrap_or(0) as usize;
+        let joint = if alike { &failed_harm } else { &save_harm };
+        let most_events = joint.keys().map(|k| k.1).max().unwrap_or(0) as usize;
         let mut events = vec![0.0; most_events + 1];
-        for (&(_, e), &p) in &save_harm {
+        for (&(_, e), &p) in joint {
             events[e as usize] += p;
         }
         // Mortal wounds counted: each event's amount (unless they depend on
@@ -153,7 +172,7 @@ impl Evaluator<'_> {
                 self.mortal_pmf = Some(total);
             }
         }
-        let failed_harm = self.count_failed_saves(pool, inflict, &save_harm);
+        self.count_failed_saves(pool, inflict, &failed_harm);
         Ok(PoolOutcomes {
             inflict,
             save_harm,
@@ -176,13 +195,15 @@ impl Evaluator<'_> {
                 pool.name
             )));
         }
-        if let Some(why) = tables::why_not_tabulated(pool, pool.max_attacks()) {
+        if let Some(why) = why_not_counted(pool) {
             return Err(decline(format!(
                 "pool {:?} cannot be tabulated exactly: {why}",
                 pool.name
             )));
         }
-        let (token, inflict) = one_token(pool, pool.max_attacks(), TABLE_BUDGET, builder)
+        // One die's table: its counts are added up over the dice after they
+        // are projected, as wider counts (see `nfold.rs`).
+        let (token, inflict) = one_token(pool, 1, TABLE_BUDGET, builder)
             .ok_or_else(|| {
                 decline(format!(
                     "pool {:?} has too many outcomes to tabulate within its limit of {TABLE_BUDGET} table entries",
@@ -227,27 +248,17 @@ impl Evaluator<'_> {
 
     /// Failed saves: with the same faces for every group they are binomial
     /// in the tokens saved and do not depend on the state, and are counted
-    /// here unless failed saves are carried in the state. Returns the failed
-    /// saves jointly with harm events (empty when groups save differently).
+    /// here (from `failed_harm`, failed saves jointly with harm events)
+    /// unless failed saves are carried in the state.
     fn count_failed_saves(
         &mut self,
         pool: &RunPool,
         inflict: Option<Inflict>,
-        save_harm: &Joint,
-    ) -> Joint {
+        failed_harm: &Joint,
+    ) {
         let groups = self.unit.groups;
-        let mut failed_harm = Joint::default();
-        if !pool.save.alike(groups) {
-            return failed_harm;
-        }
-        let q = pool.save.fail_chance(0, groups);
-        for (&(w, e), &p) in save_harm {
-            for (f, b) in binomial_pmf(w, q).into_iter().enumerate() {
-                *failed_harm.entry((f as u32, e)).or_insert(0.0) += p * b;
-            }
-        }
-        if self.carry_failed {
-            return failed_harm;
+        if !pool.save.alike(groups) || self.carry_failed {
+            return;
         }
         // Tokens taking an own save counted with the pool's failed saves
         // (checked alike for every group): binomial too.
@@ -260,11 +271,11 @@ impl Evaluator<'_> {
             _ => None,
         };
         let mut failed = Vec::new();
-        for (&(f, e), &p) in &failed_harm {
+        for (&(f, e), &p) in failed_harm {
             // f failed saves, plus the own saves' binomial failures.
             let mut total = vec![0.0; f as usize];
             match own {
-                Some(q) => total.extend(binomial_pmf(e, q)),
+                Some(q) => total.extend(binomial(e, q)),
                 None => total.push(1.0),
             }
             if failed.len() < total.len() {
@@ -275,7 +286,6 @@ impl Evaluator<'_> {
             }
         }
         self.count(pool.save.counter, &failed);
-        failed_harm
     }
 
     /// The states after the saves from `s0` when every group saves alike:
@@ -475,58 +485,4 @@ fn last_standing(s0: u128, order: &[usize]) -> usize {
         .copied()
         .find(|&g| alive(s0, g) > 0)
         .unwrap_or(order[0])
-}
-
-/// The distribution of the slots `keep` of a pool's tests, mixed over the
-/// number of attack dice (`attacks[n]` = P(n)): one die's outcome `token`
-/// projected onto those slots, then composed n times (a convolution, when
-/// the pool has no one-die re-roll whose use ties its dice together).
-fn project(
-    token: &Token,
-    attacks: &[f64],
-    keep: &[usize],
-    builder: &mut Builder,
-    pool: &RunPool,
-) -> Result<HashMap<u64, f64, Fast>, CoreError> {
-    let mask: u64 = keep
-        .iter()
-        .map(|&k| ((1u64 << tables::BITS) - 1) << (tables::BITS as usize * k))
-        .sum();
-    let projected = token.map_dists(|d| {
-        let mut out = tables::Dist::default();
-        for (&k, &p) in d {
-            *out.entry(k & mask).or_insert(0.0) += p;
-        }
-        out
-    });
-    let mut row = vec![tables::Dist::default(); projected.sets()];
-    row[projected.full()] = tables::point(&[]);
-    let mut mixed: HashMap<u64, f64, Fast> = HashMap::default();
-    for (n, &pn) in attacks.iter().enumerate() {
-        if n > 0 {
-            // Tabulating honours a stop (Ctrl-C) between two convolutions:
-            // three pools of a few dice each could tabulate for half a minute
-            // before the builder's own work limit declined. It is not charged
-            // to the step budget (spend(0) only looks at the stop), so what
-            // the evaluator admits is unchanged.
-            if spend(0) {
-                return Err(decline(format!(
-                    "pool {:?} has too many outcomes to tabulate",
-                    pool.name
-                )));
-            }
-            row = then_row(&row, &projected, builder).ok_or_else(|| {
-                decline(format!(
-                    "pool {:?} has too many outcomes to tabulate",
-                    pool.name
-                ))
-            })?;
-        }
-        if pn > 0.0 {
-            for (&k, &p) in &total(&row) {
-                *mixed.entry(k).or_insert(0.0) += pn * p;
-            }
-        }
-    }
-    Ok(mixed)
 }

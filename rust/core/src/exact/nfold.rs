@@ -1,0 +1,344 @@
+//! Sums of counts over n independent attack dice, exactly, in time that
+//! grows with the size of the answer rather than with n times it.
+//!
+//! One die's outcome, projected onto at most two counts (a test's count, or
+//! tokens reaching the save jointly with harm events), is a small joint
+//! distribution. The sum over n dice is its n-fold convolution, mixed over
+//! the number of dice the pool gathers. Counts are kept as plain `u32`
+//! pairs, so they are bounded by nothing narrower than the pool's own tokens
+//! (the packed tables of `tables.rs` give each count 10 bits, which is why
+//! the evaluator projects before it adds dice up).
+//!
+//! Two ways, the cheaper one for the die taken:
+//! - by counts: how many of the n dice show each outcome is multinomial, a
+//!   binomial for the first outcome, then one for the next among the rest,
+//!   and so on (hits, then wounds among them, ...), each worked out in O(n)
+//!   from its mode. A die with two outcomes (the plain hit, wound or failed
+//!   save) costs O(n); with k outcomes, about C(n + k - 1, k - 1) leaves;
+//! - on a dense grid: the n-fold sums built one die at a time (no hashing),
+//!   O(cells x outcomes) a die, for dice with many outcomes whose sums
+//!   coincide.
+
+use super::budget::spend;
+use super::state::Fast;
+use std::collections::HashMap;
+
+/// A joint distribution over pairs of counts.
+pub(super) type Joint = HashMap<(u32, u32), f64, Fast>;
+
+/// The multiply-adds n-fold sums may take for one pool: the same limit as
+/// the packed tables' builder (`tables::MAX_WORK`, well under a second).
+pub(super) const MAX_NFOLD_WORK: u64 = crate::tables::MAX_WORK;
+
+/// The Binomial(n, p) pmf in O(n): each probability from its neighbour's by
+/// the ratio of consecutive terms, outward from the mode, then normalised.
+/// Relative error about n ulps, and no underflow to all zeros however large
+/// n is (the tails below the smallest double are zero).
+pub(super) fn binomial(n: u32, p: f64) -> Vec<f64> {
+    let len = n as usize + 1;
+    let mut pmf = vec![0.0; len];
+    if p <= 0.0 {
+        pmf[0] = 1.0;
+        return pmf;
+    }
+    if p >= 1.0 {
+        pmf[n as usize] = 1.0;
+        return pmf;
+    }
+    let odds = p / (1.0 - p);
+    let nf = f64::from(n);
+    let mode = (((nf + 1.0) * p).floor() as usize).min(n as usize);
+    pmf[mode] = 1.0;
+    for k in mode..n as usize {
+        // P(k+1) / P(k) = (n - k) / (k + 1) * p / (1 - p)
+        let next = pmf[k] * (nf - k as f64) / (k as f64 + 1.0) * odds;
+        if next == 0.0 {
+            break;
+        }
+        pmf[k + 1] = next;
+    }
+    for k in (1..=mode).rev() {
+        // P(k-1) / P(k) = k / (n - k + 1) * (1 - p) / p
+        let next = pmf[k] * k as f64 / (nf - k as f64 + 1.0) / odds;
+        if next == 0.0 {
+            break;
+        }
+        pmf[k - 1] = next;
+    }
+    let total: f64 = pmf.iter().sum();
+    for x in &mut pmf {
+        *x /= total;
+    }
+    pmf
+}
+
+/// What one leaf of the nested binomials costs, in multiply-adds of the grid.
+const COUNTS_LEAF: u64 = 8;
+
+/// How [`nfold`] sums a die's outcomes, and what it costs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Way {
+    Counts,
+    Grid,
+}
+
+/// The cheaper way to sum a die of `outcomes` outcomes whose sums reach at
+/// most (`amax`, `bmax`) a die over `least` to `most` dice, and its
+/// multiply-adds (saturating, and cut short past [`MAX_NFOLD_WORK`]).
+fn way(outcomes: u64, (amax, bmax): (u32, u32), least: u64, most: u64) -> (Way, u64) {
+    let least = least.min(most);
+    let mut counts = 0u64;
+    for n in least..=most {
+        // Leaves of the nested binomials, each a hashed add and its share of
+        // the binomials above it: about eight multiply-adds of the grid's
+        // (measured with callgrind on S1 and S2).
+        let leaves = multisets(n, outcomes.max(1));
+        counts = counts.saturating_add(leaves.saturating_mul(COUNTS_LEAF));
+        if counts > MAX_NFOLD_WORK {
+            counts = u64::MAX;
+            break;
+        }
+    }
+    let mut grid = 0u64;
+    for n in 0..most {
+        let cells = n
+            .saturating_mul(u64::from(amax))
+            .saturating_add(1)
+            .saturating_mul(n.saturating_mul(u64::from(bmax)).saturating_add(1));
+        grid = grid.saturating_add(cells.saturating_mul(outcomes));
+        if grid > MAX_NFOLD_WORK.min(counts) {
+            grid = u64::MAX;
+            break;
+        }
+    }
+    if grid < counts {
+        (Way::Grid, grid)
+    } else {
+        (Way::Counts, counts)
+    }
+}
+
+/// The ways of choosing `n` of `kinds` with repetition, C(n + kinds - 1, n),
+/// saturating.
+pub(super) fn multisets(n: u64, kinds: u64) -> u64 {
+    let mut ways = 1u64;
+    for i in 1..kinds {
+        // C(n + i, i) = C(n + i - 1, i - 1) * (n + i) / i, exact at each step.
+        ways = match ways.checked_mul(n + i) {
+            Some(w) => w / i,
+            None => return u64::MAX,
+        };
+    }
+    ways
+}
+
+/// Multiply-adds [`nfold`] takes for `one` over `least` to `most` dice,
+/// the cheaper way. For estimating before the work.
+pub(super) fn nfold_steps(one: &Joint, least: u64, most: u64) -> u64 {
+    let outcomes = one.values().filter(|&&p| p > 0.0).count() as u64;
+    way(outcomes, extent(one), least, most).1
+}
+
+fn extent(one: &Joint) -> (u32, u32) {
+    one.iter()
+        .filter(|e| *e.1 > 0.0)
+        .fold((0, 0), |(a, b), (&(x, y), _)| (a.max(x), b.max(y)))
+}
+
+/// The distribution of the sum of n draws from `one`, mixed over n
+/// (`attacks[n]` = P(n)). `None` past [`MAX_NFOLD_WORK`] multiply-adds, or
+/// once the evaluation must stop (a Ctrl-C, or its budget spent).
+pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Joint> {
+    let mut kernel: Vec<((u32, u32), f64)> = one
+        .iter()
+        .filter(|e| *e.1 > 0.0)
+        .map(|(&k, &p)| (k, p))
+        .collect();
+    kernel.sort_unstable_by_key(|x| x.0);
+    let mut out = Joint::default();
+    let least = attacks.iter().position(|&p| p > 0.0).unwrap_or(0) as u64;
+    let most = attacks.len().saturating_sub(1) as u64;
+    let (way, cost) = way(kernel.len() as u64, extent(one), least, most);
+    if cost > MAX_NFOLD_WORK || spend(0) {
+        return None;
+    }
+    match way {
+        Way::Counts => {
+            let mass: f64 = kernel.iter().map(|e| e.1).sum();
+            for (n, &pn) in attacks.iter().enumerate() {
+                if pn > 0.0 && !kernel.is_empty() {
+                    if spend(0) {
+                        return None;
+                    }
+                    // A die's outcomes may hold less than all its chance (an
+                    // unnormalised table): the n-fold sum then holds mass^n.
+                    let weight = pn * mass.powi(n as i32);
+                    by_counts(&kernel, mass, n as u32, weight, (0, 0), &mut out);
+                }
+            }
+        }
+        Way::Grid => on_grid(&kernel, extent(one), attacks, &mut out)?,
+    }
+    Some(out)
+}
+
+/// Add to `out`, at `base` plus the sum of `n` dice showing the outcomes of
+/// `kernel` (of total chance `mass`), each sum weighted by its multinomial
+/// chance times `weight`: how many show the first outcome is binomial, and
+/// the rest are the same question over the remaining outcomes.
+fn by_counts(
+    kernel: &[((u32, u32), f64)],
+    mass: f64,
+    n: u32,
+    weight: f64,
+    base: (u32, u32),
+    out: &mut Joint,
+) {
+    let ((a, b), p) = kernel[0];
+    if kernel.len() == 1 {
+        *out.entry((base.0 + n * a, base.1 + n * b)).or_insert(0.0) += weight;
+        return;
+    }
+    let rest = mass - p;
+    for (c, x) in binomial(n, p / mass).into_iter().enumerate() {
+        let w = weight * x;
+        if w == 0.0 {
+            continue;
+        }
+        let c = c as u32;
+        let at = (base.0 + c * a, base.1 + c * b);
+        by_counts(&kernel[1..], rest, n - c, w, at, out);
+    }
+}
+
+/// [`nfold`] on a dense grid of sums: (n amax + 1) x (n bmax + 1) cells for
+/// n dice, row-major, a die added at a time.
+fn on_grid(
+    kernel: &[((u32, u32), f64)],
+    (amax, bmax): (u32, u32),
+    attacks: &[f64],
+    out: &mut Joint,
+) -> Option<()> {
+    let (amax, bmax) = (amax as usize, bmax as usize);
+    let mut grid = vec![1.0];
+    let (mut rows, mut cols) = (1usize, 1usize);
+    for (n, &pn) in attacks.iter().enumerate() {
+        if n > 0 {
+            if spend(0) {
+                return None;
+            }
+            let (r2, c2) = (rows + amax, cols + bmax);
+            let mut next = vec![0.0; r2 * c2];
+            for i in 0..rows {
+                for j in 0..cols {
+                    let x = grid[i * cols + j];
+                    if x == 0.0 {
+                        continue;
+                    }
+                    for &((da, db), p) in kernel {
+                        next[(i + da as usize) * c2 + j + db as usize] += x * p;
+                    }
+                }
+            }
+            (grid, rows, cols) = (next, r2, c2);
+        }
+        if pn > 0.0 {
+            for (at, &x) in grid.iter().enumerate() {
+                if x > 0.0 {
+                    let key = ((at / cols) as u32, (at % cols) as u32);
+                    *out.entry(key).or_insert(0.0) += pn * x;
+                }
+            }
+        }
+    }
+    Some(())
+}
+
+/// One die's (tokens reaching the save, harm events) thinned by a save each
+/// token fails with chance `q`: (failed saves, harm events).
+pub(super) fn thinned(one: &Joint, q: f64) -> Joint {
+    let mut out = Joint::default();
+    for (&(w, e), &p) in one {
+        for (f, b) in binomial(w, q).into_iter().enumerate() {
+            if b > 0.0 {
+                *out.entry((f as u32, e)).or_insert(0.0) += p * b;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::binomial_pmf;
+
+    #[test]
+    fn binomial_matches_the_convolution_it_replaces() {
+        for (n, p) in [(0, 0.3), (1, 0.5), (7, 1.0 / 6.0), (40, 0.9), (200, 0.02)] {
+            let fast = binomial(n, p);
+            let slow = binomial_pmf(n, p);
+            for (a, b) in fast.iter().zip(&slow) {
+                assert!((a - b).abs() < 1e-14, "n {n} p {p}: {a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn binomial_of_thousands_sums_to_one_without_underflow() {
+        let pmf = binomial(5000, 0.999);
+        assert!((pmf.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let mean: f64 = pmf.iter().enumerate().map(|(k, p)| k as f64 * p).sum();
+        assert!((mean - 4995.0).abs() < 1e-8, "{mean}");
+    }
+
+    fn slow_nfold(one: &Joint, attacks: &[f64]) -> Joint {
+        let mut row = Joint::from_iter([((0, 0), 1.0)]);
+        let mut out = Joint::default();
+        for (n, &pn) in attacks.iter().enumerate() {
+            if n > 0 {
+                let mut next = Joint::default();
+                for (&(a, b), &x) in &row {
+                    for (&(c, d), &y) in one {
+                        *next.entry((a + c, b + d)).or_insert(0.0) += x * y;
+                    }
+                }
+                row = next;
+            }
+            for (&k, &x) in &row {
+                *out.entry(k).or_insert(0.0) += pn * x;
+            }
+        }
+        out
+    }
+
+    fn assert_same(a: &Joint, b: &Joint) {
+        for k in a.keys().chain(b.keys()) {
+            let (x, y) = (a.get(k).unwrap_or(&0.0), b.get(k).unwrap_or(&0.0));
+            assert!((x - y).abs() < 1e-13, "{k:?}: {x} vs {y}");
+        }
+    }
+
+    #[test]
+    fn nfold_matches_adding_dice_one_at_a_time() {
+        let attacks = [0.0, 0.1, 0.2, 0.0, 0.3, 0.4];
+        let two = Joint::from_iter([((0, 0), 0.6), ((1, 0), 0.4)]);
+        let shifted = Joint::from_iter([((1, 2), 0.25), ((2, 0), 0.75)]);
+        let many = Joint::from_iter([((0, 0), 0.5), ((1, 0), 0.2), ((2, 1), 0.2), ((0, 1), 0.1)]);
+        for one in [two, shifted, many] {
+            assert_same(&nfold(&one, &attacks).unwrap(), &slow_nfold(&one, &attacks));
+        }
+    }
+
+    #[test]
+    fn thinning_a_die_commutes_with_adding_dice() {
+        let one = Joint::from_iter([((0, 0), 0.3), ((1, 0), 0.5), ((2, 1), 0.2)]);
+        let attacks = [0.0, 0.0, 0.0, 1.0];
+        let q = 1.0 / 3.0;
+        let thinned_after = {
+            let sums = slow_nfold(&one, &attacks);
+            thinned(&sums, q)
+        };
+        assert_same(&nfold(&thinned(&one, q), &attacks).unwrap(), &thinned_after);
+    }
+}
