@@ -8,6 +8,13 @@ that a noisy machine slows all of them alike. Then the attack-count sweep:
 the S1 profile with 10 to 2,000 attacks into 100 one-wound models. Prints a
 markdown table (and writes it to ``--output``).
 
+Each scenario runs twice: as written (one weapon, one group of models), and
+with its per-group and per-weapon tallies doing work: the weapons split into
+two profiles (the second adding Assault, which does nothing unless the
+attacker advanced) and one target model made a CHARACTER group of its own
+(allocated last, as its models are alike it changes nothing). Every total
+keeps its distribution exactly, so the same references measure both.
+
     python benches/ratios.py --reference DIR [--trials 10000000] [--rounds 3]
 
 ``make bench REFERENCE=DIR`` runs it after the other benchmarks.
@@ -67,6 +74,20 @@ def sweep_scenario(attacks: int) -> Any:
     return mathhammer.scenario_from_data(data)
 
 
+def tallied(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with two weapon profiles and two target groups, every total's distribution unchanged."""
+    data = {**data, "attacker": dict(data["attacker"]), "target": dict(data["target"])}
+    [weapon] = data["attacker"]["weapons"]
+    half = weapon["count"] // 2
+    second = {**weapon, "count": weapon["count"] - half, "name": f"{weapon['name']} (assault)"}
+    second["keywords"] = [*weapon.get("keywords", []), "Assault"]
+    data["attacker"]["weapons"] = [{**weapon, "count": half}, second]
+    [model] = data["target"]["models"]
+    leader = {**model, "count": 1, "name": f"{model['name']} Sergeant", "character": True}
+    data["target"]["models"] = [{**model, "count": model["count"] - 1}, leader]
+    return data
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference", type=Path, help="the reference implementations' folder")
@@ -77,10 +98,17 @@ def main() -> None:
 
     native = build_native(args.reference) if args.reference else None
     scenarios = {name: mathhammer.load_scenario(HERE / "scenarios" / f"{name.lower()}.toml") for name in SCENARIOS}
+    with_tallies = {
+        name: mathhammer.scenario_from_data(
+            tallied(tomllib.loads((HERE / "scenarios" / f"{name.lower()}.toml").read_text()))
+        )
+        for name in SCENARIOS
+    }
     rates: dict[tuple[str, str], list[float]] = {}
     for _ in range(args.rounds):
         for name, scenario in scenarios.items():
             rates.setdefault((name, "project"), []).append(project_rate(scenario, args.trials))
+            rates.setdefault((name, "tallied"), []).append(project_rate(with_tallies[name], args.trials))
             if args.reference is None or native is None:
                 continue
             numpy = [sys.executable, str(args.reference / "mc_numpy.py"), "--scn", name, "--runs", "1"]
@@ -98,11 +126,14 @@ def main() -> None:
         "| | " + " | ".join(SCENARIOS) + " |",
         "| --- |" + " --- |" * len(SCENARIOS),
         "| project, M trials/s | " + " | ".join(f"{median[s, 'project'] / 1e6:.1f}" for s in SCENARIOS) + " |",
+        "| with tallies, M trials/s | " + " | ".join(f"{median[s, 'tallied'] / 1e6:.1f}" for s in SCENARIOS) + " |",
     ]
     for src, label in (("numpy", "numpy vectorised"), ("counts", "native count sampling"), ("swar", "native dice")):
         if (SCENARIOS[0], src) in median:
             ratios = " | ".join(f"{median[s, 'project'] / median[s, src]:.2f}" for s in SCENARIOS)
             lines.append(f"| project ÷ {label} | {ratios} |")
+            ratios = " | ".join(f"{median[s, 'tallied'] / median[s, src]:.2f}" for s in SCENARIOS)
+            lines.append(f"| with tallies ÷ {label} | {ratios} |")
     sweep = {n: project_rate(sweep_scenario(n), 200_000) for n in SWEEP}
     lines += [
         "",

@@ -53,6 +53,18 @@ impl AliasTable {
         AliasTable { threshold, alias }
     }
 
+    /// How many entries it draws from.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.threshold.len()
+    }
+
+    /// Is it empty? (Never: [`Self::new`] needs one entry.)
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.threshold.is_empty()
+    }
+
     /// One draw. The column comes from the high half of `word * n` and the
     /// coin from its low half, so one 64-bit word serves both with a bias
     /// below n / 2^64.
@@ -90,8 +102,16 @@ impl ValueAlias {
     /// As [`AliasTable::new`], or if `values` is shorter than `p`.
     #[must_use]
     pub fn new(p: &[f64], values: &[u64]) -> Self {
-        let table = AliasTable::new(p);
-        let entries = (0..p.len())
+        Self::from_table(&AliasTable::new(p), values)
+    }
+
+    /// Draw `values[i]` where `table` draws `i`, from the same word.
+    ///
+    /// # Panics
+    /// If `values` is shorter than the table.
+    #[must_use]
+    pub fn from_table(table: &AliasTable, values: &[u64]) -> Self {
+        let entries = (0..table.threshold.len())
             .map(|i| {
                 (
                     table.threshold[i],
@@ -99,6 +119,17 @@ impl ValueAlias {
                     values[table.alias[i] as usize],
                 )
             })
+            .collect();
+        ValueAlias { entries }
+    }
+
+    /// The same draws with each value `v` replaced by `f(v)`.
+    #[must_use]
+    pub fn map(&self, f: impl Fn(u64) -> u64) -> Self {
+        let entries = self
+            .entries
+            .iter()
+            .map(|&(threshold, own, alias)| (threshold, f(own), f(alias)))
             .collect();
         ValueAlias { entries }
     }

@@ -95,10 +95,13 @@ impl Sampler {
                 )?),
             });
         }
-        let resolved = Resolutions::new(program, &pools);
+        let mut resolved = Resolutions::new(program, &pools);
         let whole = resolved
             .as_ref()
             .and_then(|r| TrialTable::new(program, &pools, r));
+        if let (None, Some(r)) = (&whole, &mut resolved) {
+            r.key_draws(program, &pools);
+        }
         Some(Sampler {
             pools,
             whole,

@@ -41,7 +41,7 @@ use crate::sampled::{failed_save, one_at_a_time, resolve, Drawn, PoolTables};
 use crate::tables::{slot, unpack, SLOTS};
 use crate::trace::NoTrace;
 use crate::workspace::{bump, Workspace};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The most outcomes a lookup enumerates.
 const MAX_ENTRIES: usize = 1 << 16;
@@ -155,9 +155,12 @@ impl TrialTable {
         let outcomes = self.rows.len() / self.width;
         if (outcomes as u64) < trials {
             let mut drawn = vec![0u64; outcomes];
+            // A local copy of the stream stays in registers.
+            let mut local = stream.clone();
             for _ in 0..trials {
-                drawn[self.alias.sample(stream)] += 1;
+                drawn[self.alias.sample(&mut local)] += 1;
             }
+            *stream = local;
             for (row, &times) in self.rows.chunks_exact(self.width).zip(&drawn) {
                 if times > 0 {
                     tally.record_row(row, times);
@@ -195,6 +198,51 @@ pub(crate) struct Resolutions {
     /// How a chunk tallies its trials without recording every number of
     /// every trial, where the rows allow.
     counted: Option<Counted>,
+    /// The draws of the fixed attack dice, keyed for a counted tally.
+    keyed: Option<Keyed>,
+}
+
+/// The pool's draws for a fixed number of attack dice, arranged so that a
+/// trial reads one entry per draw and tallies itself with two increments:
+/// the outcome vector is drawn as its index (the same draw the fast path
+/// makes from the same word), packed with the two counts its row is found
+/// by, and the numbers the draws count are tallied per index at the end of
+/// the chunk, from each outcome vector once.
+#[derive(Debug, Clone)]
+struct Keyed {
+    /// Draws `index | wounds reaching the save << 32 | harm events << 48`.
+    joint: ValueAlias,
+    /// The outcome vectors, by index.
+    keys: Vec<u64>,
+    /// `binomial[w]`: the failed saves of `w` wounds, as the fast path's
+    /// table draws them from the same word, one entry read.
+    binomial: Vec<ValueAlias>,
+}
+
+impl Keyed {
+    /// The keyed draws of `attacks` attack dice from `tables`, whose pool
+    /// has `m` tests.
+    fn new(tables: &PoolTables, attacks: Option<u32>, m: usize) -> Option<Keyed> {
+        let (keys, _, alias) = tables.by_count.get(attacks? as usize)?;
+        let index: HashMap<u64, u64> = keys.iter().zip(0..).map(|(&v, i)| (v, i)).collect();
+        let joint = alias.map(|v| {
+            let counts = unpack(v);
+            index[&v] | u64::from(counts[m]) << 32 | u64::from(counts[m + 1]) << 48
+        });
+        let binomial = tables.binomial.as_ref().map_or_else(Vec::new, |(b, _)| {
+            b.iter()
+                .map(|t| {
+                    let failed: Vec<u64> = (0..t.len() as u64).collect();
+                    ValueAlias::from_table(t, &failed)
+                })
+                .collect()
+        });
+        Some(Keyed {
+            joint,
+            keys: keys.clone(),
+            binomial,
+        })
+    }
 }
 
 /// A chunk's tally in two parts, when the numbers the draws count directly
@@ -317,11 +365,20 @@ impl Resolutions {
         let attacks = fixed_attacks(pool);
         Some(Resolutions {
             counted: Counted::new(pool, &lookup.0, width, attacks),
+            keyed: None,
             rows: lookup.0,
             width,
             lookup: lookup.1,
             attacks,
         })
+    }
+
+    /// Key the draws of a counted tally ([`Keyed`]) for a chunk to read: for
+    /// Plans whose trials are not drawn whole, as then it runs the lookup.
+    pub(crate) fn key_draws(&mut self, program: &Program, pools: &[Option<PoolTables>]) {
+        if let (Some(_), Some((pool, tables))) = (&self.counted, one_pool(program, pools)) {
+            self.keyed = Keyed::new(tables, self.attacks, pool.tests.len());
+        }
     }
 
     /// The rows of the resolution of each (failed saves, harm events) pair,
@@ -448,6 +505,9 @@ impl Resolutions {
 
     /// Run `trials` trials of `program`'s one pool from `stream` into
     /// `tally`, drawing as the fast path does and looking the rest up.
+    /// (Not inlined: in its caller it would crowd the other paths' loops
+    /// out of registers.)
+    #[inline(never)]
     pub(crate) fn run(
         &self,
         program: &Program,
@@ -472,25 +532,20 @@ impl Resolutions {
         // With a fixed number of attack dice, a trial takes one word for its
         // counts and one for its row (failed saves from a table, or the
         // drawn resolution): the words can be read ahead, in stream order.
-        let joint = self
-            .attacks
-            .and_then(|a| tables.by_count.get(a as usize))
-            .map(|(_, _, alias)| alias);
-        match (&self.lookup, joint, &tables.binomial) {
-            (Lookup::Fixed { harms }, Some(joint), Some((binomial, _)))
-                if binomial.len() * harms * self.width >= self.rows.len() =>
+        match (&self.lookup, &self.keyed) {
+            (Lookup::Fixed { harms }, Some(keyed))
+                if keyed.binomial.len() * harms * self.width >= self.rows.len() =>
             {
-                drawn.count_two_words(self, joint, trials, stream, |counts, word| {
-                    let failed = binomial[counts[m] as usize].pick(word);
-                    (failed * harms + counts[m + 1] as usize) as u64
+                drawn.count_two_words(keyed, trials, stream, |wounds, harm, word| {
+                    keyed.binomial[wounds].pick(word) * *harms as u64 + harm
                 });
             }
-            (Lookup::Drawn { by_wounds }, Some(joint), _) => {
-                drawn.count_two_words(self, joint, trials, stream, |counts, word| {
-                    by_wounds[counts[m] as usize].pick(word)
+            (Lookup::Drawn { by_wounds }, Some(keyed)) => {
+                drawn.count_two_words(keyed, trials, stream, |wounds, _, word| {
+                    by_wounds[wounds].pick(word)
                 });
             }
-            (Lookup::Fixed { harms }, _, _) => {
+            (Lookup::Fixed { harms }, _) => {
                 drawn.count(self, pool, tables, trials, stream, |counts, stream| {
                     let failed = tables
                         .draw_failed(counts[m], stream)
@@ -499,11 +554,14 @@ impl Resolutions {
                     (failed * harms + counts[m + 1] as usize) as u64
                 });
             }
-            (Lookup::Drawn { by_wounds }, None, _) => {
+            (Lookup::Drawn { by_wounds }, None) => {
                 drawn.count(self, pool, tables, trials, stream, |counts, stream| {
                     by_wounds[counts[m] as usize].sample(stream)
                 });
             }
+        }
+        if let Some(keyed) = &self.keyed {
+            drawn.add_keys(self.attacks.unwrap_or(0), keyed);
         }
         drawn.record(self, trials, tally);
     }
@@ -520,6 +578,8 @@ struct ChunkCounts<'a> {
     by_row: Vec<u64>,
     /// Per number counted from the draws, trials per value.
     hists: Vec<Vec<u64>>,
+    /// Trials per outcome vector, when drawn by index ([`Keyed`]).
+    by_key: Vec<u64>,
 }
 
 impl<'a> ChunkCounts<'a> {
@@ -532,6 +592,10 @@ impl<'a> ChunkCounts<'a> {
                 .iter()
                 .map(|&(_, most)| vec![0; most + 1])
                 .collect(),
+            by_key: resolved
+                .keyed
+                .as_ref()
+                .map_or_else(Vec::new, |k| vec![0; k.keys.len()]),
         }
     }
 
@@ -556,38 +620,51 @@ impl<'a> ChunkCounts<'a> {
         }
     }
 
-    /// Draw `trials` trials of a fixed number of attack dice, whose counts
-    /// come from `joint` and whose row `row_of` finds from the counts and
-    /// the trial's second word: the words are read ahead in stream order,
-    /// so a seed gives what [`Self::count`] gives.
+    /// Draw `trials` trials of a fixed number of attack dice, whose
+    /// outcome vector comes from `keyed` and whose row `row_of` finds from
+    /// the wounds reaching the save, the harm events and the trial's second
+    /// word: the words are read ahead in stream order, so a seed gives what
+    /// [`Self::count`] gives. The counts are tallied by outcome vector
+    /// ([`Self::add_keys`] turns them into numbers).
     #[inline]
     fn count_two_words(
         &mut self,
-        resolved: &Resolutions,
-        joint: &ValueAlias,
+        keyed: &Keyed,
         trials: u64,
         stream: &mut Stream,
-        row_of: impl Fn(&[u32; SLOTS], u64) -> u64,
+        row_of: impl Fn(usize, u64, u64) -> u64,
     ) {
-        let attacks = resolved
-            .attacks
-            .expect("read ahead for fixed attack dice only");
         let mut words = [0u64; 2 * AHEAD];
         let mut drawn = [0u64; AHEAD];
         let mut left = trials as usize;
+        // A local copy of the stream stays in registers.
+        let mut local = stream.clone();
         while left > 0 {
             let n = left.min(AHEAD);
             for word in &mut words[..2 * n] {
-                *word = stream.next_u64();
+                *word = local.next_u64();
             }
             for (packed, pair) in drawn[..n].iter_mut().zip(words.chunks_exact(2)) {
-                *packed = joint.pick(pair[0]);
+                *packed = keyed.joint.pick(pair[0]);
             }
             for (&packed, pair) in drawn[..n].iter().zip(words.chunks_exact(2)) {
-                let counts = unpack(packed);
-                self.add(attacks, &counts, row_of(&counts, pair[1]));
+                let wounds = (packed >> 32) as usize & 0xffff;
+                let row = row_of(wounds, packed >> 48, pair[1]);
+                self.by_key[packed as u32 as usize] += 1;
+                self.by_row[row as usize] += 1;
             }
             left -= n;
+        }
+        *stream = local;
+    }
+
+    /// Move the trials tallied by outcome vector into the numbers the
+    /// draws count, each vector unpacked once.
+    fn add_keys(&mut self, attacks: u32, keyed: &Keyed) {
+        for (key, times) in keyed.keys.iter().zip(std::mem::take(&mut self.by_key)) {
+            if times > 0 {
+                self.add_counts(attacks, &unpack(*key), times);
+            }
         }
     }
 
@@ -595,12 +672,18 @@ impl<'a> ChunkCounts<'a> {
     #[inline]
     fn add(&mut self, attacks: u32, counts: &[u32; SLOTS], row: u64) {
         self.by_row[row as usize] += 1;
+        self.add_counts(attacks, counts, 1);
+    }
+
+    /// Tally `times` trials' numbers counted from the draws.
+    #[inline]
+    fn add_counts(&mut self, attacks: u32, counts: &[u32; SLOTS], times: u64) {
         let mut values = [0usize; SLOTS + 1];
         for &(j, s) in &self.counted.sources {
             values[j] += (if s == SLOTS { attacks } else { counts[s] }) as usize;
         }
         for (hist, &value) in self.hists.iter_mut().zip(&values) {
-            hist[value] += 1;
+            hist[value] += times;
         }
     }
 
@@ -781,30 +864,80 @@ mod tests {
       }]
     }"#;
 
-    #[test]
-    fn counting_rows_records_what_recording_every_trial_does() {
-        let program = Program::new(Plan::from_json(KNIGHTS).unwrap()).unwrap();
+    /// Twenty attacks with Sustained Hits 1, Lethal Hits and Devastating
+    /// Wounds (mortal wounds after the pool) at D2: the resolution is fixed
+    /// and looked up by failed saves and harm events.
+    const SPILL: &str = r#"{
+      "version": 1,
+      "counters": ["attacks", "hits", "wounds", "failed_saves", "mortal_wounds"],
+      "target": {"groups": [{"name": "Intercessor", "models": 10, "wounds": 2, "save": 3}], "order": [0]},
+      "sequences": [{
+        "kind": "attack", "name": "Boltgun",
+        "attacks": [{"models": 10, "dice": "2"}], "attacks_counter": "attacks",
+        "steps": [
+          {"name": "hit", "target": 3, "natural_fail": 1, "critical": 6, "counter": "hits",
+           "effects": [{"on": "critical", "action": "extra", "amount": "1"},
+                       {"on": "critical", "action": "skip", "steps": 1}]},
+          {"name": "wound", "target": 4, "natural_fail": 1, "critical": 6, "counter": "wounds",
+           "effects": [{"on": "critical", "action": "mortal", "spill": true, "ends_attack": true,
+                        "after_all": true, "reduced": true, "focus": true}]}
+        ],
+        "save": {"ap": -1, "counter": "failed_saves"},
+        "damage": {"dice": "2"},
+        "mortal_counter": "mortal_wounds"
+      }]
+    }"#;
+
+    /// The histograms of 50,000 trials of `plan` from one stream, by its
+    /// lookup as built (outcome vectors drawn by index), by its counts
+    /// drawn as vectors, and trial by trial: all three must agree.
+    fn tallies(plan: &str, lookup: fn(&Lookup) -> bool) -> Vec<Vec<Vec<u64>>> {
+        let program = Program::new(Plan::from_json(plan).unwrap()).unwrap();
         let sampler = Sampler::new(&program).unwrap();
-        let resolved = sampler.resolved.clone().unwrap();
-        assert!(matches!(resolved.lookup, Lookup::Drawn { .. }));
-        assert!(resolved.counted.is_some());
+        assert!(sampler.whole.is_none(), "trials not drawn whole");
+        let keyed = sampler.resolved.clone().unwrap();
+        assert!(lookup(&keyed.lookup));
+        assert!(keyed.counted.is_some() && keyed.keyed.is_some());
+        let unkeyed = Resolutions {
+            keyed: None,
+            ..keyed.clone()
+        };
         let one_by_one = Resolutions {
             counted: None,
-            ..resolved.clone()
+            ..unkeyed.clone()
         };
-        let mut tallies = Vec::new();
-        for r in [&resolved, &one_by_one] {
-            let mut tally = Tally::new(program.numbers().len());
-            r.run(
-                &program,
-                sampler.first_pool(),
-                50_000,
-                &mut Stream::new(3, 0),
-                &mut tally,
-            );
-            tallies.push(tally.hist);
-        }
+        let tallies: Vec<_> = [keyed, unkeyed, one_by_one]
+            .iter()
+            .map(|r| {
+                let mut tally = Tally::new(program.numbers().len());
+                let mut stream = Stream::new(3, 0);
+                r.run(
+                    &program,
+                    sampler.first_pool(),
+                    50_000,
+                    &mut stream,
+                    &mut tally,
+                );
+                tally.hist
+            })
+            .collect();
         assert_eq!(tallies[0], tallies[1]);
+        assert_eq!(tallies[0], tallies[2]);
+        tallies
+    }
+
+    #[test]
+    fn drawing_outcomes_by_index_records_what_drawing_their_counts_does() {
+        let tallies = tallies(SPILL, |l| matches!(l, Lookup::Fixed { .. }));
+        assert!(
+            tallies[0][4].len() > 5,
+            "some trials inflict several mortal wounds"
+        );
+    }
+
+    #[test]
+    fn counting_rows_records_what_recording_every_trial_does() {
+        let tallies = tallies(KNIGHTS, |l| matches!(l, Lookup::Drawn { .. }));
         assert!(tallies[0][3].len() > 5, "some trials fail several saves");
     }
 }
