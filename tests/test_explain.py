@@ -438,6 +438,11 @@ def test_a_fight_s_contest_is_told_with_the_scores_and_the_losers_roll() -> None
         "Scores: Knights 2, Guards 0.",
         "Guards lost by 2 and rolls 6 (holds on 5 or less): fails and leaves the fight.",
     ]
+    # The summary says who won and who broke in words, not codes, and what each side lost.
+    assert lines[-1].startswith("In all: Knights wins the round, Guards breaks, Rounds fought 1, ")
+    assert lines[-1].endswith("Knights: HP lost (wounds Guards caused) 0, Knights: models removed 0.")
+    assert "Guards: HP lost (wounds Knights caused) 1, Guards: models removed 1" in lines[-1]
+    assert not re.search(r"\b(outcome|winner|broken) \d", lines[-1])
 
 
 def test_return_blows_are_told_against_the_attackers_models() -> None:
