@@ -159,6 +159,7 @@ def test_json_keys_stay_generic_and_labels_give_the_systems_words(capsys: pytest
     assert data["labels"]["mortal_wounds:Rifle"] == "Direct Damage: Rifle"
     assert data["labels"]["damage:Rifle"] == "HP lost: Rifle"
     assert data["labels"]["attacker_damage"] == "Vanguard: HP lost"
+    assert data["labels"]["destroyed:Raiders"] == "Models removed: Raiders"
     profiles = str(EXAMPLES / "skilldice-profiles.toml")
     assert cli.main(["compare", profiles, "--json", "--trials", "500", "--metric", "mortal_wounds:Rifle"]) == 0
     compared = json.loads(capsys.readouterr().out)
