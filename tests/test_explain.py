@@ -255,6 +255,23 @@ FORTY_K_WORDS = re.compile(r"mortal|wound|gathered|one at a time|spilling|\bSv\b
 """Words of Warhammer 40,000's attack sequence that a d12 narration must not use."""
 
 
+def test_a_d12_fights_summary_says_who_won_in_words() -> None:
+    """The fight's outcome counter is a code (0-3) for the chances to read, not a number to tell: the
+    summary says who won and what each side lost. Red hits (Focus 12, Panic 11, Skill 3 against DC 15)
+    and its Damage 10 destroys Blue's one model in the first round."""
+    unit = {"models": 1, "hp_per_model": 1, "dc": 15, "minor": 1, "major": 2}
+    data = {
+        "ruleset": "skilldice",
+        "fight": {"rounds": 10},
+        "attacker": {"name": "Red", **unit, "weapons": [{"name": "Sword", "models": 1, "skill": 3, "damage": "10"}]},
+        "target": {"name": "Blue", **unit, "weapons": [{"name": "Axe", "models": 1, "skill": 1, "damage": "10"}]},
+    }
+    summary = explain(mathhammer.scenario_from_data(data), dice=[12, 11]).lines[-1]
+    assert "How the fight ended" not in summary and "outcome" not in summary
+    assert summary.startswith("In all: Red wins, Red: Attacks 1, Red: Hits 1, ") and "Rounds fought 1, " in summary
+    assert summary.endswith("Blue: HP lost 1, Blue: models removed 1, Red: HP lost 0, Red: models removed 0.")
+
+
 @pytest.mark.parametrize("example", ["skilldice-vanguard.toml", "skilldice-fight.toml", "skilldice-warband.toml"])
 def test_d12_narration_uses_none_of_the_words_of_other_games(example: str) -> None:
     """Every line of a d12 narration, powers and fights included, in the system's own words: Attack
