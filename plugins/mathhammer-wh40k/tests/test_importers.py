@@ -654,3 +654,13 @@ def test_a_zipped_roster_of_two_lists_is_refused(lists: Registry, tmp_path: Path
         archive.writestr("second.ros", (LISTS / "marines.ros").read_bytes())
     with pytest.raises(ScenarioError, match=r"two\.rosz: holds 2 \.ros files \(first\.ros, second\.ros\)"):
         import_list(path, registry=lists)
+
+
+def test_a_unit_whose_weapons_are_all_refused_is_not_said_to_have_none(lists: Registry, tmp_path: Path) -> None:
+    text = (LISTS / "necrons.ros").read_text(encoding="utf-8")
+    for name, weapon in (("BS", "Gauss flayer"), ("WS", "Close combat weapon")):
+        start = text.index(f'<characteristic name="{name}"', text.index(f'name="{weapon}"'))
+        end = text.index("</characteristic>", start)
+        text = text[:start] + text[start:end].rsplit(">", 1)[0] + ">banana" + text[end:]
+    reasons = {u.item: u.reason for u in import_list(_ros(tmp_path, text), registry=lists).unmapped}
+    assert reasons["weapons"] == "every weapon profile of the unit is refused (each listed); it is a target only"

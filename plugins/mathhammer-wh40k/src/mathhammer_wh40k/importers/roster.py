@@ -384,6 +384,7 @@ def _weapons(
     warriors' selection of the same weapon prints it) fires the profiles :func:`_borrowed` finds for it.
     """
     nodes: list[Modes] = []
+    seen = False
     for node in selection.walk():
         modes: Modes = {}
         printed = _borrowed(node, selection, name, roster, unmapped) if _bare_leaf(node, selection) else node.profiles
@@ -391,6 +392,7 @@ def _weapons(
             kind = weapon_kind(profile)
             if kind is None:
                 continue
+            seen = True
             standard = profile.type.strip().lower() in (RANGED, MELEE)
             base = _mode_base(profile.name) if standard else profile.type.strip()
             weapon = _weapon(profile, kind, node.number, name, unmapped)
@@ -401,7 +403,8 @@ def _weapons(
         nodes.append(modes)
     weapons = _merged(nodes, None)
     if not weapons:
-        unmapped.append(Unmapped(name, "weapons", "the unit has no weapon profile; it is a target only"))
+        why = "every weapon profile of the unit is refused (each listed)" if seen else "the unit has no weapon profile"
+        unmapped.append(Unmapped(name, "weapons", f"{why}; it is a target only"))
     others: dict[tuple[str, str, str], None] = {}
     for modes in nodes:
         for (kind, base), labels in modes.items():
