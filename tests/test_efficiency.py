@@ -169,7 +169,9 @@ def test_without_points_the_efficiency_is_not_a_number(tmp_path: Path) -> None:
     comparison = _compare(path, evaluator="exact")
     assert math.isnan(comparison.value("Bolters", "Squad", "models_destroyed_per_100"))
     assert math.isnan(comparison.value("Lascannon", "Squad", "points_removed_per_100"))
-    assert comparison.value("Bolters", "Squad", "points_removed") == pytest.approx(1 / 8, abs=1e-12)
+    # The Squad has no points to remove: not the fraction of its models (1/8) under the points' name.
+    assert math.isnan(comparison.value("Bolters", "Squad", "points_removed"))
+    assert comparison.value("Bolters", "Brute", "points_removed") == pytest.approx(1 / 16, abs=1e-12)
     assert comparison.rank_metric() == "models_destroyed"
     with pytest.raises(ScenarioError, match="target 'Squad' has no points"):
         comparison.points_removed("Bolters", "Squad")
@@ -224,3 +226,16 @@ def test_a_heatmap_of_a_metric_without_points_shows_dashes(tmp_path: Path) -> No
     figure = comparison.plot(["models_destroyed_per_100", "points_removed"])
     panels = [[t.get_text() for t in ax.texts] for ax in figure.axes if ax.texts]  # not the colour bars
     assert panels == [["-"] * 4, ["12.5%", "6.2%", "10.4%", "41.7%"]]
+
+
+def test_targets_without_points_show_no_points_removed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "free-targets.toml"
+    path.write_text(LIBRARY.replace("points = 80\n", "").replace("points = 40\n", ""), encoding="utf-8")
+    assert "points_removed" not in _compare(path, evaluator="exact").default_metrics()
+    assert cli.main(["compare", str(path), "--exact"]) == 0
+    out = capsys.readouterr().out
+    assert "Expected models destroyed per 100 points" in out
+    assert "points removed" not in out  # no fraction of models titled as the target's points
+    assert cli.main(["compare", str(path), "--exact", "--metric", "points_removed"]) == 0
+    out = capsys.readouterr().out
+    assert "Bolters" in out and "%" not in out  # every cell "-": nothing to remove, nothing to rank by

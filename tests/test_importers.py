@@ -87,3 +87,9 @@ def test_unzip_one_stops_at_the_limit_whatever_the_directory_says(monkeypatch: p
         unzip_one(bytes(data), "a.rosz", (".ros",))
     with pytest.raises(ScenarioError, match=r"a\.rosz: is not a readable zip archive"):
         unzip_one(b"PK\x03\x04 truncated", "a.rosz", (".ros",))
+
+
+def test_unzip_one_refuses_an_archive_of_two_lists() -> None:
+    two = _zip({"first.ros": b"<roster/>", "notes.txt": b"x", "second.ros": b"<roster/>"})
+    with pytest.raises(ScenarioError, match=r"^a\.rosz: holds 2 \.ros files \(first\.ros, second\.ros\); a zip"):
+        unzip_one(two, "a.rosz", (".ros",))

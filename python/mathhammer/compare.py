@@ -114,8 +114,9 @@ EFFICIENCY_METRICS: dict[Metric, tuple[str, str | Percent]] = {
 }
 """Metrics that use the profiles' ``points``: NaN (printed ``-``) where a profile has none.
 
-``points_removed`` is the expected fraction of the target's points destroyed,
-each model destroyed counting for its own worth (:mod:`mathhammer.points`: an
+``points_removed`` is the expected fraction of the target's points destroyed
+(NaN for a target without points, not the fraction of its models), each model
+destroyed counting for its own worth (:mod:`mathhammer.points`: an
 attached Leader's own points, the rest of a unit's spread evenly over its other
 models); when every model is worth the same this is E[models destroyed] / models.
 ``points_removed_per_100`` is the expected target points destroyed for each
@@ -513,7 +514,13 @@ class Comparison:
 
     def _fraction_removed(self, attacker: str, target: str) -> float:
         """The expected fraction of ``target``'s points removed (NaN without its points): E[models destroyed] /
-        models when every model is worth the same, else the mean of :meth:`points_removed` over the points."""
+        models when every model is worth the same, else the mean of :meth:`points_removed` over the points.
+
+        A target without points has no points to remove: the fraction of its models destroyed would be another
+        metric under this one's name, so it is NaN (printed ``-``), as every efficiency metric is without points.
+        """
+        if target not in self.target_points:
+            return math.nan
         priced = self.group_points.get(target)
         result = self.results[attacker, target]
         if priced is None or priced.uniform:
@@ -646,9 +653,10 @@ class Comparison:
         metrics = list(METRICS)
         if self.attacker_points:
             metrics += ["models_destroyed_per_100", "p_unit_destroyed_per_100"]
-        metrics.append("points_removed")
-        if self.attacker_points and self.target_points:
-            metrics.append("points_removed_per_100")
+        if self.target_points:
+            metrics.append("points_removed")
+            if self.attacker_points:
+                metrics.append("points_removed_per_100")
         return metrics
 
     def rank_metric(self) -> Metric:

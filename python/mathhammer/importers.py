@@ -58,11 +58,14 @@ class Unmapped:
         unit: The unit it belongs to (or the list's part, for an item outside units).
         item: What it is: a weapon, an ability, a characteristic, a selection.
         reason: Why it was not mapped.
+        leads: Whether it is what lets ``unit`` lead another unit (a Leader ability), which naming the pair in
+            ``attach`` maps: :func:`import_list` then drops it.
     """
 
     unit: str
     item: str
     reason: str
+    leads: bool = False
 
     def __str__(self) -> str:
         return f"{self.unit}: {self.item}: {self.reason}"
@@ -84,6 +87,8 @@ class ImportedUnit:
         parts: For an attached unit, the units it is made of (leader first); else empty.
         notes: What the importer decided that a user should know, such as how an attached unit's points are
             shared among its models; :func:`import_list` adds each to :attr:`ImportedList.notes`.
+        can_lead: Whether the list says the unit can lead another into an attached unit (a Leader); an
+            importer's :meth:`Importer.attach` refuses to attach a unit that cannot.
     """
 
     name: str
@@ -93,6 +98,7 @@ class ImportedUnit:
     models: int
     parts: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    can_lead: bool = False
 
 
 @dataclass
@@ -208,12 +214,14 @@ def import_list(
 
     Each ``(leader, bodyguard)`` of ``attach`` names two units of the list that
     fight as one attached unit: they become one target, ``Leader + Bodyguard``,
-    with both units' models and points; each keeps its attackers.
+    with both units' models and points; each keeps its attackers. The leader's
+    unmapped Leader ability (:attr:`Unmapped.leads`) is then mapped, and dropped.
 
     Raises:
         ScenarioError: naming the file, for one no importer recognises (listing
-            the formats known), an unknown ``format``, a malformed export, or
-            an ``attach`` naming a unit the list lacks (listing those it has).
+            the formats known), an unknown ``format``, a malformed export,
+            an ``attach`` naming a unit the list lacks (listing those it has),
+            or a pair the importer refuses (a leader that is no Leader).
     """
     importer, imported = _read(path, format, registry or _default())
     imported.notes.extend(f"{u.name}: {note}" for u in imported.units for note in u.notes)
@@ -228,7 +236,12 @@ def import_list(
                 source=str(path),
                 field="attach",
             )
-        combined = importer.attach(by_name[leader], by_name[bodyguard])
+        try:
+            combined = importer.attach(by_name[leader], by_name[bodyguard])
+        except ScenarioError as exc:
+            raise ScenarioError(exc.message, source=exc.source or str(path), field=exc.field or "attach") from None
+        # What let the leader lead is now mapped: the attached unit is what it describes.
+        imported.unmapped = [u for u in imported.unmapped if not (u.leads and u.unit == leader)]
         imported.units = [
             dataclasses.replace(u, target=None) if u.name in (leader, bodyguard) else u for u in imported.units
         ]
@@ -338,7 +351,7 @@ def unzip_one(data: bytes, source: str, suffixes: Sequence[str]) -> tuple[str, b
     Raises:
         ScenarioError: naming the file (and the member), for an archive that is
             not a zip or is damaged, holds more than :data:`MAX_ZIP_MEMBERS`
-            files, holds no such member, or would unpack past :data:`MAX_UNPACKED_BYTES`.
+            files, holds no such member or more than one, or would unpack past :data:`MAX_UNPACKED_BYTES`.
     """
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
@@ -358,6 +371,13 @@ def unzip_one(data: bytes, source: str, suffixes: Sequence[str]) -> tuple[str, b
         if not wanted:
             names = ", ".join(m.filename for m in members) or "nothing"
             raise ScenarioError(f"holds no {' or '.join(suffixes)} file (it holds {names})", source=source)
+        if len(wanted) > 1:
+            names = ", ".join(m.filename for m in wanted)
+            raise ScenarioError(
+                f"holds {len(wanted)} {' or '.join(suffixes)} files ({names}); a zipped army list holds one, and"
+                " which is meant cannot be guessed: unzip it and import each file on its own",
+                source=source,
+            )
         member = wanted[0]
         try:
             with archive.open(member) as stream:

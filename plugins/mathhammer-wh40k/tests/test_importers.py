@@ -453,7 +453,7 @@ def test_a_real_votann_roster_with_mixed_wargear(lists: Registry) -> None:
     ]
     counts = {name: w["count"] for name, w in _weapons_of(warriors).items()}
     assert counts == {
-        "Ion blaster": 7,
+        "Ion blaster": 8,  # the warriors' 7 and the Theyn's, whose selection prints no profile of its own
         "L7 missile launcher - blast": 1,
         "Magna-rail rifle": 1,
         "Autoch-pattern bolt pistol": 9,
@@ -562,3 +562,105 @@ def test_a_listforge_export_names_its_builder_at_the_top(lists: Registry, tmp_pa
     anonymous = tmp_path / "anonymous.json"
     anonymous.write_text(json.dumps(document), encoding="utf-8")
     assert import_list(anonymous, registry=lists).format == "NewRecruit JSON export"
+
+
+# -------------------------------------------------------------------------
+# Wargear without a profile, invalid characteristics, Leaders
+# -------------------------------------------------------------------------
+
+
+def test_wargear_without_its_own_profile_takes_the_profile_of_its_name(lists: Registry, tmp_path: Path) -> None:
+    imported = import_list(LISTS / "votann-leviathan.rosz", registry=lists)
+    warriors = next(u for u in imported.units if u.name == "Hearthkyn Warriors")
+    assert _weapons_of(warriors)["Ion blaster"]["count"] == 8
+    assert not [u for u in imported.unmapped if "Ion blaster" in u.item]
+    # A bare selection whose name no weapon of the unit or the list prints is listed, not dropped.
+    whole = (LISTS / "necrons.ros").read_text(encoding="utf-8")
+    bare = '<selection name="Tachyon arrow" number="1" type="upgrade"/>'
+    path = _ros(tmp_path, whole.replace("<selections>", f"<selections>{bare}", 3))
+    imported = import_list(path, registry=lists)
+    listed = [u for u in imported.unmapped if u.item == "selection 'Tachyon arrow'"]
+    assert listed and "prints no profile, and no weapon of that name is printed" in listed[0].reason
+
+
+@pytest.mark.parametrize("value", ["-3", "0", "many"])
+def test_an_invalid_wounds_characteristic_names_the_unit(lists: Registry, tmp_path: Path, value: str) -> None:
+    whole = (LISTS / "necrons.ros").read_text(encoding="utf-8")
+    old = '<characteristic name="W" typeId="00aa-a1b2-c3d4-e5f6">1<'
+    path = _ros(tmp_path, whole.replace(old, old.replace(">1<", f">{value}<"), 1))
+    with pytest.raises(
+        ScenarioError,
+        match=rf"unit 'Necron Warriors': Unit profile 'Necron Warrior' has W '{value}'; W must be a whole number"
+        r" from 1 to",
+    ):
+        import_list(path, registry=lists)
+    units = tmp_path / "units.toml"
+    assert run_cli(["import", str(path), "-o", str(units)]) == 2
+    assert not units.exists()  # no library with an invalid target
+
+
+def test_an_invalid_toughness_names_the_unit(lists: Registry, tmp_path: Path) -> None:
+    whole = (LISTS / "necrons.ros").read_text(encoding="utf-8")
+    old = '<characteristic name="T" typeId="00a8-a1b2-c3d4-e5f6">4<'
+    path = _ros(tmp_path, whole.replace(old, old.replace(">4<", ">0<"), 1))
+    with pytest.raises(ScenarioError, match=r"unit 'Necron Warriors': Unit profile 'Necron Warrior' has T '0'"):
+        import_list(path, registry=lists)
+
+
+@pytest.mark.parametrize(
+    ("weapon", "name", "printed"),
+    [
+        ("Gauss flayer", "BS", "BS is 'banana'"),
+        ("Gauss flayer", "A", "A "),
+        ("Gauss flayer", "D", "D "),
+        ("Close combat weapon", "WS", "WS is 'banana'"),
+    ],
+)
+def test_a_refused_weapon_characteristic_is_named(
+    lists: Registry, tmp_path: Path, weapon: str, name: str, printed: str
+) -> None:
+    whole = (LISTS / "necrons.ros").read_text(encoding="utf-8")
+    start = whole.index(f'<characteristic name="{name}"', whole.index(f'name="{weapon}"'))
+    end = whole.index("</characteristic>", start)
+    head = whole[start:end].rsplit(">", 1)[0]
+    path = _ros(tmp_path, whole[:start] + head + ">banana" + whole[end:])
+    imported = import_list(path, registry=lists)
+    reasons = {u.item: u.reason for u in imported.unmapped if u.unit == "Necron Warriors"}
+    assert reasons[f"weapon {weapon!r}"].startswith(printed), reasons
+    assert "weapons" not in reasons  # the unit still has its other weapon
+
+
+def test_only_a_leader_leads(lists: Registry) -> None:
+    real = LISTS / "ultramarines-10e.rosz"
+    with pytest.raises(
+        ScenarioError,
+        match=r"ultramarines-10e\.rosz, field attach: is 'Outrider Squad' leading 'Assault Intercessor Squad', but"
+        r" the list gives 'Outrider Squad' no Leader ability",
+    ):
+        import_list(real, registry=lists, attach=[("Outrider Squad", "Assault Intercessor Squad")])
+    alone = import_list(real, registry=lists)
+    assert [u for u in alone.unmapped if u.unit == "Primaris Captain" and u.leads]
+    attached = import_list(real, registry=lists, attach=[("Primaris Captain", "Assault Intercessor Squad")])
+    assert not [u for u in attached.unmapped if u.unit == "Primaris Captain" and u.leads]
+    assert not [u for u in attached.unmapped if u.unit == "Primaris Captain" and "Leader leads" in u.reason]
+    # Another Leader, not attached, keeps its note.
+    assert [u for u in attached.unmapped if u.unit == "Primaris Lieutenant" and u.leads]
+
+
+def test_a_zipped_roster_of_two_lists_is_refused(lists: Registry, tmp_path: Path) -> None:
+    path = tmp_path / "two.rosz"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("first.ros", (LISTS / "necrons.ros").read_bytes())
+        archive.writestr("second.ros", (LISTS / "marines.ros").read_bytes())
+    with pytest.raises(ScenarioError, match=r"two\.rosz: holds 2 \.ros files \(first\.ros, second\.ros\)"):
+        import_list(path, registry=lists)
+
+
+def test_a_unit_whose_weapons_are_all_refused_is_not_said_to_have_none(lists: Registry, tmp_path: Path) -> None:
+    text = (LISTS / "necrons.ros").read_text(encoding="utf-8")
+    for name, weapon in (("BS", "Gauss flayer"), ("WS", "Close combat weapon")):
+        start = text.index(f'<characteristic name="{name}"', text.index(f'name="{weapon}"'))
+        end = text.index("</characteristic>", start)
+        text = text[:start] + text[start:end].rsplit(">", 1)[0] + ">banana" + text[end:]
+    reasons = {u.item: u.reason for u in import_list(_ros(tmp_path, text), registry=lists).unmapped}
+    assert reasons["weapons"] == "every weapon profile of the unit is refused (each listed); it is a target only"

@@ -32,7 +32,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mathhammer.plugin import ImportedList, ImportedUnit, ScenarioError, TableCheck, Unmapped
+from mathhammer.plugin import MAX_VALUE, ImportedList, ImportedUnit, ScenarioError, TableCheck, Unmapped
+from mathhammer_wh40k.check import MAX_CHARACTERISTIC
 
 UNIT = "unit"
 RANGED = "ranged weapons"
@@ -138,6 +139,7 @@ def units_of(forces: list[Node], source: str, title: str, check: TableCheck) -> 
     """The units of ``forces`` (each a Node whose selections are the force's), as profiles."""
     out = ImportedList(source=source, format=title, ruleset="wh40k")
     names: dict[str, int] = {}
+    roster = [n for force in forces for n in force.walk()]
     for force in forces:
         for selection in force.selections:
             if not _profiles(selection, UNIT, deep=True):
@@ -146,7 +148,7 @@ def units_of(forces: list[Node], source: str, title: str, check: TableCheck) -> 
             base = selection.name
             names[base] = names.get(base, 0) + 1
             name = base if names[base] == 1 else f"{base} ({names[base]})"
-            unit = _unit(selection, name, source, check, out.unmapped)
+            unit = _unit(selection, name, source, check, out.unmapped, roster)
             out.units.append(unit)
     if not out.units:
         raise ScenarioError(
@@ -169,13 +171,15 @@ def _char(profile: Profile, *names: str) -> str | None:
     return None
 
 
-def _unit(selection: Node, name: str, source: str, check: TableCheck, unmapped: list[Unmapped]) -> ImportedUnit:
+def _unit(
+    selection: Node, name: str, source: str, check: TableCheck, unmapped: list[Unmapped], roster: list[Node]
+) -> ImportedUnit:
     points = sum(n.points for n in selection.walk())
     categories = {c.strip().lower() for n in selection.walk() for c in n.categories}
     keywords = [k for k in TARGET_KEYWORDS if k.lower() in categories]
     target = _target(selection, name, keywords, source, unmapped)
     models = sum(m["count"] for m in target["models"])
-    weapons, variants = _weapons(selection, name, keywords, target, check, unmapped)
+    weapons, variants = _weapons(selection, name, keywords, target, check, unmapped, roster)
     _unread(selection, name, unmapped)
     attacker_keywords = [k for k in keywords if k in ("Vehicle", "Monster")]
     head = {"keywords": attacker_keywords} if attacker_keywords else {}
@@ -197,7 +201,10 @@ def _unit(selection: Node, name: str, source: str, check: TableCheck, unmapped: 
                     f"{label!r} is another mode of a weapon: {name} ({way}, {label}) fires it; {name} ({way}) fires"
                     " each weapon's first mode"
                 )
-    return ImportedUnit(name, attackers, target, points or None, models, notes=tuple(notes))
+    leads = any(_is_leader(r) for n in selection.walk() for r in n.rules) or any(
+        _is_leader(p.name) for n in selection.walk() for p in n.profiles if _is_abilities(p)
+    )
+    return ImportedUnit(name, attackers, target, points or None, models, notes=tuple(notes), can_lead=leads)
 
 
 def _ways(weapons: list[dict[str, Any]], attacker_keywords: list[str]) -> dict[str, list[dict[str, Any]]]:
@@ -236,14 +243,8 @@ def _target(selection: Node, name: str, keywords: list[str], source: str, unmapp
     for profile_name, count in counts.items():
         profile = chosen[profile_name]
         t, w, sv = (_char(profile, *keys) for keys in (("T",), ("W",), ("SV", "Save")))
-        try:
-            tough, wounds = int(t or ""), int(w or "")
-        except ValueError:
-            raise ScenarioError(
-                f"Unit profile {profile.name!r} has T {t!r} and W {w!r}; expected whole numbers",
-                source=source,
-                field=profile.where,
-            ) from None
+        tough = _whole(t, "T", MAX_CHARACTERISTIC, name, profile, source)
+        wounds = _whole(w, "W", MAX_VALUE, name, profile, source)
         toughness[tough] = toughness.get(tough, 0) + count
         model: dict[str, Any] = {"name": profile.name, "count": count, "wounds": wounds}
         save = _ROLL.fullmatch(sv or "")
@@ -270,6 +271,27 @@ def _target(selection: Node, name: str, keywords: list[str], source: str, unmapp
     return target
 
 
+def _whole(text: str | None, characteristic: str, most: int, unit: str, profile: Profile, source: str) -> int:
+    """The unit characteristic ``characteristic`` (T or W) of ``profile``, a whole number from 1 to ``most``.
+
+    Raises:
+        ScenarioError: naming the unit, its Unit profile and the characteristic with its value. A target with
+            no Toughness or Wounds cannot be attacked, and every weapon of the unit would be blamed for it.
+    """
+    try:
+        value = int(text or "")
+    except ValueError:
+        value = 0
+    if not 1 <= value <= most:
+        raise ScenarioError(
+            f"unit {unit!r}: Unit profile {profile.name!r} has {characteristic} {text!r}; {characteristic} must be"
+            f" a whole number from 1 to {most}",
+            source=source,
+            field=f"{profile.where}/characteristics/{characteristic}",
+        )
+    return value
+
+
 def _defences(
     abilities: list[Profile], selection: Node, name: str, unmapped: list[Unmapped]
 ) -> tuple[str | None, str | None]:
@@ -286,7 +308,7 @@ def _defences(
         if found_fnp is not None and "feel no pain" in ability.name.lower():
             fnp = f"{found_fnp.group(1)}+"
             continue
-        unmapped.append(Unmapped(name, f"ability {ability.name!r}", _reason(ability.name)))
+        unmapped.append(_unmapped(name, f"ability {ability.name!r}", ability.name))
     for rule in dict.fromkeys(r for n in selection.walk() for r in n.rules):
         match = _FNP.search(rule)
         if match:
@@ -294,9 +316,16 @@ def _defences(
     return invulnerable, fnp
 
 
-def _reason(ability: str) -> str:
-    """Why an ability or rule named ``ability`` is not mapped."""
-    return _LEADER if ability.strip().lower() == "leader" else _BY_HAND
+def _is_leader(ability: str) -> bool:
+    """Whether an ability or rule named ``ability`` is the Leader ability (the unit can lead another)."""
+    return ability.strip().lower() == "leader"
+
+
+def _unmapped(unit: str, item: str, ability: str) -> Unmapped:
+    """The ability or rule ``ability`` of ``unit`` (shown as ``item``), not mapped, with why."""
+    if _is_leader(ability):
+        return Unmapped(unit, item, _LEADER, leads=True)
+    return Unmapped(unit, item, _BY_HAND)
 
 
 def _unread(selection: Node, name: str, unmapped: list[Unmapped]) -> None:
@@ -319,7 +348,7 @@ def _unread(selection: Node, name: str, unmapped: list[Unmapped]) -> None:
         head = rule.strip().lower()
         if _FNP.search(rule) or (head and any(part.startswith(head) for part in printed)):
             continue
-        unmapped.append(Unmapped(name, f"rule {rule!r}", _reason(rule)))
+        unmapped.append(_unmapped(name, f"rule {rule!r}", rule))
     for n in selection.walk():
         for p in n.profiles:
             kind = p.type.strip().lower()
@@ -338,6 +367,7 @@ def _weapons(
     target: Mapping[str, Any],
     check: TableCheck,
     unmapped: list[Unmapped],
+    roster: list[Node],
 ) -> tuple[list[dict[str, Any]], list[tuple[str, str, list[dict[str, Any]]]]]:
     """Every weapon of the unit the ruleset accepts, with the count of models bearing it, each in its first
     mode; and each other mode of a weapon as ``(kind, label, weapons)``: the unit's weapons with every weapon of
@@ -349,14 +379,20 @@ def _weapons(
     the selection (a Sagitaur's missile launcher beside its L7 missile launcher). Several profiles of another
     type in one selection (a Tesseract Vault's C'tan Powers) are alternatives the same way: the model picks one
     each phase.
+
+    A piece of wargear whose selection prints no profile of its own (a Theyn's ion blaster, when the
+    warriors' selection of the same weapon prints it) fires the profiles :func:`_borrowed` finds for it.
     """
     nodes: list[Modes] = []
+    seen = False
     for node in selection.walk():
         modes: Modes = {}
-        for profile in node.profiles:
+        printed = _borrowed(node, selection, name, roster, unmapped) if _bare_leaf(node, selection) else node.profiles
+        for profile in printed:
             kind = weapon_kind(profile)
             if kind is None:
                 continue
+            seen = True
             standard = profile.type.strip().lower() in (RANGED, MELEE)
             base = _mode_base(profile.name) if standard else profile.type.strip()
             weapon = _weapon(profile, kind, node.number, name, unmapped)
@@ -367,13 +403,54 @@ def _weapons(
         nodes.append(modes)
     weapons = _merged(nodes, None)
     if not weapons:
-        unmapped.append(Unmapped(name, "weapons", "the unit has no weapon profile; it is a target only"))
+        why = "every weapon profile of the unit is refused (each listed)" if seen else "the unit has no weapon profile"
+        unmapped.append(Unmapped(name, "weapons", f"{why}; it is a target only"))
     others: dict[tuple[str, str, str], None] = {}
     for modes in nodes:
         for (kind, base), labels in modes.items():
             others.update(dict.fromkeys((kind, base, label) for label in list(labels)[1:]))
     variants = [(kind, label, _merged(nodes, (kind, base, label))) for kind, base, label in others]
     return weapons, variants
+
+
+def _bare_leaf(node: Node, selection: Node) -> bool:
+    """Whether ``node`` is a piece of wargear of ``selection`` that prints nothing: no profile, no selection."""
+    return node is not selection and not node.profiles and not node.selections and node.number > 0
+
+
+def _key(name: str) -> str:
+    """A selection's or weapon's name as compared: no mode arrow, no trailing ``*``, case and spaces folded."""
+    return " ".join(_bare(name).rstrip("*").split()).lower()
+
+
+def _borrowed(node: Node, selection: Node, unit: str, roster: list[Node], unmapped: list[Unmapped]) -> list[Profile]:
+    """The weapon profiles a selection that prints none fires: those of a selection of the same name in its
+    unit, else elsewhere in the list, else weapon profiles of that name (or modes of it).
+
+    BattleScribe data prints a weapon's profile once where several models of a unit take it, so a sergeant's
+    ion blaster can be a bare selection beside the warriors' one that carries the profile. A selection for
+    which nothing is found is listed as unmapped (it is a weapon the list does not describe, or something
+    that is no weapon, such as *Warlord*), never dropped in silence.
+    """
+    wanted = _key(node.name)
+    for scope in (list(selection.walk()), roster):
+        for other in scope:
+            found = [p for p in other.profiles if weapon_kind(p) is not None]
+            if found and _key(other.name) == wanted:
+                return found
+        found = [p for other in scope for p in other.profiles if weapon_kind(p) is not None]
+        named = [p for p in found if _key(_mode_base(p.name)) == wanted or _key(p.name) == wanted]
+        if named:
+            return list({id(p): p for p in named}.values())
+    unmapped.append(
+        Unmapped(
+            unit,
+            f"selection {node.name!r}",
+            "prints no profile, and no weapon of that name is printed in the unit or the list; if it is a weapon,"
+            " add it by hand",
+        )
+    )
+    return []
 
 
 def _merged(nodes: list[Modes], mode: tuple[str, str, str] | None) -> list[dict[str, Any]]:
@@ -474,8 +551,10 @@ def _checked(
     def fails(w: Mapping[str, Any]) -> str | None:
         try:
             check({"weapons": [w], "keywords": attacker_keywords}, target)
-        except (ScenarioError, ValueError) as exc:
-            return str(getattr(exc, "message", exc))
+        except ScenarioError as exc:
+            return _named(exc, weapon["type"], unit)
+        except ValueError as exc:
+            return str(exc)
         return None
 
     error = fails(weapon)
@@ -496,9 +575,47 @@ def _checked(
     return None
 
 
+_PRINTED = {
+    "attacks": "A",
+    "strength": "S",
+    "ap": "AP",
+    "damage": "D",
+    "toughness": "T",
+    "wounds": "W",
+    "save": "SV",
+    "invulnerable": "invulnerable save",
+    "feel_no_pain": "Feel No Pain",
+}
+"""The characteristic a list prints for each field of a weapon or target table (``skill`` is BS or WS)."""
+
+
+def _named(exc: ScenarioError, kind: str, unit: str) -> str:
+    """The message of ``exc``, raised checking a weapon, led by the characteristic it is about (``BS is
+    'banana'; ...``), as the list prints it.
+
+    Raises:
+        ScenarioError: for a fault of the unit's target rather than of the weapon, naming the unit: the
+            target is checked with each weapon, and every weapon would otherwise be blamed for it.
+    """
+    field = exc.field or ""
+    last = re.sub(r"\[\d+\]$", "", field.rsplit(".", 1)[-1])
+    printed = ("WS" if kind == "melee" else "BS") if last == "skill" else _PRINTED.get(last)
+    if field.startswith("target"):
+        raise ScenarioError(
+            f"unit {unit!r}: its target table is refused at {field}: {printed or last} {exc.message}",
+            source=exc.source,
+            field=field,
+        )
+    return f"{printed} {exc.message}" if printed and not exc.message.startswith(printed) else exc.message
+
+
 def attach(leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
     """``leader`` attached to ``bodyguard``: one target with the bodyguard's Toughness and keywords,
     every model of both (the leader's as CHARACTER models), and both units' points.
+
+    Raises:
+        ScenarioError: naming both units, for a ``leader`` without the Leader ability, or a unit already
+            part of an attached unit.
 
     The leader's models carry the leader's own points, so that destroying them removes those (shared
     among its model entries by their counts, in whole points); the bodyguard's points, which a list gives
@@ -506,6 +623,12 @@ def attach(leader: ImportedUnit, bodyguard: ImportedUnit) -> ImportedUnit:
     """
     if leader.target is None or bodyguard.target is None:
         raise ScenarioError(f"{leader.name!r} or {bodyguard.name!r} is already part of an attached unit")
+    if not leader.can_lead:
+        raise ScenarioError(
+            f"is {leader.name!r} leading {bodyguard.name!r}, but the list gives {leader.name!r} no Leader ability:"
+            " only a Leader leads a unit; name the Leader first (--attach LEADER UNIT)",
+            field="attach",
+        )
     name = f"{leader.name} + {bodyguard.name}"
     leader_models = [{**m, "character": True} for m in leader.target["models"]]
     notes: list[str] = []
