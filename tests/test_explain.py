@@ -255,6 +255,23 @@ FORTY_K_WORDS = re.compile(r"mortal|wound|gathered|one at a time|spilling|\bSv\b
 """Words of Warhammer 40,000's attack sequence that a d12 narration must not use."""
 
 
+def test_a_d12_fights_summary_says_who_won_in_words() -> None:
+    """The fight's outcome counter is a code (0-3) for the chances to read, not a number to tell: the
+    summary says who won and what each side lost. Red hits (Focus 12, Panic 11, Skill 3 against DC 15)
+    and its Damage 10 destroys Blue's one model in the first round."""
+    unit = {"models": 1, "hp_per_model": 1, "dc": 15, "minor": 1, "major": 2}
+    data = {
+        "ruleset": "skilldice",
+        "fight": {"rounds": 10},
+        "attacker": {"name": "Red", **unit, "weapons": [{"name": "Sword", "models": 1, "skill": 3, "damage": "10"}]},
+        "target": {"name": "Blue", **unit, "weapons": [{"name": "Axe", "models": 1, "skill": 1, "damage": "10"}]},
+    }
+    summary = explain(mathhammer.scenario_from_data(data), dice=[12, 11]).lines[-1]
+    assert "How the fight ended" not in summary and "outcome" not in summary
+    assert summary.startswith("In all: Red wins, Red: Attacks 1, Red: Hits 1, ") and "Rounds fought 1, " in summary
+    assert summary.endswith("Blue: HP lost 1, Blue: models removed 1, Red: HP lost 0, Red: models removed 0.")
+
+
 @pytest.mark.parametrize("example", ["skilldice-vanguard.toml", "skilldice-fight.toml", "skilldice-warband.toml"])
 def test_d12_narration_uses_none_of_the_words_of_other_games(example: str) -> None:
     """Every line of a d12 narration, powers and fights included, in the system's own words: Attack
@@ -438,6 +455,11 @@ def test_a_fight_s_contest_is_told_with_the_scores_and_the_losers_roll() -> None
         "Scores: Knights 2, Guards 0.",
         "Guards lost by 2 and rolls 6 (holds on 5 or less): fails and leaves the fight.",
     ]
+    # The summary says who won and who broke in words, not codes, and what each side lost.
+    assert lines[-1].startswith("In all: Knights wins the round, Guards breaks, Rounds fought 1, ")
+    assert lines[-1].endswith("Knights: HP lost (wounds Guards caused) 0, Knights: models removed 0.")
+    assert "Guards: HP lost (wounds Knights caused) 1, Guards: models removed 1" in lines[-1]
+    assert not re.search(r"\b(outcome|winner|broken) \d", lines[-1])
 
 
 def test_return_blows_are_told_against_the_attackers_models() -> None:

@@ -12,6 +12,7 @@ import pytest
 
 import mathhammer
 from mathhammer.face import cli
+from mathhammer.face.explain import explain
 from mathhammer.result import Result
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -114,3 +115,55 @@ def test_d3_minus_1_damage_is_accepted_by_the_d12_system_and_refused_elsewhere_a
     critical = result["critical_hits"].mean
     assert critical == pytest.approx(1 / 12, abs=1e-12)
     assert result["damage"].mean == pytest.approx((hit - critical) / 3 + critical, abs=1e-12)
+
+
+def test_no_inflict_line_in_a_d12_report_for_weapons_without_an_inflict_effect(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A weapon Inflicts its effect "if it has one": without one, Focus > Panic is no Inflict, so neither
+    the table, the chances, the JSON nor the narration tells of Inflicts for it. The fight's Rifle has no
+    Inflict effect, the Blades have one; the vanguard's Rifle loses its."""
+    fight = EXAMPLES / "skilldice-fight.toml"
+    text = (EXAMPLES / "skilldice-vanguard.toml").read_text(encoding="utf-8")
+    plain = tmp_path / "plain.toml"
+    plain.write_text(text.replace('inflict = "Direct Damage 1"\n', ""), encoding="utf-8")
+    assert 'inflict = "Direct' not in plain.read_text(encoding="utf-8")
+    without = mathhammer.evaluate(mathhammer.load_scenario(plain), trials=2_000, seed=1)
+    with_it = mathhammer.evaluate(mathhammer.load_scenario(EXAMPLES / "skilldice-vanguard.toml"), trials=2_000, seed=1)
+    lines = {
+        name: [s.label for s in r.shown] + [c.label for c in r.chances]
+        for name, r in (("without", without), ("with", with_it))
+    }
+    assert not [line for line in lines["without"] if "Inflict" in line]
+    assert {"Inflicts", "P(Inflict) per attack"} <= set(lines["with"])
+    # The stage stays where the system tells of it: after the Critical Hits.
+    assert [s.name for s in with_it.shown][:4] == ["attacks", "hits", "critical_hits", "inflicts"]
+
+    result = run("skilldice-fight.toml")
+    labels = [s.label for s in result.shown] + [c.label for c in result.chances]
+    assert not [line for line in labels if line.startswith("Vanguard") and "Inflict" in line]
+    assert "Raiders: Inflicts" in labels and "Raiders: P(Inflict) per attack" in labels
+    assert cli.main(["simulate", str(fight), "--json", "--trials", "2000", "--seed", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "inflicts" not in data and "return_inflicts" in data
+    told = "\n".join(explain(mathhammer.load_scenario(fight), seed=3).lines)
+    assert "Vanguard: Inflicts" not in told and "Raiders: Inflicts" in told
+
+
+def test_json_keys_stay_generic_and_labels_give_the_systems_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """``docs/cli.md``: keys and metric names are identifiers, the same in every ruleset; the d12 system's
+    words for them are in ``labels`` (simulate) and ``titles`` (compare)."""
+    assert cli.main(["simulate", str(EXAMPLES / "skilldice-fight.toml"), "--json", "--trials", "2000"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data["weapons"]["Rifle"]) == {"damage", "mortal_wounds"}
+    assert data["labels"]["mortal_wounds:Rifle"] == "Direct Damage: Rifle"
+    assert data["labels"]["damage:Rifle"] == "HP lost: Rifle"
+    assert data["labels"]["attacker_damage"] == "Vanguard: HP lost"
+    assert data["labels"]["destroyed:Raiders"] == "Models removed: Raiders"
+    profiles = str(EXAMPLES / "skilldice-profiles.toml")
+    assert cli.main(["compare", profiles, "--json", "--trials", "500", "--metric", "mortal_wounds:Rifle"]) == 0
+    compared = json.loads(capsys.readouterr().out)
+    assert compared["titles"]["mortal_wounds:Rifle"] == "Expected Direct Damage: Rifle"
+    assert compared["cells"][0]["result"]["labels"]["mortal_wounds:Rifle"] == "Direct Damage: Rifle"
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "JSON keys and metric names are identifiers" in doc

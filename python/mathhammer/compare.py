@@ -470,8 +470,15 @@ class Comparison:
         return metric_info(metric, self.vocabulary)
 
     def titles(self) -> dict[Metric, str]:
-        """The title of each metric of :data:`ALL_METRICS`, in the ruleset's words: JSON and pandas carry them."""
-        return {metric: self.metric_info(metric)[0] for metric in ALL_METRICS}
+        """The title of each metric of :data:`ALL_METRICS`, then of each group's and each weapon's metrics
+        the cells can report (``destroyed:<group>``, ``damage:<weapon>``, ``mortal_wounds:<weapon>``), in the
+        ruleset's words: JSON and pandas carry them, so a script reading a metric by its name finds its title."""
+        metrics: dict[Metric, None] = dict.fromkeys(ALL_METRICS)
+        for result in self.results.values():
+            metrics.update(dict.fromkeys(GROUP_STAGE + g.name for g in result.groups))
+            for w in result.weapons:
+                metrics.update(dict.fromkeys((WEAPON_DAMAGE + w.name, WEAPON_MORTAL + w.name)))
+        return {metric: self.metric_info(metric)[0] for metric in metrics}
 
     def value(self, attacker: str, target: str, metric: Metric) -> float:
         """``metric`` of ``attacker`` against ``target``; NaN where it needs points a profile lacks."""

@@ -522,7 +522,8 @@ class Result:
         return min(float(pmf[self.target_models]), 1.0) if len(pmf) > self.target_models else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for JSON: run facts, one object per stage, and under ``groups`` one per group of the target."""
+        """Plain data for JSON: run facts, one object per stage, under ``groups`` one per group of the target,
+        under ``weapons`` one per weapon, and under ``labels`` each stage's name in the ruleset's words."""
         d: dict[str, Any] = {
             "ruleset": self.ruleset,
             "ruleset_version": self.ruleset_version,
@@ -540,6 +541,9 @@ class Result:
             "stages": [
                 name for name in self.stages if not self._is_group_stage(name) and not self._is_weapon_stage(name)
             ],
+            # Keys are identifiers scripts read, the same in every ruleset; the labels say them in the
+            # ruleset's words ("mortal_wounds:Rifle" is "Direct Damage: Rifle" in the d12 system).
+            "labels": {name: stage.label for name, stage in self.stages.items()},
             "chances": {c.label: dict(zip(("p", "se"), c.of(self.stages), strict=True)) for c in self.chances},
             "no_effect": [n.to_dict() for n in self.no_effect],
             "groups": {g.name: g.to_dict() for g in self.groups},

@@ -186,10 +186,11 @@ def _from_ruleset(compiled: Compiled) -> dict[str, Any]:
 
 
 def _labels(compiled: Compiled, core: _core.CompiledPlan) -> dict[str, str]:
-    """The ruleset's stage labels, and each weapon's two stages named in its words (``Damage: X``
-    and ``Mortal wounds: X`` unless its vocabulary says otherwise: ``HP lost: X``, ``Direct Damage: X``)."""
+    """The ruleset's stage labels, each group's stage and each weapon's two stages named in its words
+    (``Models destroyed: G``, ``Damage: X`` and ``Mortal wounds: X`` unless its vocabulary says otherwise:
+    ``Models removed: G``, ``HP lost: X``, ``Direct Damage: X``)."""
     words = compiled.vocabulary
-    labels = {}
+    labels = {f"{GROUP_STAGE}{group}": f"Models {words.removed}: {group}" for group in _group_models(core)}
     lost = words.lost or words.damage
     for weapon, (damage, mortal) in _weapon_stages(core).items():
         labels[damage] = f"{lost[:1].upper()}{lost[1:]}: {weapon}"

@@ -82,7 +82,7 @@ def test_the_attack_roll_hits_on_the_dc_and_classes_come_from_the_two_d12(run: R
     """Attack Roll: 2d12 + Skill >= DC. Matching d12 are a Critical Hit (a hit, default reading);
     Focus higher Inflicts (on a hit), Panic higher is Hazardous whether or not it hit."""
     roll = attack_roll()
-    result = run({"keywords": ["Hazardous 1"]})
+    result = run({"keywords": ["Hazardous 1"], "inflict": "Status: Dazed"})
     assert_mean(result["hits"], 5 * float(p(roll, hit=True)))
     assert_mean(result["critical_hits"], 5 * 12 / 144)
     assert_mean(result["inflicts"], 5 * float(p(roll, hit=True, cls="F")))
@@ -489,6 +489,7 @@ def test_a_fights_outcome_code_stays_out_of_the_tables_and_its_chances_show() ->
     widths = [bar.get_width() for bar in ends.patches if isinstance(bar, Rectangle)]
     assert widths == pytest.approx([result.chance(c.label) for c in result.outcomes], abs=1e-12)
     assert "Rounds fought: P(exactly k)" in [ax.get_title() for ax in figure.axes]
+    # The narration's summary (the face's): tests/test_explain.py::test_a_d12_fights_summary_says_who_won_in_words
 
 
 def test_keywords_are_read_as_printed_brackets_and_all(run: Run) -> None:
@@ -498,21 +499,42 @@ def test_keywords_are_read_as_printed_brackets_and_all(run: Run) -> None:
     assert printed["attacker_damage"].pmf.tolist() == plain["attacker_damage"].pmf.tolist()
 
 
+def weapons_compiled(registry: mathhammer.Registry, *weapons: dict[str, Any]) -> Any:
+    """The attacker's five models split among ``weapons`` (fields replaced as given), compiled."""
+    data = scenario_data()
+    data["attacker"]["weapons"] = [
+        {"name": f"W{i}", "models": 5 // len(weapons), "skill": 3, "damage": "D6", **w} for i, w in enumerate(weapons)
+    ]
+    return mathhammer.compile_scenario(mathhammer.scenario_from_data(data, registry=registry), registry=registry)
+
+
 def test_no_hazardous_line_for_weapons_without_hazardous(registry: mathhammer.Registry) -> None:
     """Panic > Focus is reported as Hazardous only where a weapon has Hazardous, and as a chance
     per attack only when every weapon of the side has it."""
 
-    def compiled(*weapons: dict[str, Any]) -> Any:
-        data = scenario_data()
-        data["attacker"]["weapons"] = [
-            {"name": f"W{i}", "models": 5 // len(weapons), "skill": 3, "damage": "D6", **w}
-            for i, w in enumerate(weapons)
-        ]
-        return mathhammer.compile_scenario(mathhammer.scenario_from_data(data, registry=registry), registry=registry)
-
     def hazardous_lines(c: Any) -> tuple[bool, bool]:
         return "hazardous" in c.plan.counters, any(ch.stage == "hazardous" for ch in c.chances)
 
-    assert hazardous_lines(compiled({})) == (False, False)
-    assert hazardous_lines(compiled({"keywords": ["Hazardous 1"]})) == (True, True)
-    assert hazardous_lines(compiled({"keywords": ["Hazardous 1"]}, {})) == (True, False)
+    assert hazardous_lines(weapons_compiled(registry, {})) == (False, False)
+    assert hazardous_lines(weapons_compiled(registry, {"keywords": ["Hazardous 1"]})) == (True, True)
+    assert hazardous_lines(weapons_compiled(registry, {"keywords": ["Hazardous 1"]}, {})) == (True, False)
+
+
+def test_no_inflict_line_for_weapons_without_an_inflict_effect(registry: mathhammer.Registry) -> None:
+    """Focus > Panic Inflicts the weapon's Inflict effect "if it has one": it is counted only where a
+    weapon has one (an effect of its own, or a keyword acting on Inflicts), and shown as a chance per
+    attack only when every weapon of the side has one."""
+
+    def inflict_lines(c: Any) -> tuple[bool, bool]:
+        return "inflicts" in c.plan.counters, any(ch.stage == "inflicts" for ch in c.chances)
+
+    assert inflict_lines(weapons_compiled(registry, {})) == (False, False)
+    assert inflict_lines(weapons_compiled(registry, {"keywords": ["Hazardous 1"]})) == (False, False)
+    assert inflict_lines(weapons_compiled(registry, {"inflict": "Direct Damage 1"})) == (True, True)
+    assert inflict_lines(weapons_compiled(registry, {"inflict": "Status: Dazed"}, {})) == (True, False)
+    assert weapons_compiled(registry, {}, {"inflict": "Damage +1"}).plan.counters[:4] == [
+        "attacks",
+        "hits",
+        "critical_hits",
+        "inflicts",
+    ]

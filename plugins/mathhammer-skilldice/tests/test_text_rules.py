@@ -187,7 +187,9 @@ def test_re_rolls_naming_one_die_or_one_result(reroll: str, when: list[str]) -> 
     the die showing one, taken on every roll or, being optional, only when it helps (a miss);
     and a hit with Panic higher may be re-rolled to dodge Hazardous. The second result stands."""
     odds = outcomes(dc=17, reroll=reroll, when=when)
-    data = target(weapons(rifle(reroll=reroll, reroll_when=when, keywords=["Hazardous 1"])), dc=17)
+    data = target(
+        weapons(rifle(reroll=reroll, reroll_when=when, keywords=["Hazardous 1"], inflict="Status: Marked")), dc=17
+    )
     result = simulate(data)
     result.expect("hits", float(5 * chance(odds, hit=True)))
     result.expect("hazardous", float(5 * chance(odds, cls="P")))

@@ -28,6 +28,7 @@ from mathhammer.exceptions import ScriptError
 from mathhammer.keywords import KeywordSpec
 from mathhammer.plan import AttackPool, Check, Effect, Group, Heal, Mark, MortalWounds, Plan, Save, Test
 from mathhammer.registry import Registry, default_registry
+from mathhammer.result import Chance
 from mathhammer.ruleset import Compiled, Vocabulary
 from mathhammer.simulate import compile_scenario, freeze
 
@@ -92,7 +93,14 @@ def explain(
             seed = random.SystemRandom().randrange(2**63)
         used, replay = _seeded(core_plan, seed)
     lines = narrate(
-        compiled.plan, replay, compiled.stage_labels, sources, compiled.modifiers, compiled.vocabulary, compiled.kinds
+        compiled.plan,
+        replay,
+        compiled.stage_labels,
+        sources,
+        compiled.modifiers,
+        compiled.vocabulary,
+        compiled.kinds,
+        ends=Ends(compiled.chances, compiled.hidden),
     )
     return Explanation(used, seed if dice is None else None, replay, lines)
 
@@ -109,6 +117,24 @@ EffectSources = Mapping[tuple[int, int, int], str]
 """The keyword that added each effect, by (sequence, test, effect) index in the Plan."""
 
 
+@dataclass(frozen=True)
+class Ends:
+    """How a trial ended, in words: the ruleset's chances (``Compiled.chances``) name the
+    values of the counters it hides as codes (``Compiled.hidden``: who won a fight, who broke)."""
+
+    chances: Sequence[Chance] = ()
+    hidden: Sequence[str] = ()
+
+    def told(self, counters: Mapping[str, int]) -> list[str]:
+        """What each hidden counter's value means, from the chance of exactly that value
+        ("P(Blue wins)" for outcome 2 says "Blue wins"); a value no chance names says nothing."""
+        return [
+            c.label.removeprefix("P(").removesuffix(")")
+            for c in self.chances
+            if c.stage in self.hidden and c.exactly is not None and counters.get(c.stage) == c.exactly
+        ]
+
+
 def narrate(
     plan: Plan,
     replay: Mapping[str, Any],
@@ -117,6 +143,7 @@ def narrate(
     modifiers: Mapping[str, Sequence[str]] | None = None,
     vocabulary: Vocabulary | None = None,
     kinds: Mapping[int, str] | None = None,
+    ends: Ends | None = None,
 ) -> list[str]:
     """The narration of a replay of ``plan``, one line per step.
 
@@ -130,8 +157,11 @@ def narrate(
         vocabulary: The ruleset's words for the Plan's terms (``Compiled.vocabulary``).
         kinds: What each sequence that is no attack is, by its index in the Plan (``Compiled.kinds``):
             "Psychic Power".
+        ends: How the trial ended, told in the summary in words instead of the hidden counters' codes.
     """
-    narrator = _Narrator(plan, labels or {}, sources or {}, modifiers or {}, vocabulary or Vocabulary(), kinds or {})
+    narrator = _Narrator(
+        plan, labels or {}, sources or {}, modifiers or {}, vocabulary or Vocabulary(), kinds or {}, ends or Ends()
+    )
     return narrator.tell(replay)
 
 
@@ -241,8 +271,10 @@ class _Narrator:
         modifiers: Mapping[str, Sequence[str]],
         words: Vocabulary,
         kinds: Mapping[int, str],
+        ends: Ends,
     ) -> None:
         self.words = words
+        self.ends = ends
         self.kinds = kinds
         """What each sequence that is no attack is, by its index: headed so, its attack dice not told."""
         self.sources = sources
@@ -621,8 +653,14 @@ class _Narrator:
         self.say(f"Roll {e['roll']}{fails_on}: {verdict}.")
 
     def summary(self, replay: Mapping[str, Any]) -> None:
+        """The trial's counters and both sides' losses; how it ended in words, not codes."""
         counters = replay.get("counters", {})
-        parts = [f"{self.labels.get(k, k.replace('_', ' '))} {v}" for k, v in counters.items()]
-        parts.append(f"{self.labels.get('damage', 'damage')} {replay.get('damage', 0)}")
-        parts.append(f"{self.labels.get('models_destroyed', 'models destroyed')} {replay.get('models_destroyed', 0)}")
+        parts = self.ends.told(counters)
+        parts += [
+            f"{self.labels.get(k, k.replace('_', ' '))} {v}" for k, v in counters.items() if k not in self.ends.hidden
+        ]
+        losses = ["damage", "models_destroyed"]
+        if "attacker_damage" in replay and "attacker_damage" not in self.ends.hidden:
+            losses += ["attacker_damage", "attacker_models_destroyed"]
+        parts += [f"{self.labels.get(k, k.replace('_', ' '))} {replay.get(k, 0)}" for k in losses]
         self.lines += ["", "In all: " + ", ".join(parts) + "."]

@@ -53,6 +53,7 @@ from mathhammer.plugin import (
     split_keywords,
 )
 from mathhammer_skilldice.keyword_api import (
+    FOCUS_HIGHER,
     PANIC_HIGHER,
     AttackRules,
     BattleShockRules,
@@ -261,9 +262,23 @@ def _apply(
     keywords.apply(spec, rules, source=rules.scenario.source, field=field)
 
 
-def _count_inflicts(rules: AttackRules) -> None:
-    """Count Inflicts whatever the weapon does with them."""
-    rules.on_inflict(Effect(on="success", action="count", counter=rules.prefix + "inflicts"))
+def _acts_on_focus(pool: AttackPool) -> bool:
+    """Does something of the weapon's act when Focus is higher than Panic (an Inflict effect,
+    or a keyword acting on Inflicts)?"""
+    return any(e.class_ == FOCUS_HIGHER for t in pool.steps for e in t.effects)
+
+
+def _count_inflicts(rules: AttackRules, pool: AttackPool) -> None:
+    """Count Inflicts of a weapon that has one, whatever it does: the text gives the Inflict
+    effect "if it has one", so a weapon without one has no Inflicts stage. The stage is
+    listed after the side's Critical Hits, where the system tells of it."""
+    if not _acts_on_focus(pool):
+        return
+    name = rules.prefix + "inflicts"
+    if name not in rules.counters:
+        rules.counters.insert(rules.counters.index(rules.prefix + "critical_hits") + 1, name)
+        rules.labels[name] = rules.label_prefix + LABELS["inflicts"]
+    rules.on_inflict(Effect(on="success", action="count", counter=name))
 
 
 def _acts_on_panic(pool: AttackPool) -> bool:
@@ -293,7 +308,7 @@ def _strikes(
     """One side's attacks with one weapon: a pool, its keywords and Inflict effect applied."""
     prefix = rules.prefix
     for name in COUNTERS:
-        if name != "hazardous":
+        if name not in ("inflicts", "hazardous"):
             rules.add_counter(name, LABELS[name])
     pool = AttackPool(
         name=weapon.name,
@@ -321,8 +336,8 @@ def _strikes(
     pool.steps = [roll]
     pool.top_threshold = _shock_consequence(shock, "attacker" if side == "target" else "target")
     rules.pool, rules.attack_roll, rules.weapon = pool, roll, weapon
-    _count_inflicts(rules)
     _pool(index, weapon, scenario, keywords, rules)
+    _count_inflicts(rules, pool)
     _count_hazardous(rules, pool)
     return pool
 
@@ -418,15 +433,16 @@ def _battle_shock(scenario: Scenario, keywords: KeywordTable) -> BattleShockRule
 
 
 def _chances(prefix: str, label: str, defender: str, pools: list[AttackPool]) -> list[Chance]:
-    """Per attack P(hit), P(Critical Hit), P(Inflict), and P(Hazardous) when every weapon of
-    the side has Hazardous (else "per attack" would count attacks that cannot be Hazardous);
-    P(at least one Battle Shock test)."""
+    """Per attack P(hit), P(Critical Hit), and P(Inflict) or P(Hazardous) when every weapon of
+    the side has an Inflict effect or Hazardous (else "per attack" would count attacks that
+    cannot Inflict or be Hazardous); P(at least one Battle Shock test)."""
     per = prefix + "attacks"
+    inflict = bool(pools) and all(_acts_on_focus(p) for p in pools)
     hazardous = bool(pools) and all(_acts_on_panic(p) for p in pools)
     return [
         Chance(f"{label}P(hit) per attack", prefix + "hits", per=per),
         Chance(f"{label}P(Critical Hit) per attack", prefix + "critical_hits", per=per),
-        Chance(f"{label}P(Inflict) per attack", prefix + "inflicts", per=per),
+        *([Chance(f"{label}P(Inflict) per attack", prefix + "inflicts", per=per)] if inflict else []),
         *(
             [Chance(f"{label}P(Panic > Focus: Hazardous) per attack", prefix + "hazardous", per=per)]
             if hazardous
