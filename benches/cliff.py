@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ratios import build_native, reference_rate  # the sibling script, run from this folder
+from ratios import build_native, native_rate, reference_rate  # the sibling script, run from this folder
 
 import mathhammer
 from mathhammer import _core
@@ -78,9 +78,7 @@ def die_by_die(reference: Path | None, rounds: int, trials: int) -> list[str]:
             seconds = timed(lambda plan=plan: _core.simulate(plan, trials, 1, 1, None, True))
             rates.setdefault((name, "project"), []).append(trials / seconds)
             if native is not None:
-                command = [str(native), "scenario", "--scn", name, "--src", "swar", "--threads", "1"]
-                command += ["--runs", "1", "--trials", str(10 * trials)]
-                rates.setdefault((name, "swar"), []).append(reference_rate(command))
+                rates.setdefault((name, "swar"), []).append(native_rate(native, name, "swar", 10 * trials))
     median = {key: statistics.median(values) for key, values in rates.items()}
     lines = [
         f"Die by die, one thread, {trials:,} trials a call, median of {rounds} interleaved rounds:",

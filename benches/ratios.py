@@ -57,6 +57,12 @@ def reference_rate(command: list[str]) -> float:
     return max(rates)
 
 
+def native_rate(native: Path, scenario: str, src: str, trials: int) -> float:
+    """Trials per second of the native reference's ``src`` implementation of ``scenario``, one thread, one run."""
+    command = [str(native), "scenario", "--scn", scenario, "--src", src, "--threads", "1", "--runs", "1"]
+    return reference_rate([*command, "--trials", str(trials)])
+
+
 def build_native(reference: Path) -> Path:
     """Build the native references (into this checkout's target folder) and return the binary."""
     target = HERE.parent / "target" / "bench-reference"
@@ -115,9 +121,7 @@ def main() -> None:
             numpy += ["--trials", str(args.trials), "--bitgen", "SFC64"]
             rates.setdefault((name, "numpy"), []).append(reference_rate(numpy))
             for src in ("counts", "swar"):
-                command = [str(native), "scenario", "--scn", name, "--src", src, "--threads", "1"]
-                command += ["--runs", "1", "--trials", str(args.trials)]
-                rates.setdefault((name, src), []).append(reference_rate(command))
+                rates.setdefault((name, src), []).append(native_rate(native, name, src, args.trials))
     median = {key: statistics.median(values) for key, values in rates.items()}
 
     lines = [
