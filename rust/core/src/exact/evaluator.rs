@@ -3,6 +3,7 @@
 
 use super::admit::Admission;
 use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
+use super::held::Spilled;
 use super::pmf::{accumulate, compound, convolve, dice_pmf, harm_damage};
 use super::state::{
     add, failed, front, held, held_focus, marker, mortals, one_left, with_held, with_held_focus,
@@ -12,7 +13,7 @@ use super::MAX_STATES;
 use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::executor::mortal_fnp;
-use crate::plan::{Excess, Plan, Side};
+use crate::plan::{Excess, Group, Plan, Side};
 use crate::program::{Inflict, InflictKind, RunPool, RunSequence};
 use crate::tables::binomial_pmf;
 
@@ -100,29 +101,41 @@ impl Spill {
         landing: Landing<'_>,
         out: &mut Dist,
     ) {
-        let Landing { focus, fnp, .. } = landing;
         self.cur.clear();
         self.cur.push((s0, p0));
         for _ in 0..n {
             self.step.clear();
-            for &(s, p) in &self.cur {
-                match unit.pick_for_mortal(s, focus) {
-                    None => merge(&mut self.step, s, p),
-                    Some(g) => match mortal_fnp(&unit.groups[g], g, fnp) {
-                        None => merge(&mut self.step, unit.lose(s, g, 1), p),
-                        Some(f) => {
-                            for (lost, r) in Unit::lost(1, front(s, g), Some(f)) {
-                                let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
-                                merge(&mut self.step, next, p * r);
-                            }
-                        }
-                    },
-                }
-            }
+            spill_one(unit, &self.cur, landing, &mut self.step);
             std::mem::swap(&mut self.cur, &mut self.step);
         }
         for &(s, p) in &self.cur {
             add(out, s, p);
+        }
+    }
+}
+
+/// One mortal wound on each state of `cur`, on the model `pick_for_mortal`
+/// picks there (a Feel No Pain roll ignoring it), the states after it merged
+/// into `out`.
+pub(super) fn spill_one(
+    unit: &Unit<'_>,
+    cur: &[(u128, f64)],
+    landing: Landing<'_>,
+    out: &mut Vec<(u128, f64)>,
+) {
+    let Landing { focus, fnp, .. } = landing;
+    for &(s, p) in cur {
+        match unit.pick_for_mortal(s, focus) {
+            None => merge(out, s, p),
+            Some(g) => match mortal_fnp(&unit.groups[g], g, fnp) {
+                None => merge(out, unit.lose(s, g, 1), p),
+                Some(f) => {
+                    for (lost, r) in Unit::lost(1, front(s, g), Some(f)) {
+                        let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
+                        merge(out, next, p * r);
+                    }
+                }
+            },
         }
     }
 }
@@ -500,6 +513,37 @@ impl Evaluator<'_> {
             }
             InflictKind::Damage { .. } => Vec::new(),
         };
+        let holders = self.holders.clone();
+        // A state with what it notes about held harm cleared.
+        let start = move |s0: u128| {
+            let mut start = with_held_focus(with_held(s0, 0), None);
+            for &(_, at) in &holders {
+                if let Some(at) = at {
+                    start = with_marker(start, at, 0);
+                }
+            }
+            start
+        };
+        if let InflictKind::Mortal {
+            spill: true,
+            focus: to_focus,
+            reduced,
+            ..
+        } = what.kind
+        {
+            // Spilling wounds whose number the model they land on does not
+            // change (no damage modifiers to reduce them): in bulk.
+            if !reduced || !self.unit.groups.iter().any(Group::modifies_damage) {
+                let count = self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter;
+                let how = Spilled {
+                    amount: &mortal_amount,
+                    to_focus,
+                    fnp: &pool.feel_no_pain,
+                    count,
+                };
+                return self.spill_held(how, start);
+            }
+        }
         let carried = self.carry_mortal.is_some();
         let mut next = Dist::default();
         for (&s0, &p0) in &self.states {
@@ -512,13 +556,7 @@ impl Evaluator<'_> {
                 .iter()
                 .map(|&(_, at)| at.map_or(n, |at| marker(s0, at)))
                 .collect();
-            let mut start = with_held_focus(with_held(s0, 0), None);
-            for &(_, at) in &self.holders {
-                if let Some(at) = at {
-                    start = with_marker(start, at, 0);
-                }
-            }
-            let mut d = Dist::from_iter([(start, p0)]);
+            let mut d = Dist::from_iter([(start(s0), p0)]);
             for i in 0..n {
                 let before = expected(&self.unit, &d, carried);
                 d = match what.kind {
