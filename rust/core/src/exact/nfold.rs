@@ -229,14 +229,13 @@ fn on_grid(
             }
             let (r2, c2) = (rows + amax, cols + bmax);
             let mut next = vec![0.0; r2 * c2];
-            for i in 0..rows {
-                for j in 0..cols {
-                    let x = grid[i * cols + j];
-                    if x == 0.0 {
-                        continue;
-                    }
-                    for &((da, db), p) in kernel {
-                        next[(i + da as usize) * c2 + j + db as usize] += x * p;
+            // Each outcome shifts every row of the grid by its counts: a
+            // row at a time, contiguous, so the adds need no index checks.
+            for &((da, db), p) in kernel {
+                for (i, row) in grid.chunks_exact(cols).enumerate() {
+                    let at = (i + da as usize) * c2 + db as usize;
+                    for (y, &x) in next[at..at + cols].iter_mut().zip(row) {
+                        *y += x * p;
                     }
                 }
             }
