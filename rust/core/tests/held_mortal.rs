@@ -41,7 +41,7 @@ fn pool(name: &str, attacks: u32, damage: &str) -> Value {
     })
 }
 
-fn plan(group: Value, pools: Vec<Value>) -> Value {
+fn plan(group: &Value, pools: &[Value]) -> Value {
     json!({
         "version": 1, "counters": ["mortal_wounds"],
         "target": {"groups": [group], "order": [0], "wounded_groups_first": true},
@@ -236,7 +236,7 @@ fn held_spilling_mortal_wounds_match_every_outcome_enumerated() {
     for (damage, values) in [("2", vec![2]), ("D3", vec![1, 2, 3]), ("1", vec![1])] {
         for (models, wounds) in [(3, 2), (2, 3), (5, 1)] {
             let group = json!({"name": "M", "models": models, "wounds": wounds, "save": 4});
-            let p = plan(group, vec![pool("A", 4, damage)]);
+            let p = plan(&group, &[pool("A", 4, damage)]);
             check(
                 &p,
                 &brute(&[(4, values.clone())], models, wounds, 0.0),
@@ -249,7 +249,7 @@ fn held_spilling_mortal_wounds_match_every_outcome_enumerated() {
 #[test]
 fn held_spilling_mortal_wounds_ignored_by_feel_no_pain() {
     let group = json!({"name": "M", "models": 3, "wounds": 2, "save": 4, "feel_no_pain_mortal": 5});
-    let p = plan(group, vec![pool("A", 4, "D3")]);
+    let p = plan(&group, &[pool("A", 4, "D3")]);
     check(&p, &brute(&[(4, vec![1, 2, 3])], 3, 2, 2.0 / 6.0), &["A"]);
 }
 
@@ -258,7 +258,7 @@ fn held_spilling_mortal_wounds_credited_to_the_pools_that_held_them() {
     // Two pools hold mortal wounds: each is credited its own normal damage
     // and its own held wounds, the first pool's landing first.
     let group = json!({"name": "M", "models": 4, "wounds": 2, "save": 4});
-    let p = plan(group, vec![pool("A", 2, "D3"), pool("B", 2, "D3")]);
+    let p = plan(&group, &[pool("A", 2, "D3"), pool("B", 2, "D3")]);
     let want = brute(&[(2, vec![1, 2, 3]), (2, vec![1, 2, 3])], 4, 2, 0.0);
     check(&p, &want, &["A", "B"]);
 }
@@ -269,7 +269,7 @@ fn s2_by_hand() {
     // into one model of 3 wounds: it dies when both are critical (1/36), and
     // is left with 1 wound when one is (10/36).
     let group = json!({"name": "M", "models": 1, "wounds": 3, "save": 2});
-    let mut p = plan(group, vec![pool("A", 2, "2")]);
+    let mut p = plan(&group, &[pool("A", 2, "2")]);
     p["sequences"][0]["steps"][0]["target"] = json!(6);
     let exact = evaluate(&program(&p)).unwrap();
     assert_pmf(

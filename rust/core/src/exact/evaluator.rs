@@ -3,17 +3,16 @@
 
 use super::admit::Admission;
 use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
-use super::held::Spilled;
 use super::pmf::{accumulate, compound, convolve, dice_pmf, harm_damage};
 use super::state::{
-    add, failed, front, held, held_focus, marker, mortals, one_left, with_held, with_held_focus,
-    with_marker, with_mortals, with_one_left, Dist, Unit,
+    add, failed, front, held, held_focus, marker, mortals, one_left, with_marker, with_mortals,
+    with_one_left, Dist, Unit,
 };
 use super::MAX_STATES;
 use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::executor::mortal_fnp;
-use crate::plan::{Excess, Group, Plan, Side};
+use crate::plan::{Excess, Plan, Side};
 use crate::program::{Inflict, InflictKind, RunPool, RunSequence};
 use crate::tables::binomial_pmf;
 
@@ -513,36 +512,8 @@ impl Evaluator<'_> {
             }
             InflictKind::Damage { .. } => Vec::new(),
         };
-        let holders = self.holders.clone();
-        // A state with what it notes about held harm cleared.
-        let start = move |s0: u128| {
-            let mut start = with_held_focus(with_held(s0, 0), None);
-            for &(_, at) in &holders {
-                if let Some(at) = at {
-                    start = with_marker(start, at, 0);
-                }
-            }
-            start
-        };
-        if let InflictKind::Mortal {
-            spill: true,
-            focus: to_focus,
-            reduced,
-            ..
-        } = what.kind
-        {
-            // Spilling wounds whose number the model they land on does not
-            // change (no damage modifiers to reduce them): in bulk.
-            if !reduced || !self.unit.groups.iter().any(Group::modifies_damage) {
-                let count = self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter;
-                let how = Spilled {
-                    amount: &mortal_amount,
-                    to_focus,
-                    fnp: &pool.feel_no_pain,
-                    count,
-                };
-                return self.spill_held(how, start);
-            }
+        if let Some(how) = self.spilled(what, &pool, &mortal_amount) {
+            return self.spill_held(how);
         }
         let carried = self.carry_mortal.is_some();
         let mut next = Dist::default();
@@ -556,7 +527,7 @@ impl Evaluator<'_> {
                 .iter()
                 .map(|&(_, at)| at.map_or(n, |at| marker(s0, at)))
                 .collect();
-            let mut d = Dist::from_iter([(start(s0), p0)]);
+            let mut d = Dist::from_iter([(self.held_cleared(s0), p0)]);
             for i in 0..n {
                 let before = expected(&self.unit, &d, carried);
                 d = match what.kind {

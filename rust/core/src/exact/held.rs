@@ -12,8 +12,13 @@
 use super::budget::{hold, spend, verdict, STATE_BYTES};
 use super::evaluator::{spill_one, Evaluator, Landing};
 use super::pmf::powers;
-use super::state::{add, held, held_focus, marker, mortals, with_mortals, Dist, Fast, Unit};
+use super::state::{
+    add, held, held_focus, marker, mortals, with_held, with_held_focus, with_marker, with_mortals,
+    Dist, Fast, Unit,
+};
 use crate::error::CoreError;
+use crate::plan::Group;
+use crate::program::{Inflict, InflictKind, RunPool};
 use std::collections::HashMap;
 
 /// The states after 0, 1, 2, ... wounds spilled from one starting state,
@@ -88,15 +93,52 @@ pub(super) struct Spilled<'a> {
 }
 
 impl Evaluator<'_> {
-    /// Every state's held harms as spilling mortal wounds whose number does
-    /// not depend on the model they land on: in bulk (see the module's
-    /// documentation), crediting each holder as `resolve_held` does.
-    /// `start(s0)` is `s0` with what it notes about held harm cleared.
-    pub(super) fn spill_held(
-        &mut self,
-        how: Spilled<'_>,
-        start: impl Fn(u128) -> u128,
-    ) -> Result<(), CoreError> {
+    /// State `s0` with what it notes about held harm cleared: how many are
+    /// held, their focus group and how many each holder had held.
+    pub(super) fn held_cleared(&self, s0: u128) -> u128 {
+        let mut s = with_held_focus(with_held(s0, 0), None);
+        for &(_, at) in &self.holders {
+            if let Some(at) = at {
+                s = with_marker(s, at, 0);
+            }
+        }
+        s
+    }
+
+    /// How held harm `what` of `pool` (one harm's mortal wounds `amount`)
+    /// lands in bulk, if it can: spilling mortal wounds whose number the
+    /// model they land on does not change (not reduced, or no group with
+    /// damage modifiers to reduce them).
+    pub(super) fn spilled<'a>(
+        &self,
+        what: Inflict,
+        pool: &'a RunPool,
+        amount: &'a [f64],
+    ) -> Option<Spilled<'a>> {
+        let InflictKind::Mortal {
+            spill: true,
+            focus: to_focus,
+            reduced,
+            ..
+        } = what.kind
+        else {
+            return None;
+        };
+        if reduced && self.unit.groups.iter().any(Group::modifies_damage) {
+            return None;
+        }
+        Some(Spilled {
+            amount,
+            to_focus,
+            fnp: &pool.feel_no_pain,
+            count: self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter,
+        })
+    }
+
+    /// Every state's held harms as spilling mortal wounds (see
+    /// [`Self::spilled`]): in bulk (see the module's documentation),
+    /// crediting each holder as `resolve_held` does.
+    pub(super) fn spill_held(&mut self, how: Spilled<'_>) -> Result<(), CoreError> {
         let most = self.states.keys().map(|&s| held(s)).max().unwrap_or(0);
         // totals[n]: the wounds n held harms inflict, as (wounds, chance)
         // for the numbers of wounds they can inflict.
@@ -114,7 +156,7 @@ impl Evaluator<'_> {
         for (&s0, &p0) in &self.states {
             let n = held(s0) as usize;
             let focus = held_focus(s0).filter(|_| how.to_focus);
-            let s = start(s0);
+            let s = self.held_cleared(s0);
             let chain = chains.entry((s, focus)).or_insert_with(|| Chain::new(s));
             let total = &totals[n];
             let landing = Landing {
