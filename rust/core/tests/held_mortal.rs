@@ -1,11 +1,13 @@
 //! Mortal wounds held until every attack is resolved and spilling over,
 //! exactly: the exact evaluator against a brute-force enumeration of every
-//! attack's outcome (and of every Feel No Pain roll's count).
+//! attack's outcome (and of every Feel No Pain roll's count), and through
+//! several groups against the die-by-die executor.
 
 mod common;
 
 use common::{number, program};
 use mathhammer_core::exact::evaluate;
+use mathhammer_core::{simulate, Path, RunOptions};
 use serde_json::{json, Value};
 
 /// One attack's outcome: nothing, a failed save of `d` damage, or a
@@ -282,4 +284,49 @@ fn s2_by_hand() {
         &[25.0 / 36.0, 0.0, 10.0 / 36.0, 1.0 / 36.0],
         "lost",
     );
+}
+
+#[test]
+fn held_spilling_mortal_wounds_through_groups_agree_with_die_by_die() {
+    // Wounds spill from a focus character on to its bodyguard, and from
+    // group to group, with Feel No Pain against mortal wounds on one group.
+    for focus in [false, true] {
+        let mut p = plan(
+            &json!({"name": "Guard", "models": 4, "wounds": 2, "save": 3}),
+            &[pool("A", 6, "D3")],
+        );
+        p["target"]["groups"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "Hero", "models": 1, "wounds": 5, "save": 2, "tier": 1, "feel_no_pain_mortal": 5}));
+        p["target"]["order"] = json!([0, 1]);
+        if focus {
+            p["sequences"][0]["focus"] = json!([1]);
+            p["sequences"][0]["steps"][0]["effects"][0]["focus"] = json!(true);
+        }
+        let program = program(&p);
+        let exact = evaluate(&program).unwrap();
+        let options = RunOptions {
+            trials: 200_000,
+            seed: 7,
+            threads: 2,
+            path: Path::DieByDie,
+        };
+        let mc = simulate(&program, options, |_, _| Ok(())).unwrap();
+        for (i, pmf) in exact.pmfs.iter().enumerate() {
+            let m = mean(pmf);
+            let sd = pmf
+                .iter()
+                .enumerate()
+                .map(|(v, q)| (v as f64 - m).powi(2) * q)
+                .sum::<f64>()
+                .sqrt();
+            let z = (mc.mean(i) - m) / (sd / (mc.trials as f64).sqrt()).max(1e-9);
+            assert!(
+                z.abs() < 5.0,
+                "focus {focus}, number {i}: exact {m} vs simulated {} ({z:.1} se)",
+                mc.mean(i)
+            );
+        }
+    }
 }
