@@ -3,7 +3,7 @@
 //! decline a Plan that finishes within the budget however high the estimate
 //! runs; and it stops an admitted Plan that takes four times its estimate.
 
-use mathhammer_core::exact::{measure, MAX_WORK};
+use mathhammer_core::exact::{evaluate, evaluate_polled, measure, INLINE_WORK, MAX_WORK};
 use mathhammer_core::{CoreError, Plan, Program};
 use serde_json::{json, Value};
 
@@ -114,4 +114,74 @@ fn the_chain_over_both_sides_is_held_to_its_estimate() {
             m.work
         );
     }
+}
+
+/// 20 attacks BS3+ S4 AP-1 D1 into 10 models Sv3+ W2: a short evaluation.
+fn boltguns() -> Program {
+    program(&json!({
+        "version": 1,
+        "counters": ["failed_saves"],
+        "target": {"groups": [{"name": "Intercessor", "models": 10, "wounds": 2, "save": 3}], "order": [0]},
+        "sequences": [{
+            "kind": "attack", "name": "Boltgun", "attacks": [{"models": 10, "dice": "2"}],
+            "steps": [
+                {"name": "hit", "target": 3, "natural_fail": 1, "critical": 6},
+                {"name": "wound", "target": 4, "natural_fail": 1, "critical": 6}
+            ],
+            "save": {"ap": -1, "counter": "failed_saves"}, "damage": {"dice": "1"}
+        }]
+    }))
+}
+
+#[test]
+fn a_short_evaluation_answers_polled_only_before_it_starts() {
+    let p = boltguns();
+    let mut polls = 0;
+    let polled = evaluate_polled(&p, &mut |_, _| {
+        polls += 1;
+        Ok(())
+    })
+    .unwrap();
+    // Polled once, before it started: short enough for the calling thread.
+    assert_eq!(polls, 1);
+    assert!(polled.work <= INLINE_WORK, "{} steps", polled.work);
+    assert_eq!(polled.pmfs, evaluate(&p).unwrap().pmfs);
+}
+
+#[test]
+fn a_long_evaluation_goes_to_a_worker_and_a_poll_still_stops_it() {
+    // Plan 0 takes about 2.5 million steps (a fraction of a second): past
+    // what the calling thread takes on, so it runs on a worker while the
+    // caller polls every `POLL_INTERVAL`; the poll after the first on the
+    // worker fails, as Ctrl-C makes it.
+    let p = plan(0);
+    let mut polls = 0;
+    let e = evaluate_polled(&p, &mut |_, _| {
+        polls += 1;
+        if polls < 3 {
+            Ok(())
+        } else {
+            Err(CoreError::Interrupted)
+        }
+    })
+    .unwrap_err();
+    assert!(matches!(e, CoreError::Interrupted), "{e}");
+    assert_eq!(polls, 3);
+}
+
+#[test]
+fn a_long_evaluation_handed_to_a_worker_answers_as_on_this_thread() {
+    let p = plan(1);
+    let mut polls = 0;
+    let polled = evaluate_polled(&p, &mut |_, _| {
+        polls += 1;
+        Ok(())
+    })
+    .unwrap();
+    // Polled before it started and again as it went to the worker.
+    assert!(polls >= 2, "{polls} polls");
+    assert!(polled.work > INLINE_WORK, "{} steps", polled.work);
+    let here = evaluate(&p).unwrap();
+    assert_eq!(polled.pmfs, here.pmfs);
+    assert_eq!(polled.work, here.work);
 }
