@@ -36,14 +36,6 @@ pub const OVERRUN: u64 = 4;
 /// stopping there would decline Plans that cost nothing.
 pub const OVERRUN_FLOOR: u64 = MAX_WORK / 40;
 
-/// The most work an evaluation takes on the calling thread, where nothing
-/// polls for Ctrl-C while it runs ([`super::evaluate_polled`]): a few tens of
-/// milliseconds, well under the poll interval. An evaluation estimated at
-/// more, or found to take more, is handed to a worker thread that the caller
-/// polls beside, so most calls skip the cost of starting a thread and the
-/// long ones can still be interrupted.
-pub const INLINE_WORK: u64 = MAX_WORK / 50;
-
 /// Why the evaluation stopped early, if it did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stop {
@@ -51,8 +43,6 @@ enum Stop {
     Overrun(u64),
     Memory(u64),
     Interrupted,
-    /// Past [`INLINE_WORK`] on the calling thread: to be run again on a worker.
-    Handoff,
 }
 
 thread_local! {
@@ -62,8 +52,6 @@ thread_local! {
     static ESTIMATE: Cell<Option<u64>> = const { Cell::new(None) };
     /// Measuring the estimate: admit whatever it says, never stop on it.
     static MEASURING: Cell<bool> = const { Cell::new(false) };
-    /// Running on the calling thread, held to [`INLINE_WORK`].
-    static INLINE: Cell<bool> = const { Cell::new(false) };
     /// Why it stopped early.
     static STOPPED: Cell<Option<Stop>> = const { Cell::new(None) };
     /// A stop the caller may ask for from another thread.
@@ -91,21 +79,6 @@ fn stop(why: Stop) {
 /// it stops once it has taken [`OVERRUN`] times as much.
 pub(super) fn expect(estimate: u64) {
     ESTIMATE.with(|e| e.set(Some(estimate)));
-    if estimate > INLINE_WORK && INLINE.with(Cell::get) {
-        stop(Stop::Handoff);
-    }
-}
-
-/// Hold the evaluation that starts next on this thread to [`INLINE_WORK`]
-/// (`on`), or not; [`reset`] keeps the setting.
-pub(super) fn set_inline(on: bool) {
-    INLINE.with(|i| i.set(on));
-}
-
-/// Did the evaluation stop because it would take too long for the calling
-/// thread (see [`INLINE_WORK`])? Then it has not answered and must run again.
-pub(super) fn handed_off() -> bool {
-    STOPPED.with(Cell::get) == Some(Stop::Handoff)
 }
 
 /// Whether the estimate is being measured rather than obeyed
@@ -141,9 +114,7 @@ pub(super) fn spend(n: usize) -> bool {
     });
     // A run is held to its estimate once admitted, unless it is measured.
     let estimate = ESTIMATE.with(Cell::get).filter(|_| !measuring());
-    if total > INLINE_WORK && INLINE.with(Cell::get) {
-        stop(Stop::Handoff);
-    } else if total > MAX_WORK {
+    if total > MAX_WORK {
         stop(Stop::Work);
     } else if let Some(e) =
         estimate.filter(|&e| total > OVERRUN.saturating_mul(e.max(OVERRUN_FLOOR)))
@@ -172,9 +143,7 @@ pub(super) fn hold(bytes: u64) -> bool {
 pub(super) fn verdict() -> Result<(), CoreError> {
     match STOPPED.with(Cell::get) {
         None => Ok(()),
-        // Handed off work is run again on a worker (`evaluate_polled`) and
-        // never reaches a caller; were it to, it is no answer.
-        Some(Stop::Interrupted | Stop::Handoff) => Err(CoreError::Interrupted),
+        Some(Stop::Interrupted) => Err(CoreError::Interrupted),
         Some(Stop::Work) => Err(decline(format!(
             "too many outcomes to evaluate within {MAX_WORK} steps of work (its limit, about a second or two)"
         ))),
@@ -238,25 +207,5 @@ mod tests {
         assert!(!spend(usize::try_from(MAX_WORK).unwrap()));
         assert!(spend(1));
         assert!(verdict().unwrap_err().to_string().contains("steps of work"));
-    }
-
-    #[test]
-    fn on_the_calling_thread_work_past_its_share_is_handed_off() {
-        set_inline(true);
-        reset(None);
-        expect(10);
-        assert!(!spend(usize::try_from(INLINE_WORK).unwrap()));
-        assert!(spend(1));
-        assert!(handed_off());
-        // So is an evaluation estimated past it, before any work.
-        reset(None);
-        expect(INLINE_WORK + 1);
-        assert!(handed_off());
-        assert!(spend(1));
-        set_inline(false);
-        reset(None);
-        expect(INLINE_WORK + 1);
-        assert!(!spend(usize::try_from(INLINE_WORK).unwrap() + 1));
-        assert!(!handed_off());
     }
 }

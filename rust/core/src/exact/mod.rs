@@ -30,17 +30,17 @@ mod saves;
 mod side;
 mod state;
 mod ways;
+mod worker;
 
 use crate::error::CoreError;
 use crate::montecarlo::POLL_INTERVAL;
 use crate::program::{Program, RunSequence};
 use budget::{decline, verdict};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 
-pub use budget::{INLINE_WORK, MAX_BYTES, MAX_WORK};
+pub use budget::{MAX_BYTES, MAX_WORK};
 use evaluator::{Credit, Evaluator, Finished, Holder};
 use state::marker_fields;
 
@@ -96,11 +96,7 @@ pub fn evaluate_until(
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<Exact, CoreError> {
     budget::reset(stop);
-    answer(evaluate_within_budget(program))
-}
-
-/// The evaluation just run on this thread as the caller sees it.
-fn answer(result: Result<Finished, CoreError>) -> Result<Exact, CoreError> {
+    let result = evaluate_within_budget(program);
     // Work past the budget empties the distributions; whatever went on, the
     // evaluation declines then rather than answer from them.
     verdict()?;
@@ -113,80 +109,56 @@ fn answer(result: Result<Finished, CoreError>) -> Result<Exact, CoreError> {
     })
 }
 
-/// Evaluate `program` on this thread if it is short: its answer, or `None`
-/// once it is estimated at, or has taken, more than [`budget::INLINE_WORK`]
-/// (nothing polls while it runs here). A panic in it comes back as
-/// [`CoreError::Internal`], as a worker's does.
-fn evaluate_here(program: &Program) -> Option<Result<Exact, CoreError>> {
-    budget::reset(None);
-    budget::set_inline(true);
-    let result = catch_unwind(AssertUnwindSafe(|| evaluate_within_budget(program)));
-    budget::set_inline(false);
-    if budget::handed_off() {
-        return None;
-    }
-    Some(result.map_or_else(
-        |payload| {
-            Err(CoreError::Internal {
-                reason: format!(
-                    "the exact evaluator panicked: {}",
-                    crate::error::panic_message(&*payload)
-                ),
-            })
-        },
-        answer,
-    ))
-}
-
-/// Evaluate `program` exactly, calling `poll` before it starts and, for an
-/// evaluation longer than a few tens of milliseconds, every
-/// [`POLL_INTERVAL`] while it runs (as [`crate::montecarlo::simulate_with`]
-/// does), so a caller can honour Ctrl-C: an error from `poll` stops the
-/// evaluation within a step and is returned.
-///
-/// A short evaluation (see [`budget::INLINE_WORK`]) runs on this thread,
-/// unpolled: starting a thread would cost more than it does. One estimated
-/// or found to be longer runs, from the start, on a worker thread while this
-/// one polls.
+/// Evaluate `program` exactly on a worker thread, calling `poll` on this one
+/// before it starts and every [`POLL_INTERVAL`] while it runs (as
+/// [`crate::montecarlo::simulate_with`] does), so a caller can honour
+/// Ctrl-C: an error from `poll` stops the evaluation within a step and is
+/// returned. The worker is parked for later calls (`worker.rs`): starting a
+/// thread per call cost more than a small evaluation.
 ///
 /// # Errors
 /// As [`evaluate`], or what `poll` returned.
 pub fn evaluate_polled(
-    program: &Program,
+    program: &Arc<Program>,
     poll: &mut dyn FnMut(u64, u64) -> Result<(), CoreError>,
 ) -> Result<Exact, CoreError> {
     // An interrupt that came before the evaluation stops it before it starts.
     poll(0, 0)?;
-    if let Some(result) = evaluate_here(program) {
-        return result;
-    }
-    // The short try was given up: an interrupt in it stops here.
-    poll(0, 0)?;
     let stop = Arc::new(AtomicBool::new(false));
-    std::thread::scope(|scope| {
-        let (done, finished) = mpsc::channel::<()>();
-        let worker = {
-            let stop = Arc::clone(&stop);
-            scope.spawn(move || {
-                let result = evaluate_until(program, Some(stop));
-                // Dropping the sender (also on a panic) wakes the caller.
-                drop(done);
-                result
-            })
-        };
-        let mut polled = Ok(());
-        // Wait for the worker, polling between waits; `recv_timeout` returns
-        // as soon as the worker is done, however short the evaluation.
-        while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(POLL_INTERVAL) {
-            if let Err(e) = poll(0, 0) {
-                stop.store(true, Ordering::Relaxed);
-                polled = Err(e);
-                break;
+    let job = {
+        let (program, stop) = (Arc::clone(program), Arc::clone(&stop));
+        move || evaluate_until(&program, Some(stop))
+    };
+    let Some((finished, worker)) = worker::start(job) else {
+        // No thread could be started: evaluate here, unpolled.
+        return evaluate(program);
+    };
+    let mut polled = Ok(());
+    // Wait for the worker, polling between waits; `recv_timeout` returns as
+    // soon as the worker is done, however short the evaluation.
+    let result = loop {
+        match finished.recv_timeout(POLL_INTERVAL) {
+            Ok(result) => {
+                worker::park(worker);
+                break crate::error::joined(result);
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if polled.is_ok() {
+                    if let Err(e) = poll(0, 0) {
+                        // Stopped within a step; its answer is then waited for.
+                        stop.store(true, Ordering::Relaxed);
+                        polled = Err(e);
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                break Err(CoreError::Internal {
+                    reason: "the exact evaluator's thread ended without an answer".to_string(),
+                })
             }
         }
-        let result = crate::error::joined(worker.join());
-        polled.and(result)
-    })
+    };
+    polled.and(result)
 }
 
 /// What one evaluation took against the work estimated for it.
