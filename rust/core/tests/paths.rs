@@ -7,13 +7,15 @@
 //! the core says which path a runner takes, and argued from the Plan where
 //! the choice is internal), and requires every probability of every number
 //! to lie within five standard errors of the exact one, at a fixed seed.
+//! The last test holds `why_die_by_die` to the reason each Plan it builds
+//! leaves the fast path for.
 
 mod common;
 
 use common::program;
 use mathhammer_core::batch::{Batch, BatchHooks};
 use mathhammer_core::exact::evaluate;
-use mathhammer_core::montecarlo::Tally;
+use mathhammer_core::montecarlo::{why_die_by_die, Tally};
 use mathhammer_core::{simulate, CoreError, Path, Program, RunOptions, Runner};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -345,4 +347,58 @@ fn hooked_plans_a_chunk_at_a_time() {
     let hooked = program(&hooked).with_hooks(Arc::new(MortalPerCritical));
     assert!(hooked.has_batch_hooks() && !Runner::new(&hooked, Path::Auto).is_sampled());
     held_to_exact_on(&hooked, &program(&with_effect), Path::Auto, 200_000, 29);
+}
+
+/// Why `auto` rolls every die of `plan`, as the core says it.
+fn why(plan: &Value) -> Option<String> {
+    why_die_by_die(&program(plan))
+}
+
+#[test]
+fn the_reason_a_plan_runs_die_by_die_is_named() {
+    let plain = pool_plan(5, "2", "1", &troops(6, 2, 3));
+    assert_eq!(why(&plain), None);
+    let mut damage = plain.clone();
+    damage["sequences"][0]["damage"] = json!({"dice": "D3", "reroll_one": true});
+    let mut one_hit = past_the_tables(&troops(60, 2, 3));
+    one_hit["sequences"][0]["steps"][0]["reroll_one"] = json!(true);
+    let mut few_dice = one_hit.clone();
+    few_dice["sequences"][0]["attacks"] = json!([{"models": 5, "dice": "2"}]);
+    assert_eq!(why(&few_dice), None, "a one-die re-roll within the tables");
+    let mut tests = plain.clone();
+    let step = tests["sequences"][0]["steps"][1].clone();
+    for k in 0..3 {
+        let mut extra = step.clone();
+        extra["name"] = json!(format!("more {k}"));
+        tests["sequences"][0]["steps"]
+            .as_array_mut()
+            .unwrap()
+            .push(extra);
+    }
+    let mut mixed = plain.clone();
+    mixed["sequences"][0]["steps"][0]["effects"] =
+        json!([{"on": "critical", "action": "mortal", "amount": "1", "after_all": true}]);
+    mixed["sequences"][0]["steps"][1]["effects"] =
+        json!([{"on": "critical", "action": "mortal", "amount": "1"}]);
+    for (plan, words) in [
+        (
+            damage,
+            "pool \"Rifle\": it has the unit's one damage re-roll",
+        ),
+        (
+            one_hit,
+            "one hit or wound re-roll and can roll more dice than its tables hold",
+        ),
+        (tests, "it has 5 tests, and a table holds at most 4"),
+        (mixed, "it mixes kinds of harm outside the save"),
+    ] {
+        let reason = why(&plan).expect("die by die");
+        assert!(reason.contains(words), "{reason}");
+        assert!(!Runner::new(&program(&plan), Path::Auto).is_sampled());
+    }
+    let mut hooked = plain;
+    hooked["sequences"][0]["batch_hook"] = json!(0);
+    let hooked = program(&hooked).with_hooks(Arc::new(MortalPerCritical));
+    let reason = why_die_by_die(&hooked).expect("die by die");
+    assert!(reason.contains("batch hook"), "{reason}");
 }
