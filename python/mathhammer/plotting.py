@@ -437,7 +437,7 @@ def heatmap_figure(
         image = ax.imshow(values, cmap="viridis", aspect="auto")
         ax.set_xticks(range(len(columns)), labels=column_labels, rotation=30, ha="right")
         ax.set_yticks(range(len(rows)), labels=row_labels)
-        ax.set_title(_safe(name))
+        ax.set_title(_safe(name, long=True))
         ax.set_xlabel("target")
         ax.set_ylabel("attacker")
         known = values[~np.isnan(values)]  # NaN: a group the target lacks, or points a profile lacks
