@@ -56,7 +56,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mathhammer import _core
-from mathhammer.compare import Profile, Profiles, pairing, read_profiles
+from mathhammer.profiles import Profile, Profiles, pairing, read_profiles
 from mathhammer.exceptions import DeclinedError, PluginMismatchError, ScenarioError
 from mathhammer.extras import require
 from mathhammer.registry import Registry, default_registry
