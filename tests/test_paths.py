@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 import mathhammer
-from mathhammer.compare import Profile, pairing, read_profiles
 from mathhammer.plan import AttackPool
+from mathhammer.profiles import Profile, is_library, pairing, read_profiles
 from mathhammer.simulate import prepare
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,20 +61,16 @@ def undocumented(why: str) -> list[str]:
     return [part for part in why.split("; ") if not any(phrase in part for phrase in DOCUMENTED)]
 
 
-def is_library(data: dict[str, object]) -> bool:
-    return "attackers" in data or "targets" in data
-
-
 def scenario_files() -> Iterator[Path]:
     for path in [*sorted(EXAMPLES.glob("*.toml")), *sorted((ROOT / "benches" / "scenarios").glob("*.toml"))]:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        if not is_library(data) and "libraries" not in data:
+        is_sweep = "libraries" in tomllib.loads(path.read_text(encoding="utf-8"))
+        if not is_library(path) and not is_sweep:
             yield path
 
 
 def library_files() -> list[Path]:
     paths = [*sorted(EXAMPLES.glob("*.toml")), *sorted((EXAMPLES / "datasheets").glob("*.toml"))]
-    return [p for p in paths if is_library(tomllib.loads(p.read_text(encoding="utf-8")))]
+    return [p for p in paths if is_library(p)]
 
 
 def path_of(scenario: object) -> tuple[bool, str | None]:
