@@ -14,6 +14,7 @@ pub mod limits;
 pub mod montecarlo;
 pub mod plan;
 pub(crate) mod pool_tests;
+pub(crate) mod pool_chain;
 pub mod program;
 pub mod rng;
 pub(crate) mod roll;
