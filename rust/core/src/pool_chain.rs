@@ -54,6 +54,9 @@ const MAX_STATES: usize = 1 << 12;
 /// The most entries a Plan's lookups hold in all.
 const MAX_ENTRIES: usize = 1 << 18;
 
+/// The most outcomes of one pool's draws.
+const MAX_OUTCOMES: usize = 1 << 16;
+
 /// The most runs of one resolution enumerated from one state.
 pub(crate) const MAX_RUNS: usize = 1 << 12;
 
@@ -136,28 +139,28 @@ struct Group {
     lanes: Vec<Lane>,
 }
 
-/// How a pool's entry is found from the state it begins in.
+/// How a pool's entry is found from the state it begins in and its drawn
+/// outcome's second part.
 #[derive(Debug, Clone)]
 enum Pick {
-    /// Entry `(state * failures + failed) * harms + harm`, the failed saves
-    /// drawn from `binomial[wounds]`.
-    Fixed {
-        binomial: Vec<ValueAlias>,
-        failures: usize,
-        harms: usize,
+    /// Entry `state * span + part` (the part is `failed saves * harm
+    /// events' span + harm events`).
+    Fixed { span: usize },
+    /// Entry drawn from `tables[state * wounds + part]` (the part is the
+    /// wounds reaching the save).
+    Drawn {
+        wounds: usize,
+        tables: Vec<ValueAlias>,
     },
-    /// Entry drawn from `tables[state * wounds + wounds reaching the save]`.
-    Drawn { wounds: usize, tables: Vec<ValueAlias> },
 }
 
 /// One pool's lookup.
 #[derive(Debug, Clone)]
 struct Step {
-    /// Draws `index | wounds reaching the save << 32 | harm events << 48`
-    /// (as the fast path draws the outcome vector, from one word).
-    joint: ValueAlias,
-    /// What each outcome vector adds to the lanes.
-    key_lanes: Vec<u64>,
+    /// Draws an outcome of the pool's draws, from half a word.
+    draw: ValueAlias,
+    /// Per outcome: what it adds to the lanes, and its second part.
+    outcomes: Vec<(u64, u32)>,
     pick: Pick,
     /// Per entry: what it adds to the lanes, and the state after the pool.
     entries: Vec<(u64, u32)>,
@@ -187,8 +190,8 @@ type RawEntry = (u32, Vec<u32>);
 
 /// One pool's lookup while it is built.
 struct RawStep {
-    joint: ValueAlias,
-    key_lanes: Vec<Vec<u32>>,
+    draw: ValueAlias,
+    outcomes: Vec<(Vec<u32>, u32)>,
     pick: Pick,
     entries: Vec<RawEntry>,
 }
@@ -356,9 +359,12 @@ impl Builder<'_> {
                         for (c, &v) in self.ws.counters.iter_mut().zip(counted) {
                             *c = v;
                         }
-                        for (h, pair) in self.ws.by_sequence.iter_mut().zip(
-                            counted[self.ws.counters.len()..].chunks_exact(2),
-                        ) {
+                        for (h, pair) in self
+                            .ws
+                            .by_sequence
+                            .iter_mut()
+                            .zip(counted[self.ws.counters.len()..].chunks_exact(2))
+                        {
                             *h = (pair[0], pair[1]);
                         }
                         let before = self.ws.harm();
@@ -400,47 +406,62 @@ impl Builder<'_> {
     ) -> Option<RawStep> {
         let m = pool.tests.len();
         let attacks = fixed_attacks(pool)?;
-        let (vectors, _, alias) = tables.by_count.get(attacks as usize)?;
-        let (binomial, chance) = tables.binomial.as_ref()?;
-        let most = |i: usize| vectors.iter().map(|&v| slot(v, i) as usize).max().unwrap_or(0);
+        let (vectors, _, _) = tables.by_count.get(attacks as usize)?;
+        let (_, chance) = tables.binomial.as_ref()?;
+        let most = |i: usize| {
+            vectors
+                .iter()
+                .map(|&v| slot(v, i) as usize)
+                .max()
+                .unwrap_or(0)
+        };
         let (failures, harms) = (most(m) + 1, most(m + 1) + 1);
-        if binomial.len() < failures {
-            return None;
-        }
-        let position: HashMap<u64, u64> = vectors.iter().zip(0..).map(|(&v, i)| (v, i)).collect();
-        let joint = alias.map(|v| {
-            let counts = unpack(v);
-            position[&v] | u64::from(counts[m]) << 32 | u64::from(counts[m + 1]) << 48
-        });
-        let key_lanes = vectors
-            .iter()
-            .map(|&v| {
+        let (vectors, chances, _) = tables.by_count.get(attacks as usize)?;
+        let width = self.ws.counters.len() + 2 * self.ws.by_sequence.len();
+        let lanes_of = |counts: &[u32; SLOTS]| {
+            let mut lanes = vec![0; width];
+            crate::workspace::bump(&mut lanes, pool.attacks_counter, attacks);
+            for (k, t) in pool.tests.iter().enumerate() {
+                crate::workspace::bump(&mut lanes, t.counter, counts[k]);
+            }
+            lanes
+        };
+        // The pool's draws as one outcome: what the tests counted, with the
+        // failed saves and harm events (the entry's offset from its state's
+        // first), or with the wounds reaching the save when the failed saves
+        // are drawn with the rest of the resolution.
+        let outcomes = |with_failed: bool| {
+            let mut merged: BTreeMap<(Vec<u32>, u32), f64> = BTreeMap::new();
+            for (&v, &p) in vectors.iter().zip(chances) {
                 let counts = unpack(v);
-                let mut lanes = vec![0; self.ws.counters.len() + 2 * self.ws.by_sequence.len()];
-                crate::workspace::bump(&mut lanes, pool.attacks_counter, attacks);
-                for (k, t) in pool.tests.iter().enumerate() {
-                    crate::workspace::bump(&mut lanes, t.counter, counts[k]);
+                let (wounds, harm) = (counts[m], counts[m + 1]);
+                if with_failed {
+                    for (failed, q) in pmf(wounds, chance.chance()).into_iter().enumerate() {
+                        let at = failed as u32 * harms as u32 + harm;
+                        *merged.entry((lanes_of(&counts), at)).or_insert(0.0) += p * q;
+                    }
+                } else {
+                    *merged.entry((lanes_of(&counts), wounds)).or_insert(0.0) += p;
                 }
-                lanes
+            }
+            (merged.len() <= MAX_OUTCOMES).then(|| {
+                let ids: Vec<u64> = (0..merged.len() as u64).collect();
+                let probs: Vec<f64> = merged.values().copied().collect();
+                (ValueAlias::new(&probs, &ids), merged.into_keys().collect())
             })
-            .collect();
+        };
         if keys.len() * failures * harms > MAX_ENTRIES {
             return None;
         }
         let mut tried = States::default();
         if let Some(entries) = self.fixed(index, pool, keys, (failures, harms), &mut tried) {
             *next = tried;
-            let binomial = binomial
-                .iter()
-                .map(|t| ValueAlias::from_table(t, &(0..t.len() as u64).collect::<Vec<_>>()))
-                .collect();
+            let (draw, outcomes) = outcomes(true)?;
             return Some(RawStep {
-                joint,
-                key_lanes,
+                draw,
+                outcomes,
                 pick: Pick::Fixed {
-                    binomial,
-                    failures,
-                    harms,
+                    span: failures * harms,
                 },
                 entries,
             });
@@ -468,9 +489,10 @@ impl Builder<'_> {
                 return None;
             }
         }
+        let (draw, outcomes) = outcomes(false)?;
         Some(RawStep {
-            joint,
-            key_lanes,
+            draw,
+            outcomes,
             pick: Pick::Drawn {
                 wounds: failures,
                 tables,
@@ -481,11 +503,7 @@ impl Builder<'_> {
 
     /// The held harm from every state in `keys`: per state, its entries and
     /// their chances; the final-state rows are interned in `rows`.
-    fn last(
-        &mut self,
-        keys: &[Vec<u32>],
-        rows: &mut States,
-    ) -> Option<Vec<Vec<(RawEntry, f64)>>> {
+    fn last(&mut self, keys: &[Vec<u32>], rows: &mut States) -> Option<Vec<Vec<(RawEntry, f64)>>> {
         let program = self.program;
         let finals = self.finals.clone();
         let mut out = Vec::with_capacity(keys.len());
@@ -542,10 +560,15 @@ impl PoolChain {
         let finals: Vec<usize> = (0..width)
             .filter(|&i| i >= counters && !(attributed_from..attributed_to).contains(&i))
             .collect();
-        let lane_numbers: Vec<usize> = (0..counters).chain(attributed_from..attributed_to).collect();
+        let lane_numbers: Vec<usize> = (0..counters)
+            .chain(attributed_from..attributed_to)
+            .collect();
         let mut b = Builder {
             program,
-            inflicts: pools.iter().map(|t| t.as_ref().and_then(|t| t.inflict)).collect(),
+            inflicts: pools
+                .iter()
+                .map(|t| t.as_ref().and_then(|t| t.inflict))
+                .collect(),
             ws,
             finals,
         };
@@ -590,7 +613,7 @@ impl PoolChain {
             }
         };
         for step in &raw {
-            add(&mut step.key_lanes.iter());
+            add(&mut step.outcomes.iter().map(|o| &o.0));
             add(&mut step.entries.iter().map(|e| &e.1));
         }
         add(&mut last.iter().flatten().map(|(e, _)| &e.1));
@@ -604,8 +627,8 @@ impl PoolChain {
         let steps = raw
             .into_iter()
             .map(|s| Step {
-                joint: s.joint,
-                key_lanes: s.key_lanes.iter().map(|r| pack(r)).collect(),
+                draw: s.draw,
+                outcomes: s.outcomes.iter().map(|o| (pack(&o.0), o.1)).collect(),
                 pick: s.pick,
                 entries: s.entries.iter().map(|e| (pack(&e.1), e.0)).collect(),
             })
@@ -645,31 +668,27 @@ impl PoolChain {
 
     /// Run `trials` trials from `stream` into `tally`.
     pub(crate) fn run(&self, trials: u64, stream: &mut Stream, tally: &mut Tally) {
-        let size = self.groups.last().map_or(0, |g| g.base + g.mask as usize + 1);
+        let size = self
+            .groups
+            .last()
+            .map_or(0, |g| g.base + g.mask as usize + 1);
         let mut counts = vec![0u64; size];
         let mut by_row = vec![0u64; self.rows.len() / self.finals.len()];
         // A local copy of the stream stays in registers.
         let mut local = stream.clone();
+        let mut halves = Halves::default();
         for _ in 0..trials {
             let mut state = 0usize;
             let mut sum = 0u64;
             for step in &self.steps {
-                let packed = step.joint.pick(local.next_u64());
-                sum += step.key_lanes[packed as u32 as usize];
-                let wounds = (packed >> 32) as usize & 0xffff;
-                let word = local.next_u64();
+                let (lanes, part) =
+                    step.outcomes[step.draw.pick32(halves.next(&mut local)) as usize];
+                sum += lanes;
                 let entry = match &step.pick {
-                    Pick::Fixed {
-                        binomial,
-                        failures,
-                        harms,
-                    } => {
-                        let failed = binomial[wounds].pick(word) as usize;
-                        (state * failures + failed) * harms + (packed >> 48) as usize
-                    }
-                    Pick::Drawn { wounds: span, tables } => {
-                        tables[state * span + wounds].pick(word) as usize
-                    }
+                    Pick::Fixed { span } => state * span + part as usize,
+                    Pick::Drawn { wounds, tables } => tables[state * wounds + part as usize]
+                        .pick32(halves.next(&mut local))
+                        as usize,
                 };
                 let (lanes, next) = step.entries[entry];
                 state = next as usize;
@@ -677,7 +696,7 @@ impl PoolChain {
             }
             let entry = match &self.last {
                 None => state,
-                Some(tables) => tables[state].pick(local.next_u64()) as usize,
+                Some(tables) => tables[state].pick32(halves.next(&mut local)) as usize,
             };
             let (lanes, row) = self.last_entries[entry];
             by_row[row as usize] += 1;
@@ -760,4 +779,69 @@ fn layout(lane_numbers: &[usize], low: &[u64], high: &[u64]) -> Option<Layout> {
         base += g.mask as usize + 1;
     }
     Some((groups, constant, offsets))
+}
+
+/// Random words used half at a time: each draw of a trial takes 32 bits,
+/// the low half of a fresh word and then its high half.
+#[derive(Default)]
+struct Halves {
+    word: u64,
+    spare: bool,
+}
+
+impl Halves {
+    #[inline]
+    fn next(&mut self, stream: &mut Stream) -> u32 {
+        if self.spare {
+            self.spare = false;
+            (self.word >> 32) as u32
+        } else {
+            self.word = stream.next_u64();
+            self.spare = true;
+            self.word as u32
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Plan;
+    use crate::sampled::Sampler;
+
+    /// The Plans `tests/pool_chain.rs` holds to the exact evaluator.
+    const PLANS: &str = include_str!("../tests/data/pool-chain-plans.jsonl");
+
+    /// Per Plan: whether each pool's entry is drawn (its resolution rolls
+    /// dice), and whether the held harm's is.
+    fn kinds() -> Vec<(Vec<bool>, bool)> {
+        PLANS
+            .lines()
+            .map(|line| {
+                let program = Program::new(Plan::from_json(line).unwrap()).unwrap();
+                let chain = Sampler::new(&program).unwrap().chain.unwrap();
+                let drawn = chain
+                    .steps
+                    .iter()
+                    .map(|s| matches!(s.pick, Pick::Drawn { .. }))
+                    .collect();
+                (drawn, chain.last.is_some())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_tested_plans_take_every_kind_of_lookup() {
+        let kinds = kinds();
+        // S1 and S2 split: no dice after the saves, S2's mortal wounds held.
+        assert_eq!(kinds[0], (vec![false, false], false));
+        assert_eq!(kinds[1], (vec![false, false], false));
+        // S3 split, and D3 damage into Feel No Pain: dice on failed saves.
+        assert_eq!(kinds[2], (vec![true, true], false));
+        assert_eq!(kinds[3], (vec![true, true], false));
+        // Three pools, one of them with random damage.
+        assert_eq!(kinds[4], (vec![false, false, true], false));
+        // Held mortal wounds rolling Feel No Pain.
+        assert_eq!(kinds[5], (vec![false, false], true));
+    }
 }

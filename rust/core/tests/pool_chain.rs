@@ -4,7 +4,7 @@
 //! Plans of several weapon profiles into several groups (the three speed
 //! references split into two profiles and a CHARACTER group allocated last;
 //! damage dice with Feel No Pain; mortal wounds held until every pool is
-//! resolved). The fast path trial by trial and die by die stay selectable,
+//! resolved, with and without dice). The fast path trial by trial and die by die stay selectable,
 //! and the lookups give them the same distribution.
 
 use mathhammer_core::exact::evaluate;
@@ -12,8 +12,10 @@ use mathhammer_core::{simulate, Path, Plan, Program, RunOptions, Runner, Tally};
 
 /// The speed references S1, S2 and S3 with two weapon profiles and a
 /// CHARACTER group, then two profiles with D3 and D3+1 damage into models
-/// with Feel No Pain, then three profiles, one holding its mortal wounds
-/// (that do not spill) until the end.
+/// with Feel No Pain, then three profiles, one inflicting mortal wounds
+/// that do not spill after its damage, then mortal wounds that spill, held
+/// until every pool is resolved, into models with Feel No Pain against
+/// mortal wounds only (the held harm rolls dice, the pools do not).
 const PLANS: &str = include_str!("data/pool-chain-plans.jsonl");
 
 fn programs() -> Vec<Program> {
