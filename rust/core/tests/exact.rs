@@ -396,9 +396,12 @@ fn an_evaluation_asked_to_stop_stops_and_says_so() {
 
 #[test]
 fn a_poll_that_fails_stops_the_evaluation_with_its_error() {
-    let e = evaluate_polled(&program(&s2()), &mut |_, _| Err(CoreError::Interrupted)).unwrap_err();
+    let e = evaluate_polled(&Arc::new(program(&s2())), &mut |_, _| {
+        Err(CoreError::Interrupted)
+    })
+    .unwrap_err();
     assert!(matches!(e, CoreError::Interrupted), "{e}");
-    let ok = evaluate_polled(&program(&s1()), &mut |_, _| Ok(())).unwrap();
+    let ok = evaluate_polled(&Arc::new(program(&s1())), &mut |_, _| Ok(())).unwrap();
     assert!((mean(&ok.pmfs[0]) - 20.0).abs() < 1e-9);
 }
 
