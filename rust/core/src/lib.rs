@@ -13,6 +13,7 @@ pub mod executor;
 pub mod limits;
 pub mod montecarlo;
 pub mod plan;
+pub(crate) mod pool_chain;
 pub(crate) mod pool_tests;
 pub mod program;
 pub mod rng;

@@ -3,10 +3,11 @@
 //! decline a Plan that finishes within the budget however high the estimate
 //! runs; and it stops an admitted Plan that takes four times its estimate.
 
-use mathhammer_core::exact::{evaluate, evaluate_polled, measure, MAX_WORK};
+use mathhammer_core::exact::{evaluate, evaluate_polled, evaluate_polled_every, measure, MAX_WORK};
 use mathhammer_core::{CoreError, Plan, Program};
 use serde_json::{json, Value};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Plans drawn by `benches/exact_calibration.py` (seed 1): two whose
 /// estimate runs high (about 49 and 22 million steps for 2.5 and 3.2 million
@@ -149,12 +150,13 @@ fn a_short_evaluation_answers_polled_only_before_it_starts() {
 
 #[test]
 fn a_long_evaluation_is_stopped_by_a_poll_while_it_runs() {
-    // Plan 0 takes about 2.5 million steps (a fraction of a second): the
-    // caller polls every `POLL_INTERVAL` while the worker evaluates, and the
-    // first poll after it started fails, as Ctrl-C makes it.
-    let p = Arc::new(plan(0));
+    // Plan 1 takes about 3.2 million steps (a tenth of a second or more):
+    // polled every millisecond while the worker evaluates, the first poll
+    // after it started fails, as Ctrl-C makes it. (Every `POLL_INTERVAL`, a
+    // fast machine could finish first.)
+    let p = Arc::new(plan(1));
     let mut polls = 0;
-    let e = evaluate_polled(&p, &mut |_, _| {
+    let e = evaluate_polled_every(&p, Duration::from_millis(1), &mut |_, _| {
         polls += 1;
         if polls < 2 {
             Ok(())

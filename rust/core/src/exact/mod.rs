@@ -40,6 +40,7 @@ use budget::{decline, verdict};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use budget::{MAX_BYTES, MAX_WORK};
 use evaluator::{Credit, Evaluator, Finished, Holder};
@@ -123,6 +124,20 @@ pub fn evaluate_polled(
     program: &Arc<Program>,
     poll: &mut dyn FnMut(u64, u64) -> Result<(), CoreError>,
 ) -> Result<Exact, CoreError> {
+    evaluate_polled_every(program, POLL_INTERVAL, poll)
+}
+
+/// [`evaluate_polled`], polling every `interval` instead of every
+/// [`POLL_INTERVAL`]: a test can then stop an evaluation of a few
+/// milliseconds while it runs, on a machine of any speed.
+///
+/// # Errors
+/// As [`evaluate_polled`].
+pub fn evaluate_polled_every(
+    program: &Arc<Program>,
+    interval: Duration,
+    poll: &mut dyn FnMut(u64, u64) -> Result<(), CoreError>,
+) -> Result<Exact, CoreError> {
     // An interrupt that came before the evaluation stops it before it starts.
     poll(0, 0)?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -138,7 +153,7 @@ pub fn evaluate_polled(
     // Wait for the worker, polling between waits; `recv_timeout` returns as
     // soon as the worker is done, however short the evaluation.
     let result = loop {
-        match finished.recv_timeout(POLL_INTERVAL) {
+        match finished.recv_timeout(interval) {
             Ok(result) => {
                 worker::park(worker);
                 break crate::error::joined(result);
