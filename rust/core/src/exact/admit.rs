@@ -7,7 +7,7 @@ use super::state::{ALIVE_BITS, FRONT_BITS, HELD_BITS, MAX_CARRIED};
 use super::MAX_GROUPS;
 use crate::dice::ModifiedDice;
 use crate::error::CoreError;
-use crate::plan::{Excess, Side};
+use crate::plan::{Excess, Group, Side};
 use crate::program::{Inflict, InflictKind, Program, RunAction, RunSequence, RunTest};
 use crate::tables::MAX_WORK as TABLE_WORK;
 
@@ -295,11 +295,7 @@ fn reduced_mortal_counter(program: &Program) -> Result<(Option<usize>, u64), Cor
     let plan = &program.plan;
     // Mortal wounds reduced by the model they hit depend on the state when a
     // group has damage modifiers; their counter is then carried in it.
-    let modified = plan
-        .target
-        .groups
-        .iter()
-        .any(|g| g.damage_divisor > 1 || g.damage_reduction > 0);
+    let modified = plan.target.groups.iter().any(Group::modifies_damage);
     let mut carry_mortal = None;
     let mut tokens = 0u64;
     for seq in &program.sequences {

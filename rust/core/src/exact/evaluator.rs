@@ -5,8 +5,8 @@ use super::admit::Admission;
 use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
 use super::pmf::{accumulate, compound, convolve, dice_pmf, harm_damage};
 use super::state::{
-    add, failed, front, held, held_focus, marker, mortals, one_left, with_held, with_held_focus,
-    with_marker, with_mortals, with_one_left, Dist, Unit,
+    add, failed, front, held, held_focus, marker, mortals, one_left, with_marker, with_mortals,
+    with_one_left, Dist, Unit,
 };
 use super::MAX_STATES;
 use crate::dice::ModifiedDice;
@@ -100,29 +100,41 @@ impl Spill {
         landing: Landing<'_>,
         out: &mut Dist,
     ) {
-        let Landing { focus, fnp, .. } = landing;
         self.cur.clear();
         self.cur.push((s0, p0));
         for _ in 0..n {
             self.step.clear();
-            for &(s, p) in &self.cur {
-                match unit.pick_for_mortal(s, focus) {
-                    None => merge(&mut self.step, s, p),
-                    Some(g) => match mortal_fnp(&unit.groups[g], g, fnp) {
-                        None => merge(&mut self.step, unit.lose(s, g, 1), p),
-                        Some(f) => {
-                            for (lost, r) in Unit::lost(1, front(s, g), Some(f)) {
-                                let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
-                                merge(&mut self.step, next, p * r);
-                            }
-                        }
-                    },
-                }
-            }
+            spill_one(unit, &self.cur, landing, &mut self.step);
             std::mem::swap(&mut self.cur, &mut self.step);
         }
         for &(s, p) in &self.cur {
             add(out, s, p);
+        }
+    }
+}
+
+/// One mortal wound on each state of `cur`, on the model `pick_for_mortal`
+/// picks there (a Feel No Pain roll ignoring it), the states after it merged
+/// into `out`.
+pub(super) fn spill_one(
+    unit: &Unit<'_>,
+    cur: &[(u128, f64)],
+    landing: Landing<'_>,
+    out: &mut Vec<(u128, f64)>,
+) {
+    let Landing { focus, fnp, .. } = landing;
+    for &(s, p) in cur {
+        match unit.pick_for_mortal(s, focus) {
+            None => merge(out, s, p),
+            Some(g) => match mortal_fnp(&unit.groups[g], g, fnp) {
+                None => merge(out, unit.lose(s, g, 1), p),
+                Some(f) => {
+                    for (lost, r) in Unit::lost(1, front(s, g), Some(f)) {
+                        let next = if lost == 0 { s } else { unit.lose(s, g, lost) };
+                        merge(out, next, p * r);
+                    }
+                }
+            },
         }
     }
 }
@@ -500,6 +512,9 @@ impl Evaluator<'_> {
             }
             InflictKind::Damage { .. } => Vec::new(),
         };
+        if let Some(how) = self.spilled(what, &pool, &mortal_amount) {
+            return self.spill_held(how);
+        }
         let carried = self.carry_mortal.is_some();
         let mut next = Dist::default();
         for (&s0, &p0) in &self.states {
@@ -512,13 +527,7 @@ impl Evaluator<'_> {
                 .iter()
                 .map(|&(_, at)| at.map_or(n, |at| marker(s0, at)))
                 .collect();
-            let mut start = with_held_focus(with_held(s0, 0), None);
-            for &(_, at) in &self.holders {
-                if let Some(at) = at {
-                    start = with_marker(start, at, 0);
-                }
-            }
-            let mut d = Dist::from_iter([(start, p0)]);
+            let mut d = Dist::from_iter([(self.held_cleared(s0), p0)]);
             for i in 0..n {
                 let before = expected(&self.unit, &d, carried);
                 d = match what.kind {

@@ -23,6 +23,7 @@ mod contest;
 mod counts;
 mod estimate;
 mod evaluator;
+mod held;
 mod nfold;
 mod pmf;
 mod pool;

@@ -220,33 +220,40 @@ fn on_grid(
     out: &mut Joint,
 ) -> Option<()> {
     let (amax, bmax) = (amax as usize, bmax as usize);
-    let mut grid = vec![1.0];
+    let most = attacks.len().saturating_sub(1);
+    let cells = (most * amax + 1) * (most * bmax + 1);
+    let mut grid = Vec::with_capacity(cells);
+    grid.push(1.0);
+    let mut next = Vec::with_capacity(cells);
     let (mut rows, mut cols) = (1usize, 1usize);
+    out.reserve(cells.min(1 << 16));
     for (n, &pn) in attacks.iter().enumerate() {
         if n > 0 {
             if spend(0) {
                 return None;
             }
             let (r2, c2) = (rows + amax, cols + bmax);
-            let mut next = vec![0.0; r2 * c2];
-            for i in 0..rows {
-                for j in 0..cols {
-                    let x = grid[i * cols + j];
-                    if x == 0.0 {
-                        continue;
-                    }
-                    for &((da, db), p) in kernel {
-                        next[(i + da as usize) * c2 + j + db as usize] += x * p;
+            next.clear();
+            next.resize(r2 * c2, 0.0);
+            // Each outcome shifts every row of the grid by its counts: a
+            // row at a time, contiguous, so the adds need no index checks.
+            for &((da, db), p) in kernel {
+                for (i, row) in grid.chunks_exact(cols).enumerate() {
+                    let at = (i + da as usize) * c2 + db as usize;
+                    for (y, &x) in next[at..at + cols].iter_mut().zip(row) {
+                        *y += x * p;
                     }
                 }
             }
-            (grid, rows, cols) = (next, r2, c2);
+            std::mem::swap(&mut grid, &mut next);
+            (rows, cols) = (r2, c2);
         }
         if pn > 0.0 {
-            for (at, &x) in grid.iter().enumerate() {
-                if x > 0.0 {
-                    let key = ((at / cols) as u32, (at % cols) as u32);
-                    *out.entry(key).or_insert(0.0) += pn * x;
+            for (a, row) in grid.chunks_exact(cols).enumerate() {
+                for (b, &x) in row.iter().enumerate() {
+                    if x > 0.0 {
+                        *out.entry((a as u32, b as u32)).or_insert(0.0) += pn * x;
+                    }
                 }
             }
         }

@@ -6,7 +6,7 @@ use super::budget::{decline, hold, verdict, STATE_BYTES};
 use super::counts::{one_die, project, too_many, why_not_counted};
 use super::evaluator::{Evaluator, Landing};
 use super::nfold::{binomial, nfold, thinned, Joint};
-use super::pmf::{attacks_pmf, compound, dice_pmf, harm_damage};
+use super::pmf::{accumulate, attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
     add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, with_one_left,
     Dist, Fast,
@@ -273,16 +273,13 @@ impl Evaluator<'_> {
         let mut failed = Vec::new();
         for (&(f, e), &p) in failed_harm {
             // f failed saves, plus the own saves' binomial failures.
-            let mut total = vec![0.0; f as usize];
             match own {
-                Some(q) => total.extend(binomial(e, q)),
-                None => total.push(1.0),
-            }
-            if failed.len() < total.len() {
-                failed.resize(total.len(), 0.0);
-            }
-            for (v, x) in total.into_iter().enumerate() {
-                failed[v] += p * x;
+                Some(q) => {
+                    for (v, x) in binomial(e, q).into_iter().enumerate() {
+                        accumulate(&mut failed, f + v as u32, p * x);
+                    }
+                }
+                None => accumulate(&mut failed, f, p),
             }
         }
         self.count(pool.save.counter, &failed);

@@ -129,11 +129,17 @@ impl Group {
         better_fnp(self.feel_no_pain, self.feel_no_pain_mortal)
     }
 
+    /// Whether these models change the damage they take (divide or reduce it).
+    #[must_use]
+    pub fn modifies_damage(&self) -> bool {
+        self.damage_divisor > 1 || self.damage_reduction > 0
+    }
+
     /// Damage `d` as these models take it: divided (rounded up), then
     /// reduced, never below the floor. Unchanged when the group has no modifier.
     #[must_use]
     pub fn modify_damage(&self, d: u32) -> u32 {
-        if self.damage_divisor <= 1 && self.damage_reduction == 0 {
+        if !self.modifies_damage() {
             return d;
         }
         d.div_ceil(self.damage_divisor.max(1))

@@ -1,0 +1,238 @@
+//! Held mortal wounds that spill, resolved in bulk.
+//!
+//! Spilling mortal wounds land one at a time, each on the model allocation
+//! picks then, so where they land depends only on how many have landed, not
+//! on which held harm each came from. The state after `n` held harms is
+//! therefore the state after `T` wounds, `T` the sum of `n` draws of one
+//! harm's amount: one chain of states per distinct starting state (the
+//! states after 0, 1, 2, ... wounds), shared by every number of harms held
+//! there, and one pmf of `T` per number of harms, shared by every state.
+//! Harm by harm, state by state, the same work is a map per harm per state.
+
+use super::budget::{hold, spend, verdict, STATE_BYTES};
+use super::evaluator::{spill_one, Evaluator, Landing};
+use super::pmf::powers;
+use super::state::{
+    add, held, held_focus, marker, mortals, with_held, with_held_focus, with_marker, with_mortals,
+    Dist, Fast, Unit,
+};
+use crate::error::CoreError;
+use crate::plan::Group;
+use crate::program::{Inflict, InflictKind, RunPool};
+use std::collections::HashMap;
+
+/// The states after 0, 1, 2, ... wounds spilled from one starting state,
+/// one list after another in `flat` (step `t` ends at `ends[t]`), until the
+/// unit is destroyed and every later step would repeat the last (`settled`);
+/// and for each step the mean wounds lost and mortal wounds carried over
+/// its states (filled in as the credit needs them).
+struct Chain {
+    flat: Vec<(u128, f64)>,
+    ends: Vec<usize>,
+    settled: bool,
+    means: Vec<[f64; 2]>,
+}
+
+impl Chain {
+    fn new(s: u128) -> Self {
+        Chain {
+            flat: vec![(s, 1.0)],
+            ends: vec![1],
+            settled: false,
+            means: Vec::new(),
+        }
+    }
+
+    /// The states after `t` wounds.
+    fn step(&self, t: usize) -> &[(u128, f64)] {
+        let t = t.min(self.ends.len() - 1);
+        let from = if t == 0 { 0 } else { self.ends[t - 1] };
+        &self.flat[from..self.ends[t]]
+    }
+
+    /// Spill wounds one at a time until the chain reaches `len` steps (or
+    /// settles); the bytes the new steps hold.
+    fn extend(
+        &mut self,
+        unit: &Unit<'_>,
+        len: usize,
+        landing: Landing<'_>,
+    ) -> Result<u64, CoreError> {
+        let mut bytes = 0;
+        let mut next = Vec::new();
+        while !self.settled && self.ends.len() < len {
+            let last = self.step(self.ends.len() - 1);
+            if spend(last.len()) {
+                verdict()?;
+            }
+            next.clear();
+            spill_one(unit, last, landing, &mut next);
+            if next == last {
+                self.settled = true;
+                break;
+            }
+            bytes += next.len() as u64 * STATE_BYTES;
+            self.flat.extend_from_slice(&next);
+            self.ends.push(self.flat.len());
+        }
+        Ok(bytes)
+    }
+}
+
+/// How held spilling mortal wounds land on the target.
+#[derive(Clone, Copy)]
+pub(super) struct Spilled<'a> {
+    /// One held harm's mortal wounds, as a pmf.
+    pub(super) amount: &'a [f64],
+    /// Whether the harm goes to its pool's focus group first.
+    pub(super) to_focus: bool,
+    /// The Feel No Pain the pool's targets roll against mortal wounds.
+    pub(super) fnp: &'a [Option<u32>],
+    /// Whether the wounds are added to the mortal-wound count in the state.
+    pub(super) count: bool,
+}
+
+impl Evaluator<'_> {
+    /// State `s0` with what it notes about held harm cleared: how many are
+    /// held, their focus group and how many each holder had held.
+    pub(super) fn held_cleared(&self, s0: u128) -> u128 {
+        let mut s = with_held_focus(with_held(s0, 0), None);
+        for &(_, at) in &self.holders {
+            if let Some(at) = at {
+                s = with_marker(s, at, 0);
+            }
+        }
+        s
+    }
+
+    /// How held harm `what` of `pool` (one harm's mortal wounds `amount`)
+    /// lands in bulk, if it can: spilling mortal wounds whose number the
+    /// model they land on does not change (not reduced, or no group with
+    /// damage modifiers to reduce them).
+    pub(super) fn spilled<'a>(
+        &self,
+        what: Inflict,
+        pool: &'a RunPool,
+        amount: &'a [f64],
+    ) -> Option<Spilled<'a>> {
+        let InflictKind::Mortal {
+            spill: true,
+            focus: to_focus,
+            reduced,
+            ..
+        } = what.kind
+        else {
+            return None;
+        };
+        if reduced && self.unit.groups.iter().any(Group::modifies_damage) {
+            return None;
+        }
+        Some(Spilled {
+            amount,
+            to_focus,
+            fnp: &pool.feel_no_pain,
+            count: self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter,
+        })
+    }
+
+    /// Every state's held harms as spilling mortal wounds (see
+    /// [`Self::spilled`]): in bulk (see the module's documentation),
+    /// crediting each holder as `resolve_held` does.
+    pub(super) fn spill_held(&mut self, how: Spilled<'_>) -> Result<(), CoreError> {
+        let most = self.states.keys().map(|&s| held(s)).max().unwrap_or(0);
+        // totals[n]: the wounds n held harms inflict, as (wounds, chance)
+        // for the numbers of wounds they can inflict.
+        let totals: Vec<Vec<(usize, f64)>> = powers(how.amount, most as usize)
+            .into_iter()
+            .map(|pmf| pmf.into_iter().enumerate().filter(|e| e.1 > 0.0).collect())
+            .collect();
+        verdict()?;
+        let credited = self.holders.iter().any(|h| h.0.is_some());
+        let carried = self.carry_mortal.is_some();
+        let mut credit = vec![[0.0; 2]; self.credit.len()];
+        let mut chains: HashMap<(u128, Option<usize>), Chain, Fast> = HashMap::default();
+        let mut held_bytes = 0u64;
+        let mut next = Dist::with_capacity_and_hasher(self.states.len(), Fast::default());
+        for (&s0, &p0) in &self.states {
+            let n = held(s0) as usize;
+            let focus = held_focus(s0).filter(|_| how.to_focus);
+            let s = self.held_cleared(s0);
+            let chain = chains.entry((s, focus)).or_insert_with(|| Chain::new(s));
+            let total = &totals[n];
+            let landing = Landing {
+                spill: true,
+                focus,
+                fnp: Some(how.fnp),
+            };
+            let most_wounds = total.last().map_or(0, |e| e.0);
+            held_bytes += chain.extend(&self.unit, most_wounds + 1, landing)?;
+            if hold(held_bytes) {
+                verdict()?;
+            }
+            let shifted = |s: u128, t: usize| {
+                if how.count {
+                    with_mortals(s, mortals(s) + t as u32)
+                } else {
+                    s
+                }
+            };
+            if spend(total.iter().map(|&(t, _)| chain.step(t).len()).sum()) {
+                verdict()?;
+            }
+            for &(t, q) in total {
+                for &(s, x) in chain.step(t) {
+                    add(&mut next, shifted(s, t), p0 * q * x);
+                }
+            }
+            if !credited || n == 0 {
+                continue;
+            }
+            while chain.means.len() <= most_wounds {
+                // As `expected` weighs a distribution's states.
+                let t = chain.means.len();
+                let mut mean = [0.0; 2];
+                for &(s, x) in chain.step(t) {
+                    mean[0] += x * f64::from(self.unit.damage(s));
+                    if carried {
+                        mean[1] += x * f64::from(mortals(shifted(s, t)));
+                    }
+                }
+                chain.means.push(mean);
+            }
+            // The mean harm after the first k held harms landed.
+            let mean_after = |k: usize| {
+                let mut m = [0.0; 2];
+                for &(t, q) in &totals[k] {
+                    m[0] += p0 * q * chain.means[t][0];
+                    m[1] += p0 * q * chain.means[t][1];
+                }
+                m
+            };
+            // Harm i goes to the first holder that had held more than i by
+            // its end (the last holder has the rest): holder j has the harms
+            // from the most any holder before it had held to its own end.
+            let mut from = 0;
+            for (j, &(slot, at)) in self.holders.iter().enumerate() {
+                let end = match at {
+                    Some(at) if j + 1 < self.holders.len() => (marker(s0, at) as usize).min(n),
+                    _ => n,
+                };
+                if end <= from {
+                    continue;
+                }
+                if let Some(slot) = slot {
+                    let (a, b) = (mean_after(from), mean_after(end));
+                    credit[slot][0] += b[0] - a[0];
+                    credit[slot][1] += b[1] - a[1];
+                }
+                from = end;
+            }
+        }
+        for (c, add) in self.credit.iter_mut().zip(credit) {
+            c.means[0] += add[0];
+            c.means[1] += add[1];
+        }
+        self.states = next;
+        self.check_size()
+    }
+}
