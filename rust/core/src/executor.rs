@@ -11,7 +11,7 @@
 
 use crate::batch::{self, Batch};
 use crate::dice::ModifiedDice;
-use crate::plan::{Check, Contest, Excess, Side, WhileAlive};
+use crate::plan::{Check, Contest, Excess, Reroll, Side, WhileAlive};
 pub(crate) use crate::pool_tests::{gather_attacks, run_pool_tests};
 use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence};
 use crate::rng::DiceSource;
@@ -396,11 +396,20 @@ fn roll_saves<D: DiceSource, O: Observer>(
         saves_in_turn(pool, ws, wounds, dice, obs);
         return;
     }
+    if !obs.enabled() {
+        if let Some(fails) = failing_faces(pool, ws) {
+            // One group, and no failed roll rolled again: only how many
+            // failed matters, and the same dice are drawn as face by face.
+            let mut failed = 0;
+            dice.roll_each(pool.save.die, wounds, |f| failed += (fails >> f) as u32 & 1);
+            declare(pool, ws);
+            fail_saves(pool, ws, failed, dice, obs);
+            return;
+        }
+    }
     ws.save_faces.clear();
     ws.save_faces.resize(pool.save.die as usize + 1, 0);
-    for _ in 0..wounds {
-        ws.save_faces[dice.roll(pool.save.die) as usize] += 1;
-    }
+    dice.roll_each(pool.save.die, wounds, |f| ws.save_faces[f as usize] += 1);
     declare(pool, ws);
     if obs.enabled() && wounds > 0 {
         obs.event(Event::Order {
@@ -408,6 +417,57 @@ fn roll_saves<D: DiceSource, O: Observer>(
         });
     }
     resolve_save_faces(pool, ws, dice, obs);
+}
+
+/// The faces of the pool's save die that fail, as bits, when the target is
+/// one group without a special save and no failed face is rolled again:
+/// then every failed roll is simply an unsaved attack. `None` otherwise.
+fn failing_faces(pool: &RunPool, ws: &Workspace<'_>) -> Option<u64> {
+    let save = &pool.save;
+    if ws.state.alive.len() != 1 || save.special[0].is_some() || save.die >= 63 {
+        return None;
+    }
+    let group = ws.state.group(0);
+    // A roll saves from the lowest face that meets the armour or the
+    // invulnerable save, and beats a natural fail (`RunSave::saves`).
+    let armour = group
+        .save
+        .map_or(i64::MAX, |s| i64::from(s) - i64::from(save.modifier[0]));
+    let invulnerable = group.invulnerable.map_or(i64::MAX, i64::from);
+    let from = armour
+        .min(invulnerable)
+        .max(i64::from(save.natural_fail) + 1)
+        .clamp(1, i64::from(save.die) + 1);
+    // Faces 1 to `from - 1` fail.
+    let fails = (1u64 << from) - 2;
+    let rerolled = match save.reroll {
+        Reroll::Failures => fails != 0,
+        Reroll::Ones => fails & 2 != 0,
+        Reroll::None | Reroll::NonCritical => false,
+    };
+    (!rerolled).then_some(fails)
+}
+
+/// `failed` unsaved attacks against a one-group target (see
+/// [`failing_faces`]): fixed damage applied as one count, as
+/// [`resolve_save_faces`] would face by face, else one attack at a time.
+fn fail_saves<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    failed: u32,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    if !ws.one_damage_left && !one_at_a_time(pool, ws) {
+        if failed > 0 {
+            fail_fixed(pool, ws, 0, failed, dice);
+        }
+        return;
+    }
+    for _ in 0..failed {
+        let current = ws.state.current(&ws.order);
+        unsaved(pool, ws, current, dice, obs);
+    }
 }
 
 /// Mortal wounds and unsaved damage from the pool's attacks, after its
@@ -457,6 +517,9 @@ pub(crate) fn declare(pool: &RunPool, ws: &mut Workspace<'_>) {
 
 /// The allocation order from the state, with `ws.focus` (if any) first.
 fn order_with_focus(ws: &mut Workspace<'_>) {
+    if ws.state.alive.len() == 1 && ws.order.len() == 1 {
+        return; // one group has one order, [0], declared already
+    }
     ws.state.declare_order(ws.focus, &mut ws.order);
 }
 
@@ -850,6 +913,14 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
     state.mortal += n;
     // A focus group alive takes them first; then the usual order.
     let pick = |state: &TargetState<'_>| state.pick_for_mortal(first);
+    if spill && !obs.enabled() && state.alive.len() == 1 {
+        // One group without Feel No Pain against them: each wound takes a
+        // wound off the front model in turn, as model after model.
+        if mortal_fnp(state.group(0), 0, feel_no_pain).is_none() {
+            wound_one_by_one(state, n);
+            return;
+        }
+    }
     if spill {
         for _ in 0..n {
             let Some(g) = pick(state) else {
@@ -862,6 +933,30 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
         let fnp = mortal_fnp(state.group(g), g, feel_no_pain);
         state.wound_model(g, n, fnp, dice, obs);
     }
+}
+
+/// `n` wounds of one damage on the models of a one-group side, spilling from
+/// model to model: what `n` calls of [`TargetState::wound_model`] without
+/// Feel No Pain leave, in a few operations.
+fn wound_one_by_one(state: &mut TargetState<'_>, n: u32) {
+    let alive = state.alive[0];
+    if alive == 0 {
+        return;
+    }
+    let w = state.group(0).wounds;
+    let left = (alive - 1) * w + state.front[0];
+    let taken = n.min(left);
+    let rest = left - taken;
+    let alive_then = rest.div_ceil(w);
+    // A destroyed group's front slot goes back to full, as `wound_model` leaves it.
+    state.front[0] = if alive_then == 0 {
+        w
+    } else {
+        rest - (alive_then - 1) * w
+    };
+    state.destroyed += alive - alive_then;
+    state.alive[0] = alive_then;
+    state.damage += taken;
 }
 
 /// The Feel No Pain group `g` rolls against a mortal wound (see [`inflict_mortal`]).

@@ -50,10 +50,13 @@ impl Tally {
     pub(crate) fn record_times(&mut self, i: usize, v: u32, times: u64) {
         let h = &mut self.hist[i];
         let v = v as usize;
-        if v >= h.len() {
-            h.resize(v + 1, 0);
+        match h.get_mut(v) {
+            Some(count) => *count += times,
+            None => {
+                h.resize(v + 1, 0);
+                h[v] = times;
+            }
         }
-        h[v] += times;
     }
 
     /// Record `times` trials whose numbers were `row` (one per number, in
