@@ -54,7 +54,7 @@ HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
 SCENARIOS = ("S1", "S2", "S3")
 ATTACKS = (10, 100, 230, 500, 1000, 2000)
-RULESETS = ("t9a-greatswords.toml", "skilldice-vanguard.toml", "skilldice-fight.toml")
+RULESETS = ("t9a-greatswords.toml", "skilldice-vanguard.toml", "skilldice-fight.toml", "skilldice-warband.toml")
 
 
 def load(name: str) -> Any:

@@ -136,6 +136,30 @@ def test_legends_name_the_scenarios_and_add_the_file_only_to_tell_two_alike_apar
     assert legend_names(twins, ["a.toml", "b.toml"]) == ["Lascannons (a.toml)", "Lascannons (b.toml)"]
 
 
+IMPORTED = [
+    "Impulsor (ranged, Bellicatus Missile Array - Icarus)",
+    "Impulsor (ranged, Bellicatus Missile Array - Krak)",
+    "Primaris Captain + Assault Intercessor Squad",
+]
+
+
+def test_long_names_keep_their_ends_and_never_read_alike() -> None:
+    # Imported profiles differ at the end; cutting the end would give two rows one label.
+    figure = heatmap_figure([("Expected damage", np.ones((3, 1)), "{:.2f}")], IMPORTED, ["Rhino"])
+    rows = [t.get_text() for t in figure.axes[0].get_yticklabels()]
+    assert len(set(rows)) == 3
+    assert rows[0].endswith("Icarus)") and rows[1].endswith("Krak)") and "…" in rows[0]
+    assert rows[0].startswith("Impulsor (ranged")
+    assert all(len(label) <= 40 for label in rows)
+
+
+def test_names_alike_but_for_their_middle_are_shown_whole() -> None:
+    middle = ["Squad " + "A" * 30 + " with " + "B" * 30 + " tail", "Squad " + "A" * 30 + " wiht " + "B" * 30 + " tail"]
+    results = {(a, "Rhino"): named(a, "Rhino", [0.5, 0.5]) for a in middle}
+    figure = small_multiples_figure(results)
+    assert [figure.axes[i].get_ylabel() for i in range(2)] == middle
+
+
 def test_small_multiples_draw_one_panel_per_pairing_attackers_down_targets_across() -> None:
     attackers, targets = [f"attacker {i}" for i in range(3)], [f"target {j}" for j in range(2)]
     results = {(a, t): named(a, t, [0.5, 0.25, 0.25]) for a in attackers for t in targets}

@@ -261,6 +261,34 @@ def test_boltguns_by_label(page: WebDriver, server: str, size: tuple[int, int]) 
     page.save_screenshot(str(ARTIFACTS / f"boltguns-{size[0]}x{size[1]}.png"))
 
 
+def test_on_a_phone_no_chart_title_or_legend_sits_under_another_part(page: WebDriver, server: str) -> None:
+    page.set_window_size(*PHONE)
+    open_page(page, server)
+    fill_boltguns(page)
+    button(page, "Run").click()
+    assert result_text(page, "models-destroyed") == "1.417"
+    clashes = page.execute_script(
+        """
+        const box = (e) => e && e.getBoundingClientRect();
+        const meet = (a, b) => a && b && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+        return [...document.querySelectorAll('#result .chart')].flatMap((c) => {
+          const title = box(c.querySelector('.gtitle')), toolbar = box(c.querySelector('.modebar'));
+          const legend = box(c.querySelector('.legend')), axis = box(c.querySelector('.xtitle'));
+          const found = [];
+          if (!title || !toolbar || !legend || !axis) found.push(c.ariaLabel + ': a part is missing');
+          if (meet(title, toolbar)) found.push(c.ariaLabel + ': the title under the toolbar');
+          if (meet(legend, axis)) found.push(c.ariaLabel + ': the legend over the axis title');
+          return found;
+        });
+        """
+    )
+    assert clashes == []
+    chart = page.find_elements("css selector", "#result .chart")[0]
+    page.execute_script("arguments[0].scrollIntoView()", chart)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    chart.screenshot(str(ARTIFACTS / "chart-phone.png"))
+
+
 def test_shared_link_gives_the_same_numbers(page: WebDriver, server: str) -> None:
     open_page(page, server)
     fill_boltguns(page)

@@ -154,6 +154,9 @@ class CompiledPlan:
         """Models the target starts the trial with (models destroyed count from there)."""
     def uses_fast_path(self) -> bool:
         """Whether Monte Carlo draws pool outcomes from exact tables instead of rolling every die."""
+    def why_die_by_die(self) -> str | None:
+        """Why Monte Carlo rolls every die of this Plan (the pool and the reason ``docs/architecture.md`` names),
+        or ``None`` when it takes the fast path."""
 
 def simulate(
     plan: CompiledPlan,

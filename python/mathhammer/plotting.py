@@ -18,6 +18,7 @@ import html
 import io
 import math
 import textwrap
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -153,7 +154,8 @@ def distribution_figure(
     from matplotlib import colormaps
 
     named = list(results.items())
-    ending = [(n, name, r) for n, (name, r) in enumerate(named) if r.outcomes]
+    legend = dict(zip(results, _safe_all(list(results)), strict=True))
+    ending = [(n, legend[name], r) for n, (name, r) in enumerate(named) if r.outcomes]
     top = OUTCOME_HEIGHT if ending else 0.0
     figure = Figure(figsize=(11, 3.6 * len(stages) + 0.4 + top), layout="constrained")
     _suptitle(figure, title if title is not None else chart_title([r for _, r in named]))
@@ -192,8 +194,8 @@ def distribution_figure(
             # A series keeps its colour in every row, present or not in the others;
             # past the ten colours of the default cycle, twenty distinct ones.
             colour = f"C{n}" if len(named) <= 10 else colormaps["tab20"](n % 20)
-            exactly.bar(k + offset, pmf, width=width * step, label=_safe(name), color=colour)
-            at_least.plot(k, tail, marker="o" if bins <= 60 else "", markersize=3, label=_safe(name), color=colour)
+            exactly.bar(k + offset, pmf, width=width * step, label=legend[name], color=colour)
+            at_least.plot(k, tail, marker="o" if bins <= 60 else "", markersize=3, label=legend[name], color=colour)
         binned = f", in bins of {step}" if step > 1 else ""
         exactly.set_title(f"{label}: P(exactly k){binned}")
         at_least.set_title(f"{label}: P(at least k)")
@@ -217,7 +219,8 @@ OUTCOME_HEIGHT = 2.4
 def _outcomes(ax: Axes, ending: Sequence[tuple[int, str, Result]], series: int) -> None:
     """Each Result's chance of each way the run ends, as horizontal bars (with a 95% interval,
     ± 1.96 standard errors, when simulated); ends are matched by position, and a label two
-    Results spell differently (their units' names) shows both spellings."""
+    Results spell differently (their units' names) shows both spellings. ``ending`` names each
+    Result as its legend shows it (already made safe for a chart)."""
     from matplotlib import colormaps
 
     rows = max(len(r.outcomes) for _, _, r in ending)
@@ -232,7 +235,7 @@ def _outcomes(ax: Axes, ending: Sequence[tuple[int, str, Result]], series: int) 
             [p for p, _ in chances],
             height=height,
             xerr=errors if any(errors) else None,
-            label=_safe(name),
+            label=name,
             color=colour,
         )
         for yy, (p, _) in zip(y, chances, strict=True):
@@ -264,7 +267,7 @@ def weapons_figure(result: Result) -> Figure:
     Figure = _figure_class()
     figure = Figure(figsize=(11, 1.2 + 0.5 * len(weapons)), layout="constrained")
     axes = figure.subplots(1, 2, squeeze=False)[0]
-    names = [_safe(w.name) for w in weapons]
+    names = _safe_all([w.name for w in weapons])
     y = np.arange(len(weapons))
     lost, mortal = result.weapon_measures
     for ax, title, stages in (
@@ -290,12 +293,30 @@ TITLE_CHARACTERS = 120
 
 def _safe(text: str, *, long: bool = False) -> str:
     """User text for a chart: controls escaped, cut to :data:`LABEL_CHARACTERS` (:data:`TITLE_CHARACTERS`
-    when ``long``), and ``$`` kept from starting matplotlib's mathtext."""
+    when ``long``), and ``$`` kept from starting matplotlib's mathtext.
+
+    A long name loses its middle, not its end: profiles imported from a list differ at the end
+    (``Impulsor (ranged, Bellicatus Missile Array - Icarus)`` and ``... - Krak)``).
+    """
     shown = printable(text, lines=False)
     most = TITLE_CHARACTERS if long else LABEL_CHARACTERS
     if len(shown) > most:
-        shown = shown[: most - 1] + "…"
+        tail = (most - 1) // 2
+        shown = shown[: most - 1 - tail] + "…" + shown[len(shown) - tail :]
     return shown.replace("$", r"\$")
+
+
+def _safe_all(names: Sequence[str]) -> list[str]:
+    """:func:`_safe` for labels shown side by side: names that would read alike once cut are shown whole."""
+    shown = [_safe(name) for name in names]
+    counts = Counter(shown)
+    originals: dict[str, set[str]] = {}
+    for name, label in zip(names, shown, strict=True):
+        originals.setdefault(label, set()).add(name)
+    return [
+        _safe(name, long=True) if counts[label] > 1 and len(originals[label]) > 1 else label
+        for name, label in zip(names, shown, strict=True)
+    ]
 
 
 def _suptitle(figure: Figure, text: str) -> None:
@@ -332,10 +353,12 @@ def small_multiples_figure(
 
     attackers = list(dict.fromkeys(a for a, _ in results))
     targets = list(dict.fromkeys(t for _, t in results))
+    attacker_labels = dict(zip(attackers, _safe_all(attackers), strict=True))
+    target_labels = dict(zip(targets, _safe_all(targets), strict=True))
     # Margins by hand rather than matplotlib's constrained layout, which takes
     # seconds to solve for a grid of dozens of panels: room beside the rows
     # for the longest attacker name, above for the title and the target names.
-    beside = 0.3 + 0.075 * max((len(_safe(a)) for a in attackers), default=0)
+    beside = 0.3 + 0.075 * max((len(label) for label in attacker_labels.values()), default=0)
     width, height = beside + 2.3 * len(targets) + 0.2, 0.9 + 1.6 * len(attackers)
     figure = Figure(figsize=(width, height))
     figure.subplots_adjust(
@@ -352,9 +375,9 @@ def small_multiples_figure(
         for i, attacker in enumerate(attackers):
             ax = axes[i, j]
             if i == 0:
-                ax.set_title(_safe(target), fontsize="small")
+                ax.set_title(target_labels[target], fontsize="small")
             if j == 0:
-                ax.set_ylabel(_safe(attacker), fontsize="small", rotation=0, ha="right", va="center")
+                ax.set_ylabel(attacker_labels[attacker], fontsize="small", rotation=0, ha="right", va="center")
             if (attacker, target) not in results:
                 ax.set_axis_off()
                 continue
@@ -399,8 +422,8 @@ def heatmap_figure(
         MissingDependencyError: when matplotlib is not installed.
     """
     Figure = _figure_class()
-    row_labels = [_safe(r) for r in rows]
-    column_labels = [_safe(c) for c in columns]
+    row_labels = _safe_all(rows)
+    column_labels = _safe_all(columns)
     # Room for the names: about 0.09 inch a character beside the rows, and
     # half that under the columns (their labels are slanted).
     beside = 0.09 * max((len(r) for r in row_labels), default=0)
@@ -414,7 +437,7 @@ def heatmap_figure(
         image = ax.imshow(values, cmap="viridis", aspect="auto")
         ax.set_xticks(range(len(columns)), labels=column_labels, rotation=30, ha="right")
         ax.set_yticks(range(len(rows)), labels=row_labels)
-        ax.set_title(_safe(name))
+        ax.set_title(_safe(name, long=True))
         ax.set_xlabel("target")
         ax.set_ylabel("attacker")
         known = values[~np.isnan(values)]  # NaN: a group the target lacks, or points a profile lacks

@@ -56,9 +56,9 @@ import numpy as np
 import numpy.typing as npt
 
 from mathhammer import _core
-from mathhammer.compare import Profile, Profiles, pairing, read_profiles
 from mathhammer.exceptions import DeclinedError, PluginMismatchError, ScenarioError
 from mathhammer.extras import require
+from mathhammer.profiles import Profile, Profiles, pairing, read_profiles
 from mathhammer.registry import Registry, default_registry
 from mathhammer.result import Result
 from mathhammer.scenario import read_toml

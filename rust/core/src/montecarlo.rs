@@ -13,6 +13,7 @@ use crate::plan::Side;
 use crate::program::{Program, RunSequence};
 use crate::rng::Stream;
 use crate::sampled::{self, Sampler};
+use crate::tables::{self, Builder};
 use crate::trace::NoTrace;
 use crate::workspace::Workspace;
 use rayon::prelude::*;
@@ -212,6 +213,56 @@ impl<'p> Runner<'p> {
     pub fn looks_resolutions_up(&self) -> bool {
         self.sampler.as_ref().is_some_and(|s| s.resolved.is_some())
     }
+}
+
+/// Why Monte Carlo on [`Path::Auto`] rolls every die of `program`, in words
+/// naming the pool and the reason; `None` when it takes the fast path.
+///
+/// Each reason is one `docs/architecture.md` names ("What still runs die by
+/// die"), so a caller can tell whether a Plan runs die by die for a reason
+/// the documentation gives. It is read off the Plan once the fast path's
+/// tables have been refused, in the order their builder meets the reasons.
+#[must_use]
+pub fn why_die_by_die(program: &Program) -> Option<String> {
+    if program.has_batch_hooks() {
+        return Some("a pool calls a batch hook, which sees every die".into());
+    }
+    if Sampler::new(program).is_some() {
+        return None;
+    }
+    let pools = program
+        .sequences
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            RunSequence::Pool(pool) => Some((program.sequence_name(i), pool)),
+            _ => None,
+        });
+    let mut reasons = Vec::new();
+    for (name, pool) in pools {
+        let why = if pool.damage_reroll_one {
+            Some("it has the unit's one damage re-roll".to_string())
+        } else if let Some(why) = tables::why_not_tabulated(pool, 1) {
+            Some(why)
+        } else if tables::one_token(pool, 1, sampled::MAX_TABLE_ENTRIES, &mut Builder::default())
+            .is_none()
+        {
+            Some("building its one-die table passes the work or the entries allowed".to_string())
+        } else if pool.tests.iter().any(|t| t.reroll_one) {
+            Some(
+                "it has the unit's one hit or wound re-roll and can roll more dice than its tables hold"
+                    .to_string(),
+            )
+        } else {
+            None
+        };
+        reasons.extend(why.map(|why| format!("pool {name:?}: {why}")));
+    }
+    Some(if reasons.is_empty() {
+        "its pools' tables together pass the entries or the work allowed".into()
+    } else {
+        reasons.join("; ")
+    })
 }
 
 /// Shared state of a run: a stop request, trials finished so far, and the

@@ -7,7 +7,9 @@ mod panics;
 
 use error::PyCoreErr;
 use hooks::PyHooks;
-use mathhammer_core::montecarlo::{simulate_chunks_with, simulate_with, RunOptions};
+use mathhammer_core::montecarlo::{
+    simulate_chunks_with, simulate_with, why_die_by_die, RunOptions,
+};
 use mathhammer_core::plan::{Class, Sequence, Side};
 use mathhammer_core::sampled::Sampler;
 use mathhammer_core::trace::Event;
@@ -195,6 +197,19 @@ impl PyCompiledPlan {
     /// Does Monte Carlo take the fast path (outcomes drawn from exact tables)?
     fn uses_fast_path(&self, py: Python<'_>) -> PyResult<bool> {
         guard(|| Ok(py.detach(|| self.sampler().is_some())))
+    }
+    /// Why Monte Carlo rolls every die of this Plan, naming the pool and the
+    /// reason, or `None` when it takes the fast path.
+    fn why_die_by_die(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        guard(|| {
+            Ok(py.detach(|| {
+                if self.sampler().is_some() && !self.program.has_batch_hooks() {
+                    None
+                } else {
+                    why_die_by_die(&self.program)
+                }
+            }))
+        })
     }
 }
 

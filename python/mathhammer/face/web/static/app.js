@@ -614,6 +614,11 @@ function renderResult(r) {
 // to Plotly's cloud; nothing on this page leaves the computer.
 const CHART_CONFIG = { responsive: true, displaylogo: false, showSendToCloud: false, showLink: false };
 
+// A chart's title sits just above its plot, below the toolbar Plotly draws along the top, so that on a
+// phone's narrow chart the buttons never cover it (TITLE_ROOM is the top margin that leaves room for both).
+const TITLE_ROOM = 70;
+const chartTitle = (text) => ({ text: esc(text), yref: "paper", y: 1, yanchor: "bottom", pad: { b: 10 } });
+
 function chart(div, title, stage) {
   if (!window.Plotly) return;
   const k = stage.pmf.map((_, i) => i);
@@ -624,11 +629,12 @@ function chart(div, title, stage) {
       { type: "scatter", mode: "lines+markers", x: k, y: stage.p_at_least, name: "P(≥ k)", hovertemplate: "P(≥ %{x}) = %{y:.4f}<extra></extra>" },
     ],
     {
-      title: { text: esc(title) },
-      margin: { l: 50, r: 10, t: 40, b: 40 },
+      title: chartTitle(title),
+      margin: { l: 50, r: 10, t: TITLE_ROOM, b: 90 },
       xaxis: { title: { text: "k" }, dtick: k.length > 20 ? undefined : 1 },
       yaxis: { title: { text: "probability" }, range: [0, 1.02] },
-      legend: { orientation: "h" },
+      // Under the axis title "k", not over it.
+      legend: { orientation: "h", yref: "container", y: 0, yanchor: "bottom" },
     },
     CHART_CONFIG,
   );
@@ -816,7 +822,7 @@ function drawComparison() {
           hovertemplate: "%{y} vs %{x}: %{z:.3f}<extra></extra>",
         },
       ],
-      { title: { text: esc(label) }, margin: { l: 120, r: 10, t: 40, b: 80 }, yaxis: { autorange: "reversed" } },
+      { title: chartTitle(label), margin: { l: 120, r: 10, t: TITLE_ROOM, b: 80 }, yaxis: { autorange: "reversed" } },
       CHART_CONFIG,
     );
   }
