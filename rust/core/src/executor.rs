@@ -943,6 +943,12 @@ fn wound_one_by_one(state: &mut TargetState<'_>, n: u32) {
     if alive == 0 {
         return;
     }
+    if n < state.front[0] {
+        // The front model survives them: no division.
+        state.front[0] -= n;
+        state.damage += n;
+        return;
+    }
     let w = state.group(0).wounds;
     let left = (alive - 1) * w + state.front[0];
     let taken = n.min(left);
