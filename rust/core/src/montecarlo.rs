@@ -51,12 +51,11 @@ impl Tally {
     pub(crate) fn record_times(&mut self, i: usize, v: u32, times: u64) {
         let h = &mut self.hist[i];
         let v = v as usize;
-        match h.get_mut(v) {
-            Some(count) => *count += times,
-            None => {
-                h.resize(v + 1, 0);
-                h[v] = times;
-            }
+        if let Some(count) = h.get_mut(v) {
+            *count += times;
+        } else {
+            h.resize(v + 1, 0);
+            h[v] = times;
         }
     }
 
