@@ -11,7 +11,7 @@
 
 use crate::batch::{self, Batch};
 use crate::dice::ModifiedDice;
-use crate::one_group::{fail_saves, failing_faces, wound_one_by_one};
+use crate::one_group::{fail_saves, failing_faces, held_mortal, wound_one_by_one};
 use crate::plan::{Check, Contest, Excess, Side, WhileAlive};
 pub(crate) use crate::pool_tests::{gather_attacks, run_pool_tests};
 use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence};
@@ -317,16 +317,30 @@ pub(crate) fn resolve_deferred<D: DiceSource, O: Observer>(
     if ws.deferred.is_empty() {
         return;
     }
-    for i in 0..ws.deferred.len() {
+    let mut i = 0;
+    while i < ws.deferred.len() {
         let (index, what, focus) = ws.deferred[i];
+        // The same harm held several times over, landing as one count
+        // where one group takes it alike (`one_group::held_mortal`).
+        let times = ws.deferred[i..]
+            .iter()
+            .take_while(|&&d| d == (index, what, focus))
+            .count();
         if let RunSequence::Pool(pool) = &program.sequences[index] {
             // The pool's focus group, if still alive, stays first.
             ws.focus = focus.filter(|&f| ws.state.alive[f] > 0);
             order_with_focus(ws);
             let before = ws.harm();
-            inflict(pool, ws, what, dice, obs);
+            if times > 1 && !obs.enabled() && held_mortal(pool, ws, what, times as u32) {
+                i += times;
+            } else {
+                inflict(pool, ws, what, dice, obs);
+                i += 1;
+            }
             // Held harm is its pool's, whenever it lands.
             ws.attribute(program.attributed[index], before);
+        } else {
+            i += 1;
         }
     }
 }

@@ -4,12 +4,14 @@
 //! current group cannot change, so a save roll's face alone says whether it
 //! fails, and spilling mortal wounds always go to the same front model.
 
-use crate::executor::{fail_fixed, one_at_a_time, unsaved};
-use crate::plan::Reroll;
-use crate::program::RunPool;
+use crate::dice::ModifiedDice;
+use crate::executor::{fail_fixed, mortal_fnp, one_at_a_time, unsaved};
+use crate::plan::{Reroll, Side};
+use crate::program::{Inflict, InflictKind, RunPool};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
 use crate::trace::Observer;
+use crate::workspace::bump;
 use crate::workspace::Workspace;
 
 /// The faces of the pool's save die that fail, as bits, when the target is
@@ -91,4 +93,42 @@ pub(crate) fn wound_one_by_one(state: &mut TargetState<'_>, n: u32) {
     state.destroyed += alive - alive_then;
     state.alive[0] = alive_then;
     state.damage += taken;
+}
+
+/// `times` of the same held harm, when it is mortal wounds of a fixed amount
+/// spilling into a one-group target without Feel No Pain against them, and
+/// the group does not reduce them when they are `reduced`: all of them at
+/// once, as `times` calls of `executor::inflict` would leave it (no die is
+/// rolled). False, having done nothing, for any other harm.
+pub(crate) fn held_mortal(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    what: Inflict,
+    times: u32,
+) -> bool {
+    let InflictKind::Mortal {
+        amount,
+        spill: true,
+        reduced,
+        against: Side::Target,
+        ..
+    } = what.kind
+    else {
+        return false;
+    };
+    let amount = amount.map_or(pool.damage, ModifiedDice::from);
+    let state = &ws.state;
+    if amount.is_random() || state.alive.len() != 1 {
+        return false;
+    }
+    let group = state.group(0);
+    let unreduced = !reduced || (group.damage_divisor <= 1 && group.damage_reduction == 0);
+    if !unreduced || mortal_fnp(group, 0, Some(&pool.feel_no_pain)).is_some() {
+        return false;
+    }
+    let n = amount.max() * times;
+    bump(&mut ws.counters, pool.mortal_counter, n);
+    ws.state.mortal += n;
+    wound_one_by_one(&mut ws.state, n);
+    true
 }
