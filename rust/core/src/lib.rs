@@ -14,6 +14,7 @@ pub mod limits;
 pub mod montecarlo;
 mod one_group;
 pub mod plan;
+pub(crate) mod pool_chain;
 pub(crate) mod pool_tests;
 pub mod program;
 pub mod rng;

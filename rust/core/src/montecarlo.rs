@@ -177,6 +177,7 @@ impl<'p> Runner<'p> {
             Path::PerTrial => Sampler::new(program).map(|mut s| {
                 s.whole = None;
                 s.resolved = None;
+                s.chain = None;
                 Cow::Owned(s)
             }),
             Path::DieByDie => None,
@@ -211,6 +212,13 @@ impl<'p> Runner<'p> {
     #[must_use]
     pub fn looks_resolutions_up(&self) -> bool {
         self.sampler.as_ref().is_some_and(|s| s.resolved.is_some())
+    }
+
+    /// Does this runner look several pools' resolutions up in turn
+    /// (`pool_chain.rs`)?
+    #[must_use]
+    pub fn chains_pools(&self) -> bool {
+        self.sampler.as_ref().is_some_and(|s| s.chain.is_some())
     }
 }
 
@@ -340,16 +348,20 @@ pub fn run_chunk(
         if control.stopped() {
             return tally;
         }
-        let shortcut = match (&sampler.whole, &sampler.resolved) {
-            (Some(whole), _) => {
+        let shortcut = match (&sampler.whole, &sampler.resolved, &sampler.chain) {
+            (Some(whole), _, _) => {
                 whole.run(n, &mut stream, &mut tally);
                 true
             }
-            (None, Some(resolved)) => {
+            (None, Some(resolved), _) => {
                 resolved.run(program, sampler.first_pool(), n, &mut stream, &mut tally);
                 true
             }
-            (None, None) => false,
+            (None, None, Some(chain)) => {
+                chain.run(n, &mut stream, &mut tally);
+                true
+            }
+            (None, None, None) => false,
         };
         if shortcut {
             tally.trials = n;

@@ -30,6 +30,7 @@ use crate::executor::{
     declare, drive, gather_attacks, inflict, resolve_save_faces, saves_in_turn, unsaved,
 };
 use crate::plan::{Group, Side};
+use crate::pool_chain::PoolChain;
 use crate::program::{Inflict, Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
 use crate::tables::{
@@ -70,6 +71,8 @@ pub struct Sampler {
     pub(crate) whole: Option<TrialTable>,
     /// Or the pool's resolution looked up, where the Plan allows.
     pub(crate) resolved: Option<Resolutions>,
+    /// Or several pools' resolutions looked up in turn (`pool_chain.rs`).
+    pub(crate) chain: Option<PoolChain>,
 }
 
 impl Sampler {
@@ -102,10 +105,15 @@ impl Sampler {
         if let (None, Some(r)) = (&whole, &mut resolved) {
             r.key_draws(program, &pools);
         }
+        let chain = resolved
+            .is_none()
+            .then(|| PoolChain::new(program, &pools))
+            .flatten();
         Some(Sampler {
             pools,
             whole,
             resolved,
+            chain,
         })
     }
 }

@@ -35,6 +35,7 @@ use crate::binomial::pmf;
 use crate::executor::{declare, drive, gather_attacks};
 use crate::montecarlo::Tally;
 use crate::plan::Side;
+use crate::pool_chain::{Script, MAX_RUNS};
 use crate::program::{Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
 use crate::sampled::{failed_save, one_at_a_time, resolve, Drawn, PoolTables};
@@ -66,7 +67,7 @@ impl DiceSource for NoDice {
 
 /// The pool's attack dice when they are a fixed number (no dice rolled for
 /// them, none counted from the attacker's models).
-fn fixed_attacks(pool: &RunPool) -> Option<u32> {
+pub(crate) fn fixed_attacks(pool: &RunPool) -> Option<u32> {
     let mut none = NoDice::default();
     let attacks = gather_attacks(pool, None, &mut none);
     (!none.asked).then_some(attacks)
@@ -742,30 +743,6 @@ fn program_pool(program: &Program) -> &RunPool {
         unreachable!("a lookup is built for one pool only");
     };
     pool
-}
-
-/// The most runs of one failed save's resolution enumerated from one state.
-const MAX_RUNS: usize = 1 << 12;
-
-/// Dice read from a script of (value, sides), then a note of the sides of
-/// the first die asked past its end.
-struct Script<'a> {
-    prefix: &'a [(u32, u32)],
-    at: usize,
-    beyond: Option<u32>,
-}
-
-impl DiceSource for Script<'_> {
-    fn roll(&mut self, sides: u32) -> u32 {
-        let value = if let Some(&(value, _)) = self.prefix.get(self.at) {
-            value.min(sides)
-        } else {
-            self.beyond.get_or_insert(sides);
-            1
-        };
-        self.at += 1;
-        value
-    }
 }
 
 /// What one failed save may change: the target's models, the harm credited

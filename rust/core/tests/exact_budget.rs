@@ -3,9 +3,11 @@
 //! decline a Plan that finishes within the budget however high the estimate
 //! runs; and it stops an admitted Plan that takes four times its estimate.
 
-use mathhammer_core::exact::{measure, MAX_WORK};
+use mathhammer_core::exact::{evaluate, evaluate_polled, evaluate_polled_every, measure, MAX_WORK};
 use mathhammer_core::{CoreError, Plan, Program};
 use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Plans drawn by `benches/exact_calibration.py` (seed 1): two whose
 /// estimate runs high (about 49 and 22 million steps for 2.5 and 3.2 million
@@ -114,4 +116,77 @@ fn the_chain_over_both_sides_is_held_to_its_estimate() {
             m.work
         );
     }
+}
+
+/// 20 attacks BS3+ S4 AP-1 D1 into 10 models Sv3+ W2: a short evaluation.
+fn boltguns() -> Program {
+    program(&json!({
+        "version": 1,
+        "counters": ["failed_saves"],
+        "target": {"groups": [{"name": "Intercessor", "models": 10, "wounds": 2, "save": 3}], "order": [0]},
+        "sequences": [{
+            "kind": "attack", "name": "Boltgun", "attacks": [{"models": 10, "dice": "2"}],
+            "steps": [
+                {"name": "hit", "target": 3, "natural_fail": 1, "critical": 6},
+                {"name": "wound", "target": 4, "natural_fail": 1, "critical": 6}
+            ],
+            "save": {"ap": -1, "counter": "failed_saves"}, "damage": {"dice": "1"}
+        }]
+    }))
+}
+
+#[test]
+fn a_short_evaluation_answers_polled_only_before_it_starts() {
+    let p = Arc::new(boltguns());
+    let mut polls = 0;
+    let polled = evaluate_polled(&p, &mut |_, _| {
+        polls += 1;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(polls, 1);
+    assert_eq!(polled.pmfs, evaluate(&p).unwrap().pmfs);
+}
+
+#[test]
+fn a_long_evaluation_is_stopped_by_a_poll_while_it_runs() {
+    // Plan 1 takes about 3.2 million steps (a tenth of a second or more):
+    // polled every millisecond while the worker evaluates, the first poll
+    // after it started fails, as Ctrl-C makes it. (Every `POLL_INTERVAL`, a
+    // fast machine could finish first.)
+    let p = Arc::new(plan(1));
+    let mut polls = 0;
+    let e = evaluate_polled_every(&p, Duration::from_millis(1), &mut |_, _| {
+        polls += 1;
+        if polls < 2 {
+            Ok(())
+        } else {
+            Err(CoreError::Interrupted)
+        }
+    })
+    .unwrap_err();
+    assert!(matches!(e, CoreError::Interrupted), "{e}");
+    assert_eq!(polls, 2);
+    // The worker stopped, parked, then answers the next call.
+    let answered = evaluate_polled(&p, &mut |_, _| Ok(())).unwrap();
+    assert_eq!(answered.pmfs, evaluate(&p).unwrap().pmfs);
+}
+
+#[test]
+fn callers_evaluating_at_once_each_get_their_own_answer() {
+    // More callers than parked workers are kept: each gets a worker, and
+    // each answer is its own Plan's.
+    let plans = [Arc::new(boltguns()), Arc::new(plan(1))];
+    let expected: Vec<_> = plans.iter().map(|p| evaluate(p).unwrap().pmfs).collect();
+    std::thread::scope(|scope| {
+        let callers: Vec<_> = (0..6)
+            .map(|i| {
+                let p = &plans[i % 2];
+                scope.spawn(move || evaluate_polled(p, &mut |_, _| Ok(())).unwrap().pmfs)
+            })
+            .collect();
+        for (i, c) in callers.into_iter().enumerate() {
+            assert_eq!(c.join().unwrap(), expected[i % 2], "caller {i}");
+        }
+    });
 }

@@ -137,23 +137,24 @@ fn run(program: &Program, path: Path, trials: u64, seed: u64) -> Tally {
 
 /// Which fast-path shortcut `plan` takes on `Path::Auto`: (fast path at all,
 /// whole trials drawn, resolutions looked up).
-fn route(plan: &Value) -> (bool, bool, bool) {
+fn route(plan: &Value) -> (bool, bool, bool, bool) {
     let p = program(plan);
     let r = Runner::new(&p, Path::Auto);
     (
         r.is_sampled(),
         r.draws_whole_trials(),
         r.looks_resolutions_up(),
+        r.chains_pools(),
     )
 }
 
-const PER_TRIAL: (bool, bool, bool) = (true, false, false);
+const PER_TRIAL: (bool, bool, bool, bool) = (true, false, false, false);
 
 #[test]
 fn whole_trials_in_one_draw() {
     let plan = pool_plan(6, "2", "1", &troops(5, 2, 4));
     // (The lookup it is built from is there too; whole trials come first.)
-    assert_eq!(route(&plan), (true, true, true));
+    assert_eq!(route(&plan), (true, true, true, false));
     held_to_exact(&plan, Path::Auto, 300_000);
 }
 
@@ -173,7 +174,7 @@ fn looked_up_fixed_resolution_with_a_random_number_of_attack_dice() {
     // dice, its counts and its failed saves, and its resolution (fixed
     // damage, Devastating Wounds' mortal wounds) is looked up.
     let plan = with_criticals(pool_plan(2, "D6", "2", &troops(10, 2, 3)));
-    assert_eq!(route(&plan), (true, false, true));
+    assert_eq!(route(&plan), (true, false, true, false));
     held_to_exact(&plan, Path::Auto, 300_000);
 }
 
@@ -190,7 +191,7 @@ fn looked_up_resolution_recorded_trial_by_trial() {
     shared["sequences"][0]["save"]["counter"] = json!("wounded");
     shared["sequences"][0]["steps"][1]["counter"] = json!("wounded");
     shared["counters"] = json!(["attacks", "hits", "wounded", "mortal_wounds"]);
-    assert_eq!(route(&shared), (true, false, true));
+    assert_eq!(route(&shared), (true, false, true, false));
     let apart = program(&apart);
     let shared = program(&shared);
     let mc = held_to_exact_on(&shared, &apart, Path::Auto, 300_000, 31);
@@ -225,13 +226,14 @@ fn drawn_resolution_of_damage_dice_and_feel_no_pain() {
     let groups =
         json!([{"name": "Troops", "models": 6, "wounds": 3, "save": 4, "feel_no_pain": 5}]);
     let plan = pool_plan(3, "D6", "D3", &groups);
-    assert_eq!(route(&plan), (true, false, true));
+    assert_eq!(route(&plan), (true, false, true, false));
     held_to_exact(&plan, Path::Auto, 300_000);
 }
 
 #[test]
 fn two_pools_draw_trial_by_trial_with_damage_dice_one_failed_save_at_a_time() {
-    // Two pools: no whole-trial table, no lookup (both are for one pool).
+    // Two pools: no whole-trial table, no lookup (both are for one pool),
+    // and no chain of lookups (the second pool's attack dice are rolled).
     // The second pool's D3 damage resolves one failed save at a time.
     let mut plan = pool_plan(5, "2", "1", &troops(8, 2, 4));
     let mut second = plan["sequences"][0].clone();
@@ -314,7 +316,7 @@ fn a_plan_the_fast_path_leaves_to_die_by_die() {
     // die.
     let mut plan = pool_plan(5, "2", "D3", &troops(6, 3, 4));
     plan["sequences"][0]["damage"]["reroll_one"] = json!(true);
-    assert_eq!(route(&plan), (false, false, false));
+    assert_eq!(route(&plan), (false, false, false, false));
     held_to_exact(&plan, Path::Auto, 200_000);
 }
 

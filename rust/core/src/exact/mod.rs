@@ -30,14 +30,16 @@ mod saves;
 mod side;
 mod state;
 mod ways;
+mod worker;
 
 use crate::error::CoreError;
 use crate::montecarlo::POLL_INTERVAL;
 use crate::program::{Program, RunSequence};
 use budget::{decline, verdict};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use budget::{MAX_BYTES, MAX_WORK};
 use evaluator::{Credit, Evaluator, Finished, Holder};
@@ -109,43 +111,69 @@ pub fn evaluate_until(
 }
 
 /// Evaluate `program` exactly on a worker thread, calling `poll` on this one
-/// before it starts and every [`POLL_INTERVAL`] (as [`crate::montecarlo::simulate_with`] does), so
-/// a caller can honour Ctrl-C: an error from `poll` stops the evaluation
-/// within a step and is returned.
+/// before it starts and every [`POLL_INTERVAL`] while it runs (as
+/// [`crate::montecarlo::simulate_with`] does), so a caller can honour
+/// Ctrl-C: an error from `poll` stops the evaluation within a step and is
+/// returned. The worker is parked for later calls (`worker.rs`): starting a
+/// thread per call cost more than a small evaluation.
 ///
 /// # Errors
 /// As [`evaluate`], or what `poll` returned.
 pub fn evaluate_polled(
-    program: &Program,
+    program: &Arc<Program>,
+    poll: &mut dyn FnMut(u64, u64) -> Result<(), CoreError>,
+) -> Result<Exact, CoreError> {
+    evaluate_polled_every(program, POLL_INTERVAL, poll)
+}
+
+/// [`evaluate_polled`], polling every `interval` instead of every
+/// [`POLL_INTERVAL`]: a test can then stop an evaluation of a few
+/// milliseconds while it runs, on a machine of any speed.
+///
+/// # Errors
+/// As [`evaluate_polled`].
+pub fn evaluate_polled_every(
+    program: &Arc<Program>,
+    interval: Duration,
     poll: &mut dyn FnMut(u64, u64) -> Result<(), CoreError>,
 ) -> Result<Exact, CoreError> {
     // An interrupt that came before the evaluation stops it before it starts.
     poll(0, 0)?;
     let stop = Arc::new(AtomicBool::new(false));
-    std::thread::scope(|scope| {
-        let (done, finished) = mpsc::channel::<()>();
-        let worker = {
-            let stop = Arc::clone(&stop);
-            scope.spawn(move || {
-                let result = evaluate_until(program, Some(stop));
-                // Dropping the sender (also on a panic) wakes the caller.
-                drop(done);
-                result
-            })
-        };
-        let mut polled = Ok(());
-        // Wait for the worker, polling between waits; `recv_timeout` returns
-        // as soon as the worker is done, however short the evaluation.
-        while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(POLL_INTERVAL) {
-            if let Err(e) = poll(0, 0) {
-                stop.store(true, Ordering::Relaxed);
-                polled = Err(e);
-                break;
+    let job = {
+        let (program, stop) = (Arc::clone(program), Arc::clone(&stop));
+        move || evaluate_until(&program, Some(stop))
+    };
+    let Some((finished, worker)) = worker::start(job) else {
+        // No thread could be started: evaluate here, unpolled.
+        return evaluate(program);
+    };
+    let mut polled = Ok(());
+    // Wait for the worker, polling between waits; `recv_timeout` returns as
+    // soon as the worker is done, however short the evaluation.
+    let result = loop {
+        match finished.recv_timeout(interval) {
+            Ok(result) => {
+                worker::park(worker);
+                break crate::error::joined(result);
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if polled.is_ok() {
+                    if let Err(e) = poll(0, 0) {
+                        // Stopped within a step; its answer is then waited for.
+                        stop.store(true, Ordering::Relaxed);
+                        polled = Err(e);
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                break Err(CoreError::Internal {
+                    reason: "the exact evaluator's thread ended without an answer".to_string(),
+                })
             }
         }
-        let result = crate::error::joined(worker.join());
-        polled.and(result)
-    })
+    };
+    polled.and(result)
 }
 
 /// What one evaluation took against the work estimated for it.

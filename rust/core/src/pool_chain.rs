@@ -1,0 +1,847 @@
+//! Several attack pools' resolutions looked up in turn, through the small
+//! state the target passes from one pool to the next.
+//!
+//! A unit with several weapon profiles is several pools, resolved one after
+//! another against the target. Each pool's draws are the fast path's (its
+//! outcome vector, then its failed saves), and what its resolution does
+//! after them depends only on those draws and on the state the target is in
+//! when the pool begins: its models alive and wounds on each group's front
+//! model, the wounds and models it has lost, and the harm held until every
+//! pool is resolved. Those states are few, so each pool's resolution from
+//! each state it can begin in is run once when the Plan is compiled (the
+//! same resolution code every trial runs), giving the state after it and
+//! what it adds to the numbers a trial records:
+//!
+//! - when the resolution rolls no dice, one entry per (state, failed saves,
+//!   harm events);
+//! - when it rolls dice on the failed saves only (damage dice, Feel No
+//!   Pain), one failed save at a time from every state reachable, every roll
+//!   enumerated; mixed over the failed saves' binomial distribution, that is
+//!   one alias table per (state, wounds reaching the save), whose draw gives
+//!   the failed saves and the rest at once.
+//!
+//! The harm held until the end is resolved last, from the state after the
+//! last pool, looked up the same way. A trial is then two words a pool, a
+//! lookup each, and one more for the held harm when it rolls dice.
+//!
+//! The numbers a trial records are of two kinds. Those of the target's final
+//! state (damage, models destroyed, per group, value) are a function of the
+//! last lookup's entry: a chunk counts trials per entry and records each
+//! once. The others (counters, each pool's wounds and mortal wounds) are
+//! sums over the pools: every entry and every outcome vector carries its
+//! part packed into lanes of one 128-bit word, a trial adds them up, and
+//! each lane's value is tallied once a trial. A Plan whose lanes do not fit,
+//! whose states or entries pass their budgets, or whose resolution rolls
+//! more than it may, runs on the fast path trial by trial.
+
+use crate::alias::ValueAlias;
+use crate::binomial::pmf;
+use crate::executor::{declare, resolve_deferred};
+use crate::montecarlo::Tally;
+use crate::plan::Side;
+use crate::program::{Inflict, Program, RunPool, RunSequence};
+use crate::rng::{DiceSource, Stream};
+use crate::sampled::{failed_save, resolve, Drawn, PoolTables};
+use crate::tables::{slot, unpack, SLOTS};
+use crate::trace::NoTrace;
+use crate::trial_table::fixed_attacks;
+use crate::workspace::Workspace;
+use std::collections::{BTreeMap, HashMap};
+
+/// The most states the target may begin one pool in (or end the last).
+const MAX_STATES: usize = 1 << 12;
+
+/// The most entries a Plan's lookups hold in all.
+const MAX_ENTRIES: usize = 1 << 18;
+
+/// The most outcomes of one pool's draws.
+const MAX_OUTCOMES: usize = 1 << 16;
+
+/// The most runs of one resolution enumerated from one state.
+pub(crate) const MAX_RUNS: usize = 1 << 12;
+
+/// Dice read from a script of (value, sides), then a note of the sides of
+/// the first die asked past its end.
+pub(crate) struct Script<'a> {
+    pub(crate) prefix: &'a [(u32, u32)],
+    pub(crate) at: usize,
+    pub(crate) beyond: Option<u32>,
+}
+
+impl DiceSource for Script<'_> {
+    fn roll(&mut self, sides: u32) -> u32 {
+        let value = if let Some(&(value, _)) = self.prefix.get(self.at) {
+            value.min(sides)
+        } else {
+            self.beyond.get_or_insert(sides);
+            1
+        };
+        self.at += 1;
+        value
+    }
+}
+
+/// What `run` returns for every script of dice it can read, each with its
+/// chance: a run that asks for a die past its script is run again once per
+/// face of that die. `None` past [`MAX_RUNS`] runs.
+fn enumerate<T>(mut run: impl FnMut(&mut Script<'_>) -> T) -> Option<Vec<(T, f64)>> {
+    let mut out = Vec::new();
+    let mut pending: Vec<Vec<(u32, u32)>> = vec![Vec::new()];
+    let mut runs = 0;
+    while let Some(prefix) = pending.pop() {
+        runs += 1;
+        if runs > MAX_RUNS {
+            return None;
+        }
+        let mut script = Script {
+            prefix: &prefix,
+            at: 0,
+            beyond: None,
+        };
+        let result = run(&mut script);
+        if let Some(sides) = script.beyond {
+            for face in 1..=sides {
+                let mut longer = prefix.clone();
+                longer.push((face, sides));
+                pending.push(longer);
+            }
+        } else {
+            let chance = prefix.iter().map(|&(_, s)| 1.0 / f64::from(s)).product();
+            out.push((result, chance));
+        }
+    }
+    Some(out)
+}
+
+/// One lane of the packed sums: the number it holds, where, and its mask.
+#[derive(Debug, Clone)]
+struct Lane {
+    number: usize,
+    offset: u32,
+    mask: u64,
+}
+
+/// The most bits of lanes one histogram counts together: a trial adds one
+/// to the histogram of each group of lanes (2^12 counts, in the first-level
+/// cache), and a chunk unpacks each value counted into its lanes at the end.
+const GROUP_BITS: u32 = 12;
+
+/// The most bits one lane may take (its histogram has 2^bits counts).
+const LANE_BITS: u32 = 20;
+
+/// Lanes next to each other in the packed word, counted in one histogram of
+/// the bits under `mask` from `offset`, from `base` in a chunk's counts.
+#[derive(Debug, Clone)]
+struct Group {
+    offset: u32,
+    mask: u64,
+    base: usize,
+    lanes: Vec<Lane>,
+}
+
+/// How a pool's entry is found from the state it begins in and its drawn
+/// outcome's second part.
+#[derive(Debug, Clone)]
+enum Pick {
+    /// Entry `state * span + part` (the part is `failed saves * harm
+    /// events' span + harm events`).
+    Fixed { span: usize },
+    /// Entry drawn from `tables[state * wounds + part]` (the part is the
+    /// wounds reaching the save).
+    Drawn {
+        wounds: usize,
+        tables: Vec<ValueAlias>,
+    },
+}
+
+/// One pool's lookup.
+#[derive(Debug, Clone)]
+struct Step {
+    /// Draws an outcome of the pool's draws, from half a word.
+    draw: ValueAlias,
+    /// Per outcome: what it adds to the lanes, and its second part.
+    outcomes: Vec<(u64, u32)>,
+    pick: Pick,
+    /// Per entry: what it adds to the lanes, and the state after the pool.
+    entries: Vec<(u64, u32)>,
+}
+
+/// Several pools' resolutions looked up in turn (see the module notes).
+#[derive(Debug, Clone)]
+pub(crate) struct PoolChain {
+    steps: Vec<Step>,
+    /// The held harm: per state after the last pool, its entry (`None`), or
+    /// a table drawing it.
+    last: Option<Vec<ValueAlias>>,
+    /// Per last entry: what it adds to the lanes, and its row of
+    /// final-state numbers.
+    last_entries: Vec<(u64, u32)>,
+    /// Rows of the final-state numbers, `finals.len()` a row.
+    rows: Vec<u32>,
+    finals: Vec<usize>,
+    groups: Vec<Group>,
+    /// Numbers the same in every trial: (number, value).
+    constant: Vec<(usize, u32)>,
+}
+
+/// An entry while the lookups are built: the state after it (or the final
+/// row) and what it adds to each lane.
+type RawEntry = (u32, Vec<u32>);
+
+/// One pool's lookup while it is built.
+struct RawStep {
+    draw: ValueAlias,
+    outcomes: Vec<(Vec<u32>, u32)>,
+    pick: Pick,
+    entries: Vec<RawEntry>,
+}
+
+/// Interned states of the target between pools.
+#[derive(Default)]
+struct States {
+    keys: Vec<Vec<u32>>,
+    index: HashMap<Vec<u32>, u32>,
+}
+
+impl States {
+    fn intern(&mut self, key: Vec<u32>) -> u32 {
+        let next = self.keys.len() as u32;
+        *self.index.entry(key.clone()).or_insert_with(|| {
+            self.keys.push(key);
+            next
+        })
+    }
+}
+
+/// Entries interned, for the tables that draw them.
+#[derive(Default)]
+struct Entries {
+    list: Vec<RawEntry>,
+    index: HashMap<RawEntry, u32>,
+}
+
+impl Entries {
+    fn intern(&mut self, entry: RawEntry) -> u32 {
+        let next = self.list.len() as u32;
+        *self.index.entry(entry.clone()).or_insert_with(|| {
+            self.list.push(entry);
+            next
+        })
+    }
+}
+
+/// The workspace the lookups are built in, and how a state is written down.
+struct Builder<'p> {
+    program: &'p Program,
+    ws: Workspace<'p>,
+    /// Per sequence, the harm its pool holds until the end.
+    inflicts: Vec<Option<Inflict>>,
+    /// Numbers of the target's final state (the others are lanes).
+    finals: Vec<usize>,
+}
+
+impl Builder<'_> {
+    /// The state a pool begins in: models alive and front wounds per
+    /// group, wounds and models lost, and the harm held (pool, focus).
+    fn key(&self) -> Vec<u32> {
+        let s = &self.ws.state;
+        let mut key = Vec::with_capacity(s.alive.len() * 2 + 2 + self.ws.deferred.len() * 2);
+        key.extend(&s.alive);
+        key.extend(&s.front);
+        key.extend([s.damage, s.destroyed]);
+        for &(index, _, focus) in &self.ws.deferred {
+            key.extend([index as u32, focus.map_or(0, |f| f as u32 + 1)]);
+        }
+        key
+    }
+
+    /// Back to state `key`, with nothing counted yet.
+    fn restore(&mut self, key: &[u32]) {
+        let groups = self.ws.state.alive.len();
+        let state = &mut self.ws.state;
+        state.alive.copy_from_slice(&key[..groups]);
+        state.front.copy_from_slice(&key[groups..2 * groups]);
+        state.damage = key[2 * groups];
+        state.destroyed = key[2 * groups + 1];
+        state.mortal = 0;
+        self.ws.deferred.clear();
+        for pair in key[2 * groups + 2..].chunks_exact(2) {
+            let index = pair[0] as usize;
+            let what = self.inflicts[index].expect("held harm comes from a pool that holds it");
+            let focus = pair[1].checked_sub(1).map(|f| f as usize);
+            self.ws.deferred.push((index, what, focus));
+        }
+        self.ws.counters.iter_mut().for_each(|c| *c = 0);
+        self.ws.by_sequence.iter_mut().for_each(|h| *h = (0, 0));
+    }
+
+    /// What was counted since the last restore: the counters, then each
+    /// attributed sequence's wounds and mortal wounds.
+    fn counted(&self) -> Vec<u32> {
+        let mut lanes = self.ws.counters.clone();
+        lanes.extend(self.ws.by_sequence.iter().flat_map(|&(d, m)| [d, m]));
+        lanes
+    }
+
+    /// Pool `index`'s resolution from `key` for every (failed saves, harm
+    /// events) pair, when none rolls a die.
+    fn fixed(
+        &mut self,
+        index: usize,
+        pool: &RunPool,
+        keys: &[Vec<u32>],
+        (failures, harms): (usize, usize),
+        next: &mut States,
+    ) -> Option<Vec<RawEntry>> {
+        let m = pool.tests.len();
+        let mut entries = Vec::with_capacity(keys.len() * failures * harms);
+        for key in keys {
+            for failed in 0..failures {
+                for harm in 0..harms {
+                    let mut counts = [0; SLOTS];
+                    counts[m + 1] = harm as u32;
+                    let drawn = Drawn {
+                        attacks: 0,
+                        counts,
+                        failed: Some(failed as u32),
+                    };
+                    let mut script = Script {
+                        prefix: &[],
+                        at: 0,
+                        beyond: None,
+                    };
+                    self.restore(key);
+                    let before = self.ws.harm();
+                    resolve(
+                        index,
+                        pool,
+                        self.inflicts[index],
+                        &drawn,
+                        &mut self.ws,
+                        &mut script,
+                    );
+                    self.ws.attribute(self.program.attributed[index], before);
+                    if script.beyond.is_some() || entries.len() > MAX_ENTRIES {
+                        return None;
+                    }
+                    entries.push((next.intern(self.key()), self.counted()));
+                }
+            }
+        }
+        Some(entries)
+    }
+
+    /// Pool `index`'s resolution from `key`, one failed save at a time,
+    /// every roll enumerated: per number of failed saves, the entries and
+    /// their chances.
+    fn one_by_one(
+        &mut self,
+        index: usize,
+        pool: &RunPool,
+        key: &[u32],
+        failures: usize,
+        next: &mut States,
+        entries: &mut Entries,
+    ) -> Option<Vec<Vec<(u32, f64)>>> {
+        self.restore(key);
+        declare(pool, &mut self.ws);
+        // The state within the pool, with what it counted so far.
+        let full = |b: &Self| (b.key(), b.counted(), b.ws.state.mortal);
+        let mut within = BTreeMap::from([(full(self), 1.0)]);
+        let mut by_failed = Vec::with_capacity(failures);
+        for failed in 0..failures {
+            if failed > 0 {
+                let mut after = BTreeMap::new();
+                for ((k, counted, mortal), p) in &within {
+                    let runs = enumerate(|script| {
+                        self.restore(k);
+                        self.ws.state.mortal = *mortal;
+                        for (c, &v) in self.ws.counters.iter_mut().zip(counted) {
+                            *c = v;
+                        }
+                        for (h, pair) in self
+                            .ws
+                            .by_sequence
+                            .iter_mut()
+                            .zip(counted[self.ws.counters.len()..].chunks_exact(2))
+                        {
+                            *h = (pair[0], pair[1]);
+                        }
+                        let before = self.ws.harm();
+                        failed_save(pool, &mut self.ws, script);
+                        self.ws.attribute(self.program.attributed[index], before);
+                        full(self)
+                    })?;
+                    for (state, q) in runs {
+                        *after.entry(state).or_insert(0.0) += p * q;
+                    }
+                }
+                if after.len() > MAX_STATES {
+                    return None;
+                }
+                within = after;
+            }
+            by_failed.push(
+                within
+                    .iter()
+                    .map(|((k, counted, _), &p)| {
+                        let id = next.intern(k.clone());
+                        (entries.intern((id, counted.clone())), p)
+                    })
+                    .collect(),
+            );
+        }
+        Some(by_failed)
+    }
+
+    /// The lookup of the pool at sequence `index` from every state in
+    /// `keys`; the states after it are interned in `next`.
+    fn step(
+        &mut self,
+        index: usize,
+        pool: &RunPool,
+        tables: &PoolTables,
+        keys: &[Vec<u32>],
+        next: &mut States,
+    ) -> Option<RawStep> {
+        let m = pool.tests.len();
+        let attacks = fixed_attacks(pool)?;
+        let (vectors, _, _) = tables.by_count.get(attacks as usize)?;
+        let (_, chance) = tables.binomial.as_ref()?;
+        let most = |i: usize| {
+            vectors
+                .iter()
+                .map(|&v| slot(v, i) as usize)
+                .max()
+                .unwrap_or(0)
+        };
+        let (failures, harms) = (most(m) + 1, most(m + 1) + 1);
+        let (vectors, chances, _) = tables.by_count.get(attacks as usize)?;
+        let width = self.ws.counters.len() + 2 * self.ws.by_sequence.len();
+        let lanes_of = |counts: &[u32; SLOTS]| {
+            let mut lanes = vec![0; width];
+            crate::workspace::bump(&mut lanes, pool.attacks_counter, attacks);
+            for (k, t) in pool.tests.iter().enumerate() {
+                crate::workspace::bump(&mut lanes, t.counter, counts[k]);
+            }
+            lanes
+        };
+        // The pool's draws as one outcome: what the tests counted, with the
+        // failed saves and harm events (the entry's offset from its state's
+        // first), or with the wounds reaching the save when the failed saves
+        // are drawn with the rest of the resolution.
+        let outcomes = |with_failed: bool| {
+            let mut merged: BTreeMap<(Vec<u32>, u32), f64> = BTreeMap::new();
+            for (&v, &p) in vectors.iter().zip(chances) {
+                let counts = unpack(v);
+                let (wounds, harm) = (counts[m], counts[m + 1]);
+                if with_failed {
+                    for (failed, q) in pmf(wounds, chance.chance()).into_iter().enumerate() {
+                        let at = failed as u32 * harms as u32 + harm;
+                        *merged.entry((lanes_of(&counts), at)).or_insert(0.0) += p * q;
+                    }
+                } else {
+                    *merged.entry((lanes_of(&counts), wounds)).or_insert(0.0) += p;
+                }
+            }
+            (merged.len() <= MAX_OUTCOMES).then(|| {
+                let ids: Vec<u64> = (0..merged.len() as u64).collect();
+                let probs: Vec<f64> = merged.values().copied().collect();
+                (ValueAlias::new(&probs, &ids), merged.into_keys().collect())
+            })
+        };
+        if keys.len() * failures * harms > MAX_ENTRIES {
+            return None;
+        }
+        let mut tried = States::default();
+        if let Some(entries) = self.fixed(index, pool, keys, (failures, harms), &mut tried) {
+            *next = tried;
+            let (draw, outcomes) = outcomes(true)?;
+            return Some(RawStep {
+                draw,
+                outcomes,
+                pick: Pick::Fixed {
+                    span: failures * harms,
+                },
+                entries,
+            });
+        }
+        // Dice on the failed saves only: nothing else may follow them.
+        if harms > 1 {
+            return None;
+        }
+        let mut entries = Entries::default();
+        let mut tables = Vec::with_capacity(keys.len() * failures);
+        for key in keys {
+            let by_failed = self.one_by_one(index, pool, key, failures, next, &mut entries)?;
+            for wounds in 0..failures {
+                let mut mixed: BTreeMap<u32, f64> = BTreeMap::new();
+                for (given, q) in by_failed.iter().zip(pmf(wounds as u32, chance.chance())) {
+                    for &(entry, p) in given {
+                        *mixed.entry(entry).or_insert(0.0) += p * q;
+                    }
+                }
+                let ids: Vec<u64> = mixed.keys().map(|&e| u64::from(e)).collect();
+                let chances: Vec<f64> = mixed.values().copied().collect();
+                tables.push(ValueAlias::new(&chances, &ids));
+            }
+            if entries.list.len() > MAX_ENTRIES || next.keys.len() > MAX_STATES {
+                return None;
+            }
+        }
+        let (draw, outcomes) = outcomes(false)?;
+        Some(RawStep {
+            draw,
+            outcomes,
+            pick: Pick::Drawn {
+                wounds: failures,
+                tables,
+            },
+            entries: entries.list,
+        })
+    }
+
+    /// The held harm from every state in `keys`: per state, its entries and
+    /// their chances; the final-state rows are interned in `rows`.
+    fn last(&mut self, keys: &[Vec<u32>], rows: &mut States) -> Option<Vec<Vec<(RawEntry, f64)>>> {
+        let program = self.program;
+        let finals = self.finals.clone();
+        let mut out = Vec::with_capacity(keys.len());
+        for key in keys {
+            let runs = enumerate(|script| {
+                self.restore(key);
+                resolve_deferred(program, &mut self.ws, script, &mut NoTrace);
+                let mut all = Vec::new();
+                Tally::each_number(&self.ws, |_, v| all.push(v));
+                let row: Vec<u32> = finals.iter().map(|&i| all[i]).collect();
+                (row, self.counted())
+            })?;
+            let mut merged: BTreeMap<RawEntry, f64> = BTreeMap::new();
+            for ((row, lanes), p) in runs {
+                *merged.entry((rows.intern(row), lanes)).or_insert(0.0) += p;
+            }
+            out.push(merged.into_iter().collect());
+            if rows.keys.len() > MAX_STATES {
+                return None;
+            }
+        }
+        Some(out)
+    }
+}
+
+impl PoolChain {
+    /// The lookups for `program`, whose pools have `pools` tables; `None`
+    /// when it is not several pools attacking the target once with a fixed
+    /// number of attack dice and saves alike for every group, or when the
+    /// lookups pass their budgets.
+    pub(crate) fn new(program: &Program, pools: &[Option<PoolTables>]) -> Option<PoolChain> {
+        if program.sequences.len() < 2
+            || program.plan.rounds.is_some()
+            || program.plan.attacker.is_some()
+            || program.outcome_counter.is_some()
+        {
+            return None;
+        }
+        let mut chain = Vec::new();
+        for (seq, tables) in program.sequences.iter().zip(pools) {
+            match (seq, tables) {
+                (RunSequence::Pool(pool), Some(tables)) if pool.against == Side::Target => {
+                    chain.push((pool, tables));
+                }
+                _ => return None,
+            }
+        }
+        let ws = Workspace::new(program);
+        let width = program.numbers().len();
+        let counters = ws.counters.len();
+        let groups = ws.state.alive.len();
+        let attributed_from = counters + 2 + groups;
+        let attributed_to = attributed_from + 2 * ws.by_sequence.len();
+        let finals: Vec<usize> = (0..width)
+            .filter(|&i| i >= counters && !(attributed_from..attributed_to).contains(&i))
+            .collect();
+        let lane_numbers: Vec<usize> = (0..counters)
+            .chain(attributed_from..attributed_to)
+            .collect();
+        let mut b = Builder {
+            program,
+            inflicts: pools
+                .iter()
+                .map(|t| t.as_ref().and_then(|t| t.inflict))
+                .collect(),
+            ws,
+            finals,
+        };
+        b.ws.reset();
+        let mut keys = vec![b.key()];
+        let mut steps = Vec::new();
+        for (index, (pool, tables)) in chain.into_iter().enumerate() {
+            let mut next = States::default();
+            steps.push(b.step(index, pool, tables, &keys, &mut next)?);
+            if next.keys.len() > MAX_STATES {
+                return None;
+            }
+            keys = next.keys;
+        }
+        let mut rows = States::default();
+        let last = b.last(&keys, &mut rows)?;
+        Self::pack(steps, last, &rows, b.finals, &lane_numbers)
+    }
+
+    /// Pack the lanes into words, once their widths are known.
+    fn pack(
+        raw: Vec<RawStep>,
+        last: Vec<Vec<(RawEntry, f64)>>,
+        rows: &States,
+        finals: Vec<usize>,
+        lane_numbers: &[usize],
+    ) -> Option<PoolChain> {
+        // Per lane: the least and most each source adds, summed.
+        let n = lane_numbers.len();
+        let (mut low, mut high) = (vec![0u64; n], vec![0u64; n]);
+        let mut add = |sources: &mut dyn Iterator<Item = &Vec<u32>>| {
+            let (mut lo, mut hi) = (vec![u64::MAX; n], vec![0u64; n]);
+            for source in sources {
+                for (l, &v) in source.iter().enumerate() {
+                    lo[l] = lo[l].min(u64::from(v));
+                    hi[l] = hi[l].max(u64::from(v));
+                }
+            }
+            for l in 0..n {
+                low[l] += if lo[l] == u64::MAX { 0 } else { lo[l] };
+                high[l] += hi[l];
+            }
+        };
+        for step in &raw {
+            add(&mut step.outcomes.iter().map(|o| &o.0));
+            add(&mut step.entries.iter().map(|e| &e.1));
+        }
+        add(&mut last.iter().flatten().map(|(e, _)| &e.1));
+        let (groups, constant, offsets) = layout(lane_numbers, &low, &high)?;
+        let pack = |row: &[u32]| -> u64 {
+            row.iter()
+                .zip(&offsets)
+                .filter_map(|(&v, o)| o.map(|o| u64::from(v) << o))
+                .sum()
+        };
+        let steps = raw
+            .into_iter()
+            .map(|s| Step {
+                draw: s.draw,
+                outcomes: s.outcomes.iter().map(|o| (pack(&o.0), o.1)).collect(),
+                pick: s.pick,
+                entries: s.entries.iter().map(|e| (pack(&e.1), e.0)).collect(),
+            })
+            .collect();
+        // A last step with one outcome a state keeps its entries in state
+        // order (the entry is the state); otherwise they are interned.
+        let fixed = last.iter().all(|outcomes| outcomes.len() == 1);
+        let mut entries = Entries::default();
+        let tables: Vec<ValueAlias> = last
+            .into_iter()
+            .map(|outcomes| {
+                let ids: Vec<u64> = outcomes
+                    .iter()
+                    .map(|(e, _)| {
+                        if fixed {
+                            entries.list.push(e.clone());
+                            entries.list.len() as u64 - 1
+                        } else {
+                            u64::from(entries.intern(e.clone()))
+                        }
+                    })
+                    .collect();
+                let chances: Vec<f64> = outcomes.iter().map(|o| o.1).collect();
+                ValueAlias::new(&chances, &ids)
+            })
+            .collect();
+        Some(PoolChain {
+            steps,
+            last: (!fixed).then_some(tables),
+            last_entries: entries.list.iter().map(|e| (pack(&e.1), e.0)).collect(),
+            rows: rows.keys.concat(),
+            finals,
+            groups,
+            constant,
+        })
+    }
+
+    /// Run `trials` trials from `stream` into `tally`.
+    pub(crate) fn run(&self, trials: u64, stream: &mut Stream, tally: &mut Tally) {
+        let size = self
+            .groups
+            .last()
+            .map_or(0, |g| g.base + g.mask as usize + 1);
+        let mut counts = vec![0u64; size];
+        let mut by_row = vec![0u64; self.rows.len() / self.finals.len()];
+        // A local copy of the stream stays in registers.
+        let mut local = stream.clone();
+        let mut halves = Halves::default();
+        for _ in 0..trials {
+            let mut state = 0usize;
+            let mut sum = 0u64;
+            for step in &self.steps {
+                let (lanes, part) =
+                    step.outcomes[step.draw.pick32(halves.next(&mut local)) as usize];
+                sum += lanes;
+                let entry = match &step.pick {
+                    Pick::Fixed { span } => state * span + part as usize,
+                    Pick::Drawn { wounds, tables } => tables[state * wounds + part as usize]
+                        .pick32(halves.next(&mut local))
+                        as usize,
+                };
+                let (lanes, next) = step.entries[entry];
+                state = next as usize;
+                sum += lanes;
+            }
+            let entry = match &self.last {
+                None => state,
+                Some(tables) => tables[state].pick32(halves.next(&mut local)) as usize,
+            };
+            let (lanes, row) = self.last_entries[entry];
+            by_row[row as usize] += 1;
+            sum += lanes;
+            for group in &self.groups {
+                counts[group.base + (sum >> group.offset & group.mask) as usize] += 1;
+            }
+        }
+        *stream = local;
+        for group in &self.groups {
+            let hist = &counts[group.base..=group.base + group.mask as usize];
+            for (value, &times) in hist.iter().enumerate() {
+                if times > 0 {
+                    for lane in &group.lanes {
+                        let v = (value as u64) >> (lane.offset - group.offset) & lane.mask;
+                        tally.record_times(lane.number, v as u32, times);
+                    }
+                }
+            }
+        }
+        for &(number, value) in &self.constant {
+            tally.record_times(number, value, trials);
+        }
+        for (row, &times) in self.rows.chunks_exact(self.finals.len()).zip(&by_row) {
+            if times > 0 {
+                for (&number, &value) in self.finals.iter().zip(row) {
+                    tally.record_times(number, value, times);
+                }
+            }
+        }
+    }
+}
+
+/// Lanes laid out in a word, from the least and most each number sums to
+/// in a trial: the groups of lanes that vary, the numbers that do not, and
+/// each lane's offset (`None` for a constant). `None` when a lane or the
+/// word would be too wide.
+type Layout = (Vec<Group>, Vec<(usize, u32)>, Vec<Option<u32>>);
+
+fn layout(lane_numbers: &[usize], low: &[u64], high: &[u64]) -> Option<Layout> {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut constant = Vec::new();
+    let mut offsets = vec![None; lane_numbers.len()];
+    let mut offset = 0;
+    for (l, &number) in lane_numbers.iter().enumerate() {
+        if low[l] == high[l] {
+            constant.push((number, low[l] as u32));
+            continue;
+        }
+        let bits = 64 - high[l].leading_zeros();
+        if bits > LANE_BITS {
+            return None;
+        }
+        offsets[l] = Some(offset);
+        let lane = Lane {
+            number,
+            offset,
+            mask: (1u64 << bits) - 1,
+        };
+        match groups.last_mut() {
+            Some(g) if g.mask.count_ones() + bits <= GROUP_BITS => {
+                g.mask = g.mask << bits | lane.mask;
+                g.lanes.push(lane);
+            }
+            _ => groups.push(Group {
+                offset,
+                mask: lane.mask,
+                base: 0,
+                lanes: vec![lane],
+            }),
+        }
+        offset += bits;
+    }
+    if offset > 64 {
+        return None;
+    }
+    let mut base = 0;
+    for g in &mut groups {
+        g.base = base;
+        base += g.mask as usize + 1;
+    }
+    Some((groups, constant, offsets))
+}
+
+/// Random words used half at a time: each draw of a trial takes 32 bits,
+/// the low half of a fresh word and then its high half.
+#[derive(Default)]
+struct Halves {
+    word: u64,
+    spare: bool,
+}
+
+impl Halves {
+    #[inline]
+    fn next(&mut self, stream: &mut Stream) -> u32 {
+        if self.spare {
+            self.spare = false;
+            (self.word >> 32) as u32
+        } else {
+            self.word = stream.next_u64();
+            self.spare = true;
+            self.word as u32
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Plan;
+    use crate::sampled::Sampler;
+
+    /// The Plans `tests/pool_chain.rs` holds to the exact evaluator.
+    const PLANS: &str = include_str!("../tests/data/pool-chain-plans.jsonl");
+
+    /// Per Plan: whether each pool's entry is drawn (its resolution rolls
+    /// dice), and whether the held harm's is.
+    fn kinds() -> Vec<(Vec<bool>, bool)> {
+        PLANS
+            .lines()
+            .map(|line| {
+                let program = Program::new(Plan::from_json(line).unwrap()).unwrap();
+                let chain = Sampler::new(&program).unwrap().chain.unwrap();
+                let drawn = chain
+                    .steps
+                    .iter()
+                    .map(|s| matches!(s.pick, Pick::Drawn { .. }))
+                    .collect();
+                (drawn, chain.last.is_some())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_tested_plans_take_every_kind_of_lookup() {
+        let kinds = kinds();
+        // S1 and S2 split: no dice after the saves, S2's mortal wounds held.
+        assert_eq!(kinds[0], (vec![false, false], false));
+        assert_eq!(kinds[1], (vec![false, false], false));
+        // S3 split, and D3 damage into Feel No Pain: dice on failed saves.
+        assert_eq!(kinds[2], (vec![true, true], false));
+        assert_eq!(kinds[3], (vec![true, true], false));
+        // Three pools, one of them with random damage.
+        assert_eq!(kinds[4], (vec![false, false, true], false));
+        // Held mortal wounds rolling Feel No Pain.
+        assert_eq!(kinds[5], (vec![false, false], true));
+    }
+}

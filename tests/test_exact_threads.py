@@ -1,0 +1,71 @@
+"""The threads the exact evaluator runs on, kept between calls.
+
+The core evaluates on a parked worker thread while the caller polls for
+Ctrl-C (``rust/core/src/exact/worker.rs``). These pin what keeping threads
+could break: callers on several threads at once each get their own answer,
+and a child made by ``fork`` (which has none of its parent's threads) still
+answers rather than wait on a thread that is not there.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+import mathhammer
+from mathhammer import _core
+from mathhammer.simulate import prepare
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cores() -> list[_core.CompiledPlan]:
+    """Compiled Plans of two example scenarios of different sizes."""
+    return [
+        prepare(mathhammer.load_scenario(ROOT / "examples" / name)).core for name in ("boltguns.toml", "modifiers.toml")
+    ]
+
+
+def _answer(core: _core.CompiledPlan) -> list[np.ndarray]:
+    return [np.asarray(x) for x in _core.evaluate_exact(core, None)]
+
+
+def _same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def test_callers_on_many_threads_at_once_each_get_their_own_answer() -> None:
+    cores = _cores()
+    expected = [_answer(c) for c in cores]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(lambda i: _answer(cores[i % 2]), range(24)))
+    for i, got in enumerate(answers):
+        assert _same(got, expected[i % 2]), f"call {i}"
+
+
+def _child(queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    queue.put([x.tolist() for x in _answer(_cores()[0])])
+
+
+def test_a_forked_child_evaluates_without_its_parents_threads() -> None:
+    expected = _answer(_cores()[0])  # leaves a worker parked in this process
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    with warnings.catch_warnings():
+        # Python 3.12 warns that forking a process with threads may deadlock:
+        # the evaluator's parked threads are what this test forks beside.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        child = context.Process(target=_child, args=(queue,))
+        child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        raise AssertionError("the forked child's exact evaluation did not finish in 60 s")
+    assert child.exitcode == 0
+    got = [np.asarray(x) for x in queue.get(timeout=5)]
+    assert _same(got, expected)
