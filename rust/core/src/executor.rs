@@ -11,6 +11,7 @@
 
 use crate::batch::{self, Batch};
 use crate::dice::ModifiedDice;
+use crate::one_group::{fail_saves, failing_faces, held_mortal, wound_one_by_one};
 use crate::plan::{Check, Contest, Excess, Side, WhileAlive};
 pub(crate) use crate::pool_tests::{gather_attacks, run_pool_tests};
 use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence};
@@ -316,16 +317,30 @@ pub(crate) fn resolve_deferred<D: DiceSource, O: Observer>(
     if ws.deferred.is_empty() {
         return;
     }
-    for i in 0..ws.deferred.len() {
+    let mut i = 0;
+    while i < ws.deferred.len() {
         let (index, what, focus) = ws.deferred[i];
+        // The same harm held several times over, landing as one count
+        // where one group takes it alike (`one_group::held_mortal`).
+        let times = ws.deferred[i..]
+            .iter()
+            .take_while(|&&d| d == (index, what, focus))
+            .count();
         if let RunSequence::Pool(pool) = &program.sequences[index] {
             // The pool's focus group, if still alive, stays first.
             ws.focus = focus.filter(|&f| ws.state.alive[f] > 0);
             order_with_focus(ws);
             let before = ws.harm();
-            inflict(pool, ws, what, dice, obs);
+            if times > 1 && !obs.enabled() && held_mortal(pool, ws, what, times as u32) {
+                i += times;
+            } else {
+                inflict(pool, ws, what, dice, obs);
+                i += 1;
+            }
             // Held harm is its pool's, whenever it lands.
             ws.attribute(program.attributed[index], before);
+        } else {
+            i += 1;
         }
     }
 }
@@ -396,11 +411,20 @@ fn roll_saves<D: DiceSource, O: Observer>(
         saves_in_turn(pool, ws, wounds, dice, obs);
         return;
     }
+    if !obs.enabled() {
+        if let Some(fails) = failing_faces(pool, ws) {
+            // One group, and no failed roll rolled again: only how many
+            // failed matters, and the same dice are drawn as face by face.
+            let mut failed = 0;
+            dice.roll_each(pool.save.die, wounds, |f| failed += (fails >> f) as u32 & 1);
+            declare(pool, ws);
+            fail_saves(pool, ws, failed, dice, obs);
+            return;
+        }
+    }
     ws.save_faces.clear();
     ws.save_faces.resize(pool.save.die as usize + 1, 0);
-    for _ in 0..wounds {
-        ws.save_faces[dice.roll(pool.save.die) as usize] += 1;
-    }
+    dice.roll_each(pool.save.die, wounds, |f| ws.save_faces[f as usize] += 1);
     declare(pool, ws);
     if obs.enabled() && wounds > 0 {
         obs.event(Event::Order {
@@ -457,6 +481,9 @@ pub(crate) fn declare(pool: &RunPool, ws: &mut Workspace<'_>) {
 
 /// The allocation order from the state, with `ws.focus` (if any) first.
 fn order_with_focus(ws: &mut Workspace<'_>) {
+    if ws.state.alive.len() == 1 && ws.order.len() == 1 {
+        return; // one group has one order, [0], declared already
+    }
     ws.state.declare_order(ws.focus, &mut ws.order);
 }
 
@@ -510,7 +537,7 @@ fn fails_outright(pool: &RunPool, ws: &Workspace<'_>, face: u32) -> bool {
 /// `n` failed saves of the pool's fixed damage, counted and applied at once;
 /// returns the group the last of them was checked against, as
 /// [`save_one`] would.
-fn fail_fixed<D: DiceSource>(
+pub(crate) fn fail_fixed<D: DiceSource>(
     pool: &RunPool,
     ws: &mut Workspace<'_>,
     last: usize,
@@ -850,6 +877,14 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
     state.mortal += n;
     // A focus group alive takes them first; then the usual order.
     let pick = |state: &TargetState<'_>| state.pick_for_mortal(first);
+    if spill && !obs.enabled() && state.alive.len() == 1 {
+        // One group without Feel No Pain against them: each wound takes a
+        // wound off the front model in turn, as model after model.
+        if mortal_fnp(state.group(0), 0, feel_no_pain).is_none() {
+            wound_one_by_one(state, n);
+            return;
+        }
+    }
     if spill {
         for _ in 0..n {
             let Some(g) = pick(state) else {

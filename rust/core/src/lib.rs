@@ -12,6 +12,7 @@ pub mod exact;
 pub mod executor;
 pub mod limits;
 pub mod montecarlo;
+mod one_group;
 pub mod plan;
 pub(crate) mod pool_chain;
 pub(crate) mod pool_tests;

@@ -51,10 +51,12 @@ impl Tally {
     pub(crate) fn record_times(&mut self, i: usize, v: u32, times: u64) {
         let h = &mut self.hist[i];
         let v = v as usize;
-        if v >= h.len() {
+        if let Some(count) = h.get_mut(v) {
+            *count += times;
+        } else {
             h.resize(v + 1, 0);
+            h[v] = times;
         }
-        h[v] += times;
     }
 
     /// Record `times` trials whose numbers were `row` (one per number, in

@@ -87,9 +87,20 @@ fn route_counts<D: DiceSource>(
         ws.entering[k + 1] += passed;
         return;
     }
-    for outcome in [Outcome::Fail, Outcome::Success, Outcome::Critical] {
+    for (outcome, actions) in [
+        (Outcome::Fail, &t.on_fail),
+        (Outcome::Success, &t.on_success),
+        (Outcome::Critical, &t.on_critical),
+    ] {
         let times = counts[outcome as usize];
-        if times > 0 {
+        if times > 0 && actions.is_empty() {
+            // No action: a fail stops, anything else passes to the next test.
+            if outcome != Outcome::Fail {
+                bump(&mut ws.counters, t.counter, times);
+                ws.passed[k] += times;
+                ws.entering[k + 1] += times;
+            }
+        } else if times > 0 {
             let mut route = TrialRoute {
                 pool,
                 index,
@@ -174,11 +185,18 @@ fn roll_counted<D: DiceSource>(t: &RunTest, counting: Counting, n: u32, dice: &m
         return counts;
     }
     let by_face = &t.by_face[..];
-    if !counting.rerolls {
-        // No re-roll can happen: a die is a lookup and an increment.
-        for _ in 0..n {
-            counts[by_face[dice.roll(t.die) as usize] as usize] += 1;
-        }
+    if let Some([success, critical]) = counting.faces {
+        // No re-roll can happen: a die adds a bit of each outcome's faces,
+        // counted in registers (an increment in memory per die would chain
+        // each die to the last through the store).
+        let (mut successes, mut criticals) = (0u32, 0u32);
+        dice.roll_each(t.die, n, |f| {
+            successes += (success >> f) as u32 & 1;
+            criticals += (critical >> f) as u32 & 1;
+        });
+        counts[Outcome::Success as usize] = successes;
+        counts[Outcome::Critical as usize] = criticals;
+        counts[Outcome::Fail as usize] = n - successes - criticals;
         return counts;
     }
     let mut one_left = t.reroll_one;

@@ -44,10 +44,11 @@ pub(crate) struct RunTest {
 /// one by one would.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Counting {
-    /// Some die can be re-rolled (by the policy or the unit's one re-roll).
-    pub(crate) rerolls: bool,
     /// No outcome has an action: a success just passes on.
     pub(crate) plain: bool,
+    /// The faces that succeed and those that are critical, as bits, when
+    /// no die can be re-rolled and the die has fewer than 63 sides.
+    pub(crate) faces: Option<[u64; 2]>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -690,16 +691,27 @@ impl RunTest {
                 RunAction::Skip(_) | RunAction::Count(_) => {}
             }
         }
-        self.counting = (!rolls && harm <= 1).then(|| Counting {
-            rerolls: self.reroll_one
+        self.counting = (!rolls && harm <= 1).then(|| {
+            let rerolls = self.reroll_one
                 || (1..=self.die).any(|f| {
                     self.by_face
                         .get(f as usize)
                         .is_some_and(|&o| self.rerolls(f, o))
-                }),
-            plain: self.actions().next().is_none(),
+                });
+            Counting {
+                plain: self.actions().next().is_none(),
+                faces: (!rerolls && self.die < 63)
+                    .then(|| [self.faces(Outcome::Success), self.faces(Outcome::Critical)]),
+            }
         });
         self
+    }
+
+    /// The faces of the die whose outcome is `outcome`, as bits.
+    fn faces(&self, outcome: Outcome) -> u64 {
+        (1..=self.die)
+            .filter(|&f| self.by_face.get(f as usize) == Some(&outcome))
+            .fold(0, |m, f| m | 1 << f)
     }
 }
 

@@ -140,3 +140,37 @@ fn a_unit_destroyed_by_a_face_of_failed_saves_counts_later_faces_against_its_las
     plan["sequences"][0]["attacks"][0]["models"] = 30.into();
     same_trials(&program(&plan), 3_000, 5, "a unit destroyed by a face");
 }
+
+#[test]
+fn a_one_group_target_gives_the_same_trials_counted_or_token_by_token() {
+    // One group: the failed saves are counted as the dice fall (unless a
+    // failed face is rolled again or a special save follows), and mortal
+    // wounds without Feel No Pain spill as one count, the same ones held
+    // until every attack all at once.
+    for save_reroll in ["none", "ones", "failures"] {
+        for (damage, reroll_one) in [("1", false), ("2", false), ("D3", false), ("D3", true)] {
+            for fnp in [None, Some(5)] {
+                for special in [None, Some(json!({"target": 6}))] {
+                    let mut plan = branchy("none", false, damage, "lost");
+                    let mut group = json!({"name": "A", "models": 5, "wounds": 3, "save": 4,
+                                           "invulnerable": 5});
+                    if let Some(f) = fnp {
+                        group["feel_no_pain_mortal"] = f.into();
+                    }
+                    plan["target"]["groups"] = json!([group]);
+                    plan["target"]["order"] = json!([0]);
+                    let pool = &mut plan["sequences"][0];
+                    pool["save"]["reroll"] = save_reroll.into();
+                    pool["save"]["special"] = json!([special]);
+                    pool["damage"]["reroll_one"] = reroll_one.into();
+                    // Held until every attack (several the same landing at once) but for D1.
+                    pool["steps"][1]["effects"][0]["after_all"] = (damage != "1").into();
+                    let what = format!(
+                        "one group: {save_reroll} {damage} {reroll_one} {fnp:?} {special:?}"
+                    );
+                    same_trials(&program(&plan), 2_000, 13, &what);
+                }
+            }
+        }
+    }
+}

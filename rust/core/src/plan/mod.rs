@@ -151,6 +151,10 @@ impl Group {
     /// trial, after `wounds_lost` (whole models first).
     #[must_use]
     pub fn start(&self) -> (u32, u32) {
+        if self.wounds_lost == 0 {
+            // Every trial reads this: no division when nothing was lost.
+            return (self.models, self.wounds);
+        }
         let gone = self.wounds_lost / self.wounds;
         (
             self.models.saturating_sub(gone),

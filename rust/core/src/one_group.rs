@@ -1,0 +1,134 @@
+//! Die by die against a side of one group, unwatched: shortcuts that leave
+//! the very state, counters and dice the general way does
+//! (`rust/core/tests/counted_dice.rs` holds them to it). With one group the
+//! current group cannot change, so a save roll's face alone says whether it
+//! fails, and spilling mortal wounds always go to the same front model.
+
+use crate::dice::ModifiedDice;
+use crate::executor::{fail_fixed, mortal_fnp, one_at_a_time, unsaved};
+use crate::plan::{Reroll, Side};
+use crate::program::{Inflict, InflictKind, RunPool};
+use crate::rng::DiceSource;
+use crate::target::TargetState;
+use crate::trace::Observer;
+use crate::workspace::bump;
+use crate::workspace::Workspace;
+
+/// The faces of the pool's save die that fail, as bits, when the target is
+/// one group without a special save and no failed face is rolled again:
+/// then every failed roll is simply an unsaved attack. `None` otherwise.
+pub(crate) fn failing_faces(pool: &RunPool, ws: &Workspace<'_>) -> Option<u64> {
+    let save = &pool.save;
+    if ws.state.alive.len() != 1 || save.special[0].is_some() || save.die >= 63 {
+        return None;
+    }
+    let group = ws.state.group(0);
+    // A roll saves from the lowest face that meets the armour or the
+    // invulnerable save, and beats a natural fail (`RunSave::saves`).
+    let armour = group
+        .save
+        .map_or(i64::MAX, |s| i64::from(s) - i64::from(save.modifier[0]));
+    let invulnerable = group.invulnerable.map_or(i64::MAX, i64::from);
+    let from = armour
+        .min(invulnerable)
+        .max(i64::from(save.natural_fail) + 1)
+        .clamp(1, i64::from(save.die) + 1);
+    // Faces 1 to `from - 1` fail.
+    let fails = (1u64 << from) - 2;
+    let rerolled = match save.reroll {
+        Reroll::Failures => fails != 0,
+        Reroll::Ones => fails & 2 != 0,
+        Reroll::None | Reroll::NonCritical => false,
+    };
+    (!rerolled).then_some(fails)
+}
+
+/// `failed` unsaved attacks against a one-group target (see
+/// [`failing_faces`]): fixed damage applied as one count, as
+/// [`crate::executor::resolve_save_faces`] would face by face, else one attack at a time.
+pub(crate) fn fail_saves<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    failed: u32,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    if !ws.one_damage_left && !one_at_a_time(pool, ws) {
+        if failed > 0 {
+            fail_fixed(pool, ws, 0, failed, dice);
+        }
+        return;
+    }
+    for _ in 0..failed {
+        let current = ws.state.current(&ws.order);
+        unsaved(pool, ws, current, dice, obs);
+    }
+}
+
+/// `n` wounds of one damage on the models of a one-group side, spilling from
+/// model to model: what `n` calls of [`TargetState::wound_model`] without
+/// Feel No Pain leave, in a few operations.
+pub(crate) fn wound_one_by_one(state: &mut TargetState<'_>, n: u32) {
+    let alive = state.alive[0];
+    if alive == 0 {
+        return;
+    }
+    if n < state.front[0] {
+        // The front model survives them: no division.
+        state.front[0] -= n;
+        state.damage += n;
+        return;
+    }
+    let w = state.group(0).wounds;
+    let left = (alive - 1) * w + state.front[0];
+    let taken = n.min(left);
+    let rest = left - taken;
+    let alive_then = rest.div_ceil(w);
+    // A destroyed group's front slot goes back to full, as `wound_model` leaves it.
+    state.front[0] = if alive_then == 0 {
+        w
+    } else {
+        rest - (alive_then - 1) * w
+    };
+    state.destroyed += alive - alive_then;
+    state.alive[0] = alive_then;
+    state.damage += taken;
+}
+
+/// `times` of the same held harm, when it is mortal wounds of a fixed amount
+/// spilling into a one-group target without Feel No Pain against them, and
+/// the group does not reduce them when they are `reduced`: all of them at
+/// once, as `times` calls of `executor::inflict` would leave it (no die is
+/// rolled). False, having done nothing, for any other harm.
+pub(crate) fn held_mortal(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    what: Inflict,
+    times: u32,
+) -> bool {
+    let InflictKind::Mortal {
+        amount,
+        spill: true,
+        reduced,
+        against: Side::Target,
+        ..
+    } = what.kind
+    else {
+        return false;
+    };
+    let amount = amount.map_or(pool.damage, ModifiedDice::from);
+    let state = &ws.state;
+    if amount.is_random() || state.alive.len() != 1 {
+        return false;
+    }
+    let group = state.group(0);
+    let unreduced = !reduced || (group.damage_divisor <= 1 && group.damage_reduction == 0);
+    if !unreduced || mortal_fnp(group, 0, Some(&pool.feel_no_pain)).is_some() {
+        return false;
+    }
+    let n = amount.max() * times;
+    bump(&mut ws.counters, pool.mortal_counter, n);
+    ws.state.mortal += n;
+    wound_one_by_one(&mut ws.state, n);
+    true
+}
