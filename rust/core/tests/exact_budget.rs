@@ -3,7 +3,9 @@
 //! decline a Plan that finishes within the budget however high the estimate
 //! runs; and it stops an admitted Plan that takes four times its estimate.
 
-use mathhammer_core::exact::{evaluate, evaluate_polled, evaluate_polled_every, measure, MAX_WORK};
+use mathhammer_core::exact::{
+    evaluate, evaluate_polled, evaluate_polled_every, measure, CALLER_WORK, MAX_WORK,
+};
 use mathhammer_core::{CoreError, Plan, Program};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -136,16 +138,43 @@ fn boltguns() -> Program {
 }
 
 #[test]
-fn a_short_evaluation_answers_polled_only_before_it_starts() {
+fn a_short_evaluation_answers_on_the_callers_thread_polled_only_before_it_starts() {
+    // Polled every nanosecond, a worker would be polled while it ran; a
+    // short evaluation runs on the caller's thread instead, where the hand-off
+    // to a worker and back would cost more than it does.
     let p = Arc::new(boltguns());
+    let alone = evaluate(&p).unwrap();
+    assert!(alone.work <= CALLER_WORK, "{} steps", alone.work);
     let mut polls = 0;
-    let polled = evaluate_polled(&p, &mut |_, _| {
+    let polled = evaluate_polled_every(&p, Duration::from_nanos(1), &mut |_, _| {
         polls += 1;
         Ok(())
     })
     .unwrap();
     assert_eq!(polls, 1);
-    assert_eq!(polled.pmfs, evaluate(&p).unwrap().pmfs);
+    assert_eq!(polled.pmfs, alone.pmfs);
+}
+
+#[test]
+fn a_long_evaluation_starts_again_on_a_worker_and_answers_as_if_alone() {
+    // Plan 1 takes millions of steps: past `CALLER_WORK` on the caller's
+    // thread it starts again on a worker, whose answer and work counted are
+    // those of the evaluation alone.
+    let p = Arc::new(plan(1));
+    let alone = evaluate(&p).unwrap();
+    assert!(alone.work > CALLER_WORK);
+    let mut polls = 0;
+    let polled = evaluate_polled_every(&p, Duration::from_millis(1), &mut |_, _| {
+        polls += 1;
+        Ok(())
+    })
+    .unwrap();
+    assert!(
+        polls > 1,
+        "polled only {polls} times while a worker evaluated"
+    );
+    assert_eq!(polled.pmfs, alone.pmfs);
+    assert_eq!((polled.work, polled.estimate), (alone.work, alone.estimate));
 }
 
 #[test]

@@ -20,6 +20,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat};
 use std::sync::{Arc, OnceLock};
 
+/// The core allocates from mimalloc's per-thread heaps rather than glibc's
+/// arenas. In a long Python session the calling thread's arena is the one the
+/// interpreter's objects fragment, where a small exact evaluation spent more
+/// time in `malloc` and `free` than in its work (docs/architecture.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A parsed dice expression.
 #[pyclass(frozen, module = "mathhammer._core", name = "DiceExpr")]
 struct PyDiceExpr(DiceExpr);

@@ -43,6 +43,9 @@ enum Stop {
     Overrun(u64),
     Memory(u64),
     Interrupted,
+    /// Past the work a caller lets run on its own thread
+    /// ([`super::evaluate_polled`]): it starts again on a worker.
+    HandOff,
 }
 
 thread_local! {
@@ -56,15 +59,27 @@ thread_local! {
     static STOPPED: Cell<Option<Stop>> = const { Cell::new(None) };
     /// A stop the caller may ask for from another thread.
     static STOP: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+    /// The work after which the evaluation is handed to a worker thread.
+    static HAND_OFF: Cell<Option<u64>> = const { Cell::new(None) };
 }
 
 /// Start counting afresh, for a new evaluation on this thread, which stops
-/// early once `stop` is set.
-pub(super) fn reset(stop: Option<Arc<AtomicBool>>) {
+/// early once `stop` is set, or once it would take more than `hand_off`
+/// steps (see [`handed_off`]). Estimates often overstate the work many
+/// times over, so only the work counted is held to `hand_off`.
+pub(super) fn reset(stop: Option<Arc<AtomicBool>>, hand_off: Option<u64>) {
     WORK.with(|w| w.set(0));
     ESTIMATE.with(|e| e.set(None));
     STOPPED.with(|s| s.set(None));
     STOP.with(|s| *s.borrow_mut() = stop);
+    HAND_OFF.with(|h| h.set(hand_off));
+}
+
+/// Did the evaluation stop because it is too big to finish on the caller's
+/// thread (the `hand_off` of [`reset`])? Its work is then done again on a
+/// worker, so nothing it computed is used.
+pub(super) fn handed_off() -> bool {
+    STOPPED.with(Cell::get) == Some(Stop::HandOff)
 }
 
 fn stop(why: Stop) {
@@ -114,7 +129,9 @@ pub(super) fn spend(n: usize) -> bool {
     });
     // A run is held to its estimate once admitted, unless it is measured.
     let estimate = ESTIMATE.with(Cell::get).filter(|_| !measuring());
-    if total > MAX_WORK {
+    if HAND_OFF.with(Cell::get).is_some_and(|h| total > h) {
+        stop(Stop::HandOff);
+    } else if total > MAX_WORK {
         stop(Stop::Work);
     } else if let Some(e) =
         estimate.filter(|&e| total > OVERRUN.saturating_mul(e.max(OVERRUN_FLOOR)))
@@ -144,6 +161,10 @@ pub(super) fn verdict() -> Result<(), CoreError> {
     match STOPPED.with(Cell::get) {
         None => Ok(()),
         Some(Stop::Interrupted) => Err(CoreError::Interrupted),
+        Some(Stop::HandOff) => Err(CoreError::Internal {
+            reason: "the exact evaluation was handed to a worker thread, which gives its answer"
+                .to_string(),
+        }),
         Some(Stop::Work) => Err(decline(format!(
             "too many outcomes to evaluate within {MAX_WORK} steps of work (its limit, about a second or two)"
         ))),
@@ -171,19 +192,19 @@ mod tests {
 
     #[test]
     fn memory_past_the_cap_declines_naming_the_size() {
-        reset(None);
+        reset(None, None);
         assert!(!hold(MAX_BYTES));
         assert!(hold(MAX_BYTES * 2));
         let e = verdict().unwrap_err().to_string();
         assert!(e.contains("about 1000 MB"), "{e}");
         assert!(spend(1), "work stops once memory did");
-        reset(None);
+        reset(None, None);
         assert!(verdict().is_ok());
     }
 
     #[test]
     fn work_past_four_times_the_estimate_stops() {
-        reset(None);
+        reset(None, None);
         expect(OVERRUN_FLOOR * 2);
         assert!(!spend(
             usize::try_from(OVERRUN * OVERRUN_FLOOR * 2).unwrap()
@@ -195,7 +216,7 @@ mod tests {
 
     #[test]
     fn a_tiny_estimate_counts_as_the_floor() {
-        reset(None);
+        reset(None, None);
         expect(10);
         assert!(!spend(usize::try_from(OVERRUN * OVERRUN_FLOOR).unwrap()));
         assert!(spend(1));
@@ -203,7 +224,7 @@ mod tests {
 
     #[test]
     fn work_past_the_budget_declines() {
-        reset(None);
+        reset(None, None);
         assert!(!spend(usize::try_from(MAX_WORK).unwrap()));
         assert!(spend(1));
         assert!(verdict().unwrap_err().to_string().contains("steps of work"));

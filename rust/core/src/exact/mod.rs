@@ -56,6 +56,10 @@ const MAX_GROUPS: usize = 3;
 const SAVE_BRANCH_STEPS: u64 = 5;
 /// Table entries one pool may build.
 const TABLE_BUDGET: usize = 1 << 21;
+/// Steps of work an evaluation may take on the caller's thread, where it
+/// cannot be polled: a millisecond or two at most (see [`MAX_WORK`]). Past
+/// it, it starts again on a worker thread.
+pub const CALLER_WORK: u64 = 10_000;
 
 /// Exact distributions, one per number of [`Program::numbers`]: `pmfs[i][v]`
 /// is the probability that number `i` is `v`. A number whose distribution
@@ -97,7 +101,17 @@ pub fn evaluate_until(
     program: &Program,
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<Exact, CoreError> {
-    budget::reset(stop);
+    evaluate_within(program, stop, None)
+}
+
+/// [`evaluate_until`], stopping with [`budget::handed_off`] once the
+/// evaluation would take more than `hand_off` steps.
+fn evaluate_within(
+    program: &Program,
+    stop: Option<Arc<AtomicBool>>,
+    hand_off: Option<u64>,
+) -> Result<Exact, CoreError> {
+    budget::reset(stop, hand_off);
     let result = evaluate_within_budget(program);
     // Work past the budget empties the distributions; whatever went on, the
     // evaluation declines then rather than answer from them.
@@ -111,12 +125,17 @@ pub fn evaluate_until(
     })
 }
 
-/// Evaluate `program` exactly on a worker thread, calling `poll` on this one
-/// before it starts and every [`POLL_INTERVAL`] while it runs (as
-/// [`crate::montecarlo::simulate_with`] does), so a caller can honour
-/// Ctrl-C: an error from `poll` stops the evaluation within a step and is
-/// returned. The worker is parked for later calls (`worker.rs`): starting a
-/// thread per call cost more than a small evaluation.
+/// Evaluate `program` exactly, calling `poll` before it starts and, for an
+/// evaluation of more than [`CALLER_WORK`] steps, every [`POLL_INTERVAL`]
+/// while it runs (as [`crate::montecarlo::simulate_with`] does), so a caller
+/// can honour Ctrl-C: an error from `poll` stops the evaluation within a step
+/// and is returned.
+///
+/// A small evaluation runs on this thread: handing it to another and back
+/// costs tens of microseconds, several times what it costs. One found to
+/// take more than [`CALLER_WORK`] steps (a millisecond or two) starts again on a worker thread, while this one polls; the worker is
+/// parked for later calls (`worker.rs`), as starting a thread per call cost
+/// more than a small evaluation.
 ///
 /// # Errors
 /// As [`evaluate`], or what `poll` returned.
@@ -140,6 +159,10 @@ pub fn evaluate_polled_every(
 ) -> Result<Exact, CoreError> {
     // An interrupt that came before the evaluation stops it before it starts.
     poll(0, 0)?;
+    let here = evaluate_within(program, None, Some(CALLER_WORK));
+    if !budget::handed_off() {
+        return here;
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let job = {
         let (program, stop) = (Arc::clone(program), Arc::clone(&stop));
@@ -197,7 +220,7 @@ pub struct Measured {
 #[doc(hidden)]
 #[must_use]
 pub fn measure(program: &Program, obey: bool) -> Measured {
-    budget::reset(None);
+    budget::reset(None, None);
     budget::set_measuring(!obey);
     let result = evaluate_within_budget(program);
     let outcome = verdict().and(result.map(|_| ()));

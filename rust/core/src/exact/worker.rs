@@ -1,14 +1,11 @@
 //! The threads exact evaluations run on, kept between calls.
 //!
-//! An evaluation runs off the calling thread so that the caller can poll for
-//! Ctrl-C while it runs ([`super::evaluate_polled`]). Starting a thread for
-//! each call cost more than a small evaluation itself (tens of
-//! microseconds), and running it on the calling thread instead makes it
-//! allocate from that thread's memory arena, which in a long-running Python
-//! process is shared with the interpreter's objects and so fragmented that
-//! allocating took three times as long as the work. So a thread that has
-//! finished an evaluation waits, parked, for the next one, with its own
-//! arena; at most [`MAX_IDLE`] wait, and more are started when calls overlap.
+//! An evaluation too big to finish on the calling thread within a millisecond
+//! or two runs off it, so that the caller can poll for Ctrl-C while it runs
+//! ([`super::evaluate_polled`]). Starting a thread for each call cost tens
+//! of microseconds, so a thread that has finished an evaluation waits,
+//! parked, for the next one; at most [`MAX_IDLE`] wait, and more are started
+//! when calls overlap.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, Receiver, Sender};
