@@ -3,6 +3,7 @@ while it is reused: repeated short runs do not rebuild the core's tables."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import tomllib
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 import mathhammer
 from mathhammer.plan import Plan
 from mathhammer.registry import load_registry
-from mathhammer.simulate import core_plan
+from mathhammer.simulate import core_plan, evaluate_exact_prepared, prepare
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -96,3 +97,20 @@ def test_a_changed_scenario_or_another_registry_is_compiled_afresh(ruleset_compi
     assert ruleset_compiles == [fourteen, fifteen]
     mathhammer.simulate(fourteen, trials=1_000, seed=1, registry=load_registry())
     assert len(ruleset_compiles) == 3
+
+
+def test_what_a_result_reports_is_worked_out_once_and_follows_the_plan_it_came_from() -> None:
+    # Labels, groups and weapons are worked out when the scenario is prepared, not on each run; a
+    # Prepared given another core (as `compare` does for a target whose models differ in worth)
+    # works them out again from that core.
+    boltguns = prepare(mathhammer.load_scenario(EXAMPLES / "boltguns.toml"))
+    mixed = prepare(mathhammer.load_scenario(EXAMPLES / "attached-unit-example.toml"))
+    assert prepare(boltguns.scenario) is boltguns
+    swapped = dataclasses.replace(boltguns, compiled=mixed.compiled, core=mixed.core)
+    assert swapped.labels == mixed.labels and swapped.labels != boltguns.labels
+    assert swapped.reported == {**mixed.reported, "ruleset_version": boltguns.ruleset_version}
+    result = evaluate_exact_prepared(swapped)
+    assert result.group_models == mixed.reported["group_models"]
+    assert result["models_destroyed"].pmf.tolist() == mathhammer.evaluate_exact(mixed.scenario)[
+        "models_destroyed"
+    ].pmf.tolist()

@@ -255,6 +255,24 @@ class Prepared:
     compiled: Compiled
     core: _core.CompiledPlan
     ruleset_version: str
+    labels: dict[str, str] = dataclasses.field(init=False, repr=False, compare=False)
+    """Each stage's label in the ruleset's words."""
+    reported: dict[str, Any] = dataclasses.field(init=False, repr=False, compare=False)
+    """What every Result of this Plan reports besides its distributions and labels (groups, weapons, the
+    ruleset's facts). Both are worked out once here rather than on every run, where they cost as much as a
+    small exact evaluation."""
+
+    def __post_init__(self) -> None:
+        compiled, core = self.compiled, self.core
+        object.__setattr__(self, "labels", _labels(compiled, core))
+        reported = {
+            "target_models": core.target_models,
+            "group_models": _group_models(core),
+            "weapon_stages": _weapon_stages(core),
+            **_from_ruleset(compiled),
+            "ruleset_version": self.ruleset_version,
+        }
+        object.__setattr__(self, "reported", reported)
 
 
 _PREPARED: OrderedDict[tuple[type, str], tuple[Registry, Prepared]] = OrderedDict()
@@ -287,7 +305,11 @@ def prepare(scenario: Any, *, registry: Registry | None = None) -> Prepared:
             cached = _PREPARED.get(key)
             if cached is not None and cached[0] is registry:
                 _PREPARED.move_to_end(key)
-                return dataclasses.replace(cached[1], scenario=scenario)
+                if cached[1].scenario is not scenario:
+                    # An equal scenario: the entry is now this one's, as the next call is likely to pass it again.
+                    cached = (registry, dataclasses.replace(cached[1], scenario=scenario))
+                    _PREPARED[key] = cached
+                return cached[1]
     compiled = compile_scenario(scenario, registry=registry)
     prepared = Prepared(
         scenario, compiled, freeze(scenario, compiled, registry=registry), _ruleset_version(scenario, registry)
@@ -382,22 +404,17 @@ def simulated_result(
 ) -> Result:
     """The Result of a Monte Carlo run of ``prepared`` from the core's histograms: those of
     ``_core.simulate``, or of its parts (``_core.simulate_chunks``) merged with ``_core.merge_histograms``."""
-    compiled, core = prepared.compiled, prepared.core
     return Result.from_histograms(
         histograms,
-        core.numbers,
-        _labels(compiled, core),
+        prepared.core.numbers,
+        prepared.labels,
         ruleset=prepared.scenario.ruleset,
         evaluator="monte_carlo",
         trials=trials,
         seed=seed,
-        target_models=core.target_models,
-        group_models=_group_models(core),
-        weapon_stages=_weapon_stages(core),
-        **_from_ruleset(compiled),
-        fast_path=not die_by_die and core.uses_fast_path(),
+        **prepared.reported,
+        fast_path=not die_by_die and prepared.core.uses_fast_path(),
         seconds=seconds,
-        ruleset_version=prepared.ruleset_version,
     )
 
 
@@ -425,23 +442,18 @@ def evaluate_exact(
 
 def evaluate_exact_prepared(prepared: Prepared, *, progress: Callable[[int, int], object] | None = None) -> Result:
     """:func:`evaluate_exact` on a prepared scenario."""
-    compiled, core = prepared.compiled, prepared.core
     start = time.perf_counter()
-    pmfs = _core.evaluate_exact(core, progress)
+    pmfs = _core.evaluate_exact(prepared.core, progress)
     return Result.from_pmfs(
         pmfs,
-        core.numbers,
-        _labels(compiled, core),
+        prepared.core.numbers,
+        prepared.labels,
         ruleset=prepared.scenario.ruleset,
         evaluator="exact",
         trials=0,
         seed=None,
-        target_models=core.target_models,
-        group_models=_group_models(core),
-        weapon_stages=_weapon_stages(core),
-        **_from_ruleset(compiled),
+        **prepared.reported,
         seconds=time.perf_counter() - start,
-        ruleset_version=prepared.ruleset_version,
     )
 
 
