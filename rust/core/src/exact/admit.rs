@@ -3,6 +3,7 @@
 //! the target's state it marks to be carried in the state.
 
 use super::budget::{decline, MAX_WORK};
+use super::estimate::Tabled;
 use super::state::{ALIVE_BITS, FRONT_BITS, HELD_BITS, MAX_CARRIED};
 use super::MAX_GROUPS;
 use crate::dice::ModifiedDice;
@@ -32,10 +33,12 @@ pub(super) struct Admission {
 /// what an admitted Plan does.
 pub(super) const ADMIT: u64 = MAX_WORK * 5;
 
-/// Admit `program`, or decline it naming the first reason found.
-pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {
+/// Admit `program`, or decline it naming the first reason found. With the
+/// admission, each sequence's one-die table when it is a pool the estimate
+/// tabulated (`None` otherwise), for the evaluator to use.
+pub(super) fn admit(program: &Program) -> Result<(Admission, Vec<Option<Tabled>>), CoreError> {
     check_shape(program)?;
-    let dense = dense_work(program)?;
+    let (dense, tables) = dense_work(program)?;
     let (carry_failed, save_counters) = check_pools(program)?;
     let (carry_mortal, tokens) = reduced_mortal_counter(program)?;
     let estimate = dense.saturating_add(super::estimate::state_steps(
@@ -129,28 +132,34 @@ pub(super) fn admit(program: &Program) -> Result<Admission, CoreError> {
             "pools count failed saves in different counters while their saves depend on the target",
         ));
     }
-    Ok(Admission {
+    let admission = Admission {
         carry_failed,
         failed_counter: save_counters.first().copied().flatten(),
         carry_mortal,
         estimate,
-    })
+    };
+    Ok((admission, tables))
 }
 
-/// The dense work the Plan fixes (its tables and dice), estimated; a Plan
-/// whose dense work alone is past the budget is declined.
-fn dense_work(program: &Program) -> Result<u64, CoreError> {
+/// The dense work the Plan fixes (its tables and dice), estimated, and the
+/// one-die tables built for the estimate; a Plan whose dense work alone is
+/// past the budget is declined.
+fn dense_work(program: &Program) -> Result<(u64, Vec<Option<Tabled>>), CoreError> {
+    let mut tables = Vec::with_capacity(program.sequences.len());
     for seq in &program.sequences {
+        let mut die = None;
         if let RunSequence::Pool(pool) = seq {
-            if let Some(work) = super::estimate::tabulation_steps(pool) {
+            if let Some((work, table)) = super::estimate::tabulation_steps(pool) {
                 if work > TABLE_WORK {
                     return Err(decline(format!(
                         "pool {:?} has too many outcomes to tabulate: about {work} multiply-adds, over the limit of {TABLE_WORK}",
                         pool.name
                     )));
                 }
+                die = Some(table);
             }
         }
+        tables.push(die);
     }
     let dense = super::estimate::steps(program);
     if dense > MAX_WORK {
@@ -158,7 +167,7 @@ fn dense_work(program: &Program) -> Result<u64, CoreError> {
             "too many outcomes: its dice alone need about {dense} steps of work, over its limit of {MAX_WORK} (about a second or two)"
         )));
     }
-    Ok(dense)
+    Ok((dense, tables))
 }
 
 /// Fights, marks, attacks on the attacker and sides too large to pack.

@@ -15,7 +15,11 @@ use super::TABLE_BUDGET;
 use crate::dice::{DiceExpr, ModifiedDice};
 use crate::plan::Excess;
 use crate::program::{Inflict, InflictKind, Program, RunAction, RunPool, RunSequence, RunTest};
-use crate::tables::{one_token, slot, Builder, MAX_WORK as TABLE_WORK};
+use crate::tables::{one_token, slot, Builder, Token, MAX_WORK as TABLE_WORK};
+
+/// One die's table of a pool and the harm outside the save it inflicts, as
+/// `tables::one_token` builds them.
+pub(super) type Tabled = (Token, Option<Inflict>);
 use std::collections::{BTreeSet, HashMap};
 
 /// Steps to build the pmf of `d` (the convolutions `ModifiedDice::distribution` does).
@@ -138,12 +142,16 @@ pub(super) fn steps(program: &Program) -> u64 {
 /// values its slots' ranges allow, and at most the ways of choosing n of the
 /// projected outcomes with repetition; the lesser bounds it. `None` when one
 /// die's table cannot be built (the evaluator then declines with its reason).
-pub(super) fn tabulation_steps(pool: &RunPool) -> Option<u64> {
+///
+/// Also the die's table, which the evaluator then uses rather than build it
+/// again (for a small Plan, building it is a good part of the work).
+pub(super) fn tabulation_steps(pool: &RunPool) -> Option<(u64, Tabled)> {
     if super::counts::why_not_counted(pool).is_some() {
         return None;
     }
     let mut builder = Builder::default();
-    let (token, _) = one_token(pool, 1, TABLE_BUDGET, &mut builder)?;
+    let tabled = one_token(pool, 1, TABLE_BUDGET, &mut builder)?;
+    let token = &tabled.0;
     let m = pool.tests.len();
     let mut keeps: Vec<Vec<usize>> = (0..m).map(|t| vec![t]).collect();
     keeps.push(vec![m, m + 1]);
@@ -180,11 +188,11 @@ pub(super) fn tabulation_steps(pool: &RunPool) -> Option<u64> {
             let sets = token.sets() as u64;
             steps = steps.saturating_add(held.saturating_mul(outcomes).saturating_mul(sets));
             if steps > TABLE_WORK {
-                return Some(steps);
+                return Some((steps, tabled));
             }
         }
     }
-    Some(steps)
+    Some((steps, tabled))
 }
 
 /// The fewest attack dice `pool` can gather.

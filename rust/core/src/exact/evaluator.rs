@@ -6,7 +6,7 @@ use super::budget::{decline, hold, spend, verdict, STATE_BYTES};
 use super::pmf::{accumulate, compound, convolve, dice_pmf, harm_damage};
 use super::state::{
     add, failed, front, held, held_focus, marker, mortals, one_left, with_marker, with_mortals,
-    with_one_left, Dist, Unit,
+    with_one_left, Dist, Fast, Unit,
 };
 use super::MAX_STATES;
 use crate::dice::ModifiedDice;
@@ -313,7 +313,7 @@ impl<'p> Evaluator<'p> {
         pool: &RunPool,
         damage: &[f64],
     ) -> Dist {
-        let mut out = Dist::default();
+        let mut out = Dist::with_capacity_and_hasher(dist.len() + 1, Fast::default());
         if spend(dist.len() * damage.len()) {
             return out;
         }
@@ -357,13 +357,23 @@ impl<'p> Evaluator<'p> {
             } else {
                 u32::MAX
             };
-            for (lost, r) in Unit::lost(amount, room, pool.fnp(g, grp.feel_no_pain)) {
+            let mut land = |lost: u32, r: f64| {
                 let next = if lost == 0 {
                     s
                 } else {
                     self.unit.take(s, g, lost, order, pool.excess)
                 };
                 add(out, next, p * q * r);
+            };
+            match pool.fnp(g, grp.feel_no_pain) {
+                // Without Feel No Pain every wound lands: one state, and no
+                // list of outcomes to allocate (this runs per state per roll).
+                None => land(amount.min(room), 1.0),
+                fnp => {
+                    for (lost, r) in Unit::lost(amount, room, fnp) {
+                        land(lost, r);
+                    }
+                }
             }
         }
     }

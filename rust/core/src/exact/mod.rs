@@ -251,7 +251,7 @@ fn evaluate_numbers(program: &Program) -> Result<Finished, CoreError> {
     if chain::wanted(program) {
         return chain::evaluate(program);
     }
-    let admission = admit::admit(program)?;
+    let (admission, mut tables) = admit::admit(program)?;
     budget::expect(admission.estimate);
     let mut ev = Evaluator::new(&program.plan, admission);
     ev.credit = vec![Credit::default(); program.attributed_sequences().len()];
@@ -261,7 +261,7 @@ fn evaluate_numbers(program: &Program) -> Result<Finished, CoreError> {
     for (index, seq) in program.sequences.iter().enumerate() {
         ev.mortal_pmf = None;
         match seq {
-            RunSequence::Pool(pool) => ev.pool(pool)?,
+            RunSequence::Pool(pool) => ev.pool(pool, tables[index].take())?,
             RunSequence::Mortal { .. } => ev.mortal_source(seq)?,
             RunSequence::Heal { .. } => return Err(decline("the plan heals a side")),
             RunSequence::Mark { .. } => {

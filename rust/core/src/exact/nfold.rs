@@ -155,10 +155,14 @@ pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Joint> {
         .map(|(&k, &p)| (k, p))
         .collect();
     kernel.sort_unstable_by_key(|x| x.0);
-    let mut out = Joint::default();
     let least = attacks.iter().position(|&p| p > 0.0).unwrap_or(0) as u64;
     let most = attacks.len().saturating_sub(1) as u64;
-    let (way, cost) = way(kernel.len() as u64, extent(one), least, most);
+    let (amax, bmax) = extent(one);
+    let (way, cost) = way(kernel.len() as u64, (amax, bmax), least, most);
+    // Room for every sum the dice can reach (growing the map as sums come
+    // cost more than the sums themselves on a small pool).
+    let sums = (most * u64::from(amax) + 1).saturating_mul(most * u64::from(bmax) + 1);
+    let mut out = Joint::with_capacity_and_hasher(sums.min(1 << 16) as usize, Fast::default());
     if cost > MAX_NFOLD_WORK || spend(0) {
         return None;
     }
@@ -177,7 +181,7 @@ pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Joint> {
                 }
             }
         }
-        Way::Grid => on_grid(&kernel, extent(one), attacks, &mut out)?,
+        Way::Grid => on_grid(&kernel, (amax, bmax), attacks, &mut out)?,
     }
     Some(out)
 }
@@ -226,7 +230,6 @@ fn on_grid(
     grid.push(1.0);
     let mut next = Vec::with_capacity(cells);
     let (mut rows, mut cols) = (1usize, 1usize);
-    out.reserve(cells.min(1 << 16));
     for (n, &pn) in attacks.iter().enumerate() {
         if n > 0 {
             if spend(0) {

@@ -4,6 +4,7 @@
 
 use super::budget::{decline, hold, verdict, STATE_BYTES};
 use super::counts::{one_die, project, too_many, why_not_counted};
+use super::estimate::Tabled;
 use super::evaluator::{Evaluator, Landing};
 use super::nfold::{binomial, nfold, thinned, Joint};
 use super::pmf::{accumulate, attacks_pmf, compound, dice_pmf, harm_damage};
@@ -15,7 +16,7 @@ use super::{MAX_STATES, TABLE_BUDGET};
 use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::program::{Inflict, InflictKind, RunPool};
-use crate::tables::{one_token, Builder, Token};
+use crate::tables::{one_token, Builder};
 use std::collections::HashMap;
 
 /// One pool's step from one starting state: what every part of it reads.
@@ -41,9 +42,10 @@ struct PoolOutcomes {
 }
 
 impl Evaluator<'_> {
-    /// Run `pool` on every state.
-    pub(super) fn pool(&mut self, pool: &RunPool) -> Result<(), CoreError> {
-        let outcomes = self.pool_outcomes(pool)?;
+    /// Run `pool` on every state; `tabled` is its one-die table when the
+    /// estimate built it already.
+    pub(super) fn pool(&mut self, pool: &RunPool, tabled: Option<Tabled>) -> Result<(), CoreError> {
+        let outcomes = self.pool_outcomes(pool, tabled)?;
         let damage = dice_pmf(pool.damage);
         let most_failed = outcomes.failed_harm.keys().map(|k| k.0).max().unwrap_or(0) as usize;
         // The target: for each state at the start of the pool, its declared
@@ -94,9 +96,13 @@ impl Evaluator<'_> {
     }
 
     /// The pool's tables and the counters that do not depend on the target.
-    fn pool_outcomes(&mut self, pool: &RunPool) -> Result<PoolOutcomes, CoreError> {
+    fn pool_outcomes(
+        &mut self,
+        pool: &RunPool,
+        tabled: Option<Tabled>,
+    ) -> Result<PoolOutcomes, CoreError> {
         let mut builder = Builder::default();
-        let (token, inflict) = self.admit_pool(pool, &mut builder)?;
+        let (token, inflict) = self.admit_pool(pool, &mut builder, tabled)?;
         let carry_mortal = self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter;
         let m = pool.tests.len();
         // Only each test's count (alone) and the joint of tokens to save and
@@ -188,7 +194,8 @@ impl Evaluator<'_> {
         &mut self,
         pool: &RunPool,
         builder: &mut Builder,
-    ) -> Result<(Token, Option<Inflict>), CoreError> {
+        tabled: Option<Tabled>,
+    ) -> Result<Tabled, CoreError> {
         if pool.batch_hook.is_some() {
             return Err(decline(format!(
                 "pool {:?} calls a batch hook, which only Monte Carlo can run",
@@ -203,7 +210,8 @@ impl Evaluator<'_> {
         }
         // One die's table: its counts are added up over the dice after they
         // are projected, as wider counts (see `nfold.rs`).
-        let (token, inflict) = one_token(pool, 1, TABLE_BUDGET, builder)
+        let (token, inflict) = tabled
+            .or_else(|| one_token(pool, 1, TABLE_BUDGET, builder))
             .ok_or_else(|| {
                 decline(format!(
                     "pool {:?} has too many outcomes to tabulate within its limit of {TABLE_BUDGET} table entries",
