@@ -4,12 +4,12 @@
 //! runs; and it stops an admitted Plan that takes four times its estimate.
 
 use mathhammer_core::exact::{
-    evaluate, evaluate_polled, evaluate_polled_every, measure, CALLER_WORK, MAX_WORK,
+    evaluate, evaluate_polled, evaluate_polled_every, measure, CALLER_TIME, CALLER_WORK, MAX_WORK,
 };
 use mathhammer_core::{CoreError, Plan, Program};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Plans drawn by `benches/exact_calibration.py` (seed 1): two whose
 /// estimate runs high (about 49 and 22 million steps for 2.5 and 3.2 million
@@ -122,7 +122,11 @@ fn the_chain_over_both_sides_is_held_to_its_estimate() {
 
 /// 20 attacks BS3+ S4 AP-1 D1 into 10 models Sv3+ W2: a short evaluation.
 fn boltguns() -> Program {
-    program(&json!({
+    program(&boltguns_plan())
+}
+
+fn boltguns_plan() -> Value {
+    json!({
         "version": 1,
         "counters": ["failed_saves"],
         "target": {"groups": [{"name": "Intercessor", "models": 10, "wounds": 2, "save": 3}], "order": [0]},
@@ -134,7 +138,7 @@ fn boltguns() -> Program {
             ],
             "save": {"ap": -1, "counter": "failed_saves"}, "damage": {"dice": "1"}
         }]
-    }))
+    })
 }
 
 #[test]
@@ -199,6 +203,32 @@ fn a_long_evaluation_is_stopped_by_a_poll_while_it_runs() {
     // The worker stopped, parked, then answers the next call.
     let answered = evaluate_polled(&p, &mut |_, _| Ok(())).unwrap();
     assert_eq!(answered.pmfs, evaluate(&p).unwrap().pmfs);
+}
+
+#[test]
+fn a_long_evaluation_of_few_steps_starts_again_on_a_worker_too() {
+    // 600 attacks with the unit's one hit and one wound re-roll: building
+    // the dice's tables takes milliseconds but is not counted in steps, so
+    // it is the time on the caller's thread (`CALLER_TIME`) that hands it to
+    // a worker, where the caller can poll for Ctrl-C while it runs.
+    let mut plan = boltguns_plan();
+    plan["sequences"][0]["attacks"] = json!([{"models": 300, "dice": "2"}]);
+    for step in 0..2 {
+        plan["sequences"][0]["steps"][step]["reroll_one"] = json!(true);
+    }
+    let p = Arc::new(program(&plan));
+    let start = Instant::now();
+    let alone = evaluate(&p).unwrap();
+    assert!(alone.work < CALLER_WORK, "{} steps", alone.work);
+    assert!(start.elapsed() > CALLER_TIME * 2, "{:?}", start.elapsed());
+    let mut polls = 0;
+    let polled = evaluate_polled_every(&p, Duration::from_micros(100), &mut |_, _| {
+        polls += 1;
+        Ok(())
+    })
+    .unwrap();
+    assert!(polls > 1, "polled only {polls} times");
+    assert_eq!(polled.pmfs, alone.pmfs);
 }
 
 #[test]

@@ -11,6 +11,7 @@ use crate::error::CoreError;
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Steps one evaluation may take before it declines rather than keep the
 /// caller waiting (`auto` evaluation tries the exact evaluator first). A step
@@ -59,20 +60,26 @@ thread_local! {
     static STOPPED: Cell<Option<Stop>> = const { Cell::new(None) };
     /// A stop the caller may ask for from another thread.
     static STOP: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
-    /// The work after which the evaluation is handed to a worker thread.
-    static HAND_OFF: Cell<Option<u64>> = const { Cell::new(None) };
+    /// The work, and the time, after which the evaluation is handed to a
+    /// worker thread.
+    static HAND_OFF: Cell<Option<(u64, Instant)>> = const { Cell::new(None) };
+    /// Calls of [`spend`] so far, to look at the clock every so often.
+    static CALLS: Cell<u32> = const { Cell::new(0) };
 }
 
 /// Start counting afresh, for a new evaluation on this thread, which stops
-/// early once `stop` is set, or once it would take more than `hand_off`
-/// steps (see [`handed_off`]). Estimates often overstate the work many
-/// times over, so only the work counted is held to `hand_off`.
-pub(super) fn reset(stop: Option<Arc<AtomicBool>>, hand_off: Option<u64>) {
+/// early once `stop` is set, or once it would take more than `hand_off`'s
+/// steps or has run for its time (see [`handed_off`]). Estimates often
+/// overstate the work many times over, so only the work counted and the
+/// time taken are held to `hand_off`; the time, because some work (building
+/// one die's tables) is bounded apart and not counted in steps.
+pub(super) fn reset(stop: Option<Arc<AtomicBool>>, hand_off: Option<(u64, Duration)>) {
     WORK.with(|w| w.set(0));
     ESTIMATE.with(|e| e.set(None));
     STOPPED.with(|s| s.set(None));
     STOP.with(|s| *s.borrow_mut() = stop);
-    HAND_OFF.with(|h| h.set(hand_off));
+    HAND_OFF.with(|h| h.set(hand_off.map(|(steps, time)| (steps, Instant::now() + time))));
+    CALLS.with(|c| c.set(0));
 }
 
 /// Did the evaluation stop because it is too big to finish on the caller's
@@ -129,7 +136,10 @@ pub(super) fn spend(n: usize) -> bool {
     });
     // A run is held to its estimate once admitted, unless it is measured.
     let estimate = ESTIMATE.with(Cell::get).filter(|_| !measuring());
-    if HAND_OFF.with(Cell::get).is_some_and(|h| total > h) {
+    if HAND_OFF
+        .with(Cell::get)
+        .is_some_and(|(steps, deadline)| total > steps || past(deadline, n))
+    {
         stop(Stop::HandOff);
     } else if total > MAX_WORK {
         stop(Stop::Work);
@@ -145,6 +155,19 @@ pub(super) fn spend(n: usize) -> bool {
         stop(Stop::Interrupted);
     }
     stopped()
+}
+
+/// Whether `deadline` has passed, looked at on a call of [`spend`] that
+/// only checks for a stop (`n` of 0: it comes between long pieces of work)
+/// and every 64th call otherwise, as reading the clock costs more than
+/// counting a step.
+fn past(deadline: Instant, n: usize) -> bool {
+    let calls = CALLS.with(|c| {
+        let calls = c.get().wrapping_add(1);
+        c.set(calls);
+        calls
+    });
+    (n == 0 || calls % 64 == 0) && Instant::now() >= deadline
 }
 
 /// Check that a structure of `bytes` fits the memory budget; true once the

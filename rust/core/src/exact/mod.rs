@@ -60,6 +60,9 @@ const TABLE_BUDGET: usize = 1 << 21;
 /// cannot be polled: a millisecond or two at most (see [`MAX_WORK`]). Past
 /// it, it starts again on a worker thread.
 pub const CALLER_WORK: u64 = 10_000;
+/// Time an evaluation may take on the caller's thread, however little work
+/// it has counted (building one die's tables is bounded apart, not counted).
+pub const CALLER_TIME: Duration = Duration::from_millis(2);
 
 /// Exact distributions, one per number of [`Program::numbers`]: `pmfs[i][v]`
 /// is the probability that number `i` is `v`. A number whose distribution
@@ -105,11 +108,11 @@ pub fn evaluate_until(
 }
 
 /// [`evaluate_until`], stopping with [`budget::handed_off`] once the
-/// evaluation would take more than `hand_off` steps.
+/// evaluation would take more than `hand_off`'s steps or time.
 fn evaluate_within(
     program: &Program,
     stop: Option<Arc<AtomicBool>>,
-    hand_off: Option<u64>,
+    hand_off: Option<(u64, Duration)>,
 ) -> Result<Exact, CoreError> {
     budget::reset(stop, hand_off);
     let result = evaluate_within_budget(program);
@@ -126,16 +129,17 @@ fn evaluate_within(
 }
 
 /// Evaluate `program` exactly, calling `poll` before it starts and, for an
-/// evaluation of more than [`CALLER_WORK`] steps, every [`POLL_INTERVAL`]
-/// while it runs (as [`crate::montecarlo::simulate_with`] does), so a caller
-/// can honour Ctrl-C: an error from `poll` stops the evaluation within a step
-/// and is returned.
+/// evaluation of more than [`CALLER_WORK`] steps or [`CALLER_TIME`], every
+/// [`POLL_INTERVAL`] while it runs (as [`crate::montecarlo::simulate_with`]
+/// does), so a caller can honour Ctrl-C: an error from `poll` stops the
+/// evaluation within a step and is returned.
 ///
 /// A small evaluation runs on this thread: handing it to another and back
 /// costs tens of microseconds, several times what it costs. One found to
-/// take more than [`CALLER_WORK`] steps (a millisecond or two) starts again on a worker thread, while this one polls; the worker is
-/// parked for later calls (`worker.rs`), as starting a thread per call cost
-/// more than a small evaluation.
+/// take more than [`CALLER_WORK`] steps or [`CALLER_TIME`] starts again on a
+/// worker thread, while this one polls; the worker is parked for later calls
+/// (`worker.rs`), as starting a thread per call cost more than a small
+/// evaluation.
 ///
 /// # Errors
 /// As [`evaluate`], or what `poll` returned.
@@ -159,7 +163,7 @@ pub fn evaluate_polled_every(
 ) -> Result<Exact, CoreError> {
     // An interrupt that came before the evaluation stops it before it starts.
     poll(0, 0)?;
-    let here = evaluate_within(program, None, Some(CALLER_WORK));
+    let here = evaluate_within(program, None, Some((CALLER_WORK, CALLER_TIME)));
     if !budget::handed_off() {
         return here;
     }
