@@ -114,3 +114,16 @@ def test_what_a_result_reports_is_worked_out_once_and_follows_the_plan_it_came_f
     assert result["models_destroyed"].pmf.tolist() == mathhammer.evaluate_exact(mixed.scenario)[
         "models_destroyed"
     ].pmf.tolist()
+
+
+def test_an_equal_scenario_built_afresh_takes_over_the_prepared_plan_as_it_is() -> None:
+    # `compare` builds each cell's scenario afresh: the Plan and what it reports are reused, and the
+    # Prepared now names the scenario last given.
+    data = tomllib.loads((EXAMPLES / "boltguns.toml").read_text())
+    data["attacker"]["weapons"][0]["count"] = 16  # a scenario no other test prepared
+    first = prepare(mathhammer.scenario_from_data(data))
+    again = mathhammer.scenario_from_data(data)
+    second = prepare(again)
+    assert second.scenario is again and second.core is first.core
+    assert second.labels is first.labels and second.reported is first.reported
+    assert prepare(again) is second

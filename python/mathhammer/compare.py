@@ -53,6 +53,7 @@ from mathhammer.simulate import (
     evaluate_exact_prepared,
     freeze,
     prepare,
+    shallow_replace,
     simulate_prepared,
 )
 
@@ -566,8 +567,8 @@ def compare(
         results[key] = simulate_prepared(prepared[key], trials, cell_seed, threads, callback)
         if pairings is not None:
             pairings(len(results), len(scenarios))
-    # Each Result is named as its row and column are, for charts and JSON.
-    ordered = {(a, t): dataclasses.replace(results[a, t], attacker=a, target=t) for a in names_a for t in names_t}
+    # Each Result is named as its row and column are, for charts and JSON: the names alone change.
+    ordered = {(a, t): shallow_replace(results[a, t], attacker=a, target=t) for a in names_a for t in names_t}
     return Comparison(
         names_a,
         names_t,
@@ -649,9 +650,11 @@ def _exact_cells(
             if poll is not None:
                 poll()
 
+        # Ctrl-C is honoured by the core whether or not it has a callback to call.
+        callback = polled if poll is not None else None
         for key, cell in prepared.items():
             try:
-                out[key] = evaluate_exact_prepared(cell, progress=polled)
+                out[key] = evaluate_exact_prepared(cell, progress=callback)
             except DeclinedError as exc:
                 out[key] = exc
             if pairings is not None:

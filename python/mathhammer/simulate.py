@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import re
@@ -12,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -245,6 +246,9 @@ def checked_run(trials: int, seed: int | None, threads: int) -> int:
     return seed
 
 
+_Frozen = TypeVar("_Frozen")
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A scenario compiled once, by its ruleset and by the core, so that
@@ -273,6 +277,21 @@ class Prepared:
             "ruleset_version": self.ruleset_version,
         }
         object.__setattr__(self, "reported", reported)
+
+    def with_scenario(self, scenario: Any) -> Prepared:
+        """This Prepared for ``scenario``, a scenario equal to its own: the same Plan, and what it reports
+        kept rather than worked out again (``compare`` builds equal scenarios afresh for every cell)."""
+        return shallow_replace(self, scenario=scenario)
+
+
+def shallow_replace(frozen: _Frozen, **changes: Any) -> _Frozen:
+    """A shallow copy of the frozen dataclass ``frozen`` with ``changes``, made without running its
+    ``__init__`` and ``__post_init__`` again, as :func:`dataclasses.replace` does: for a change that leaves
+    what they work out valid, where the rebuild costs as much as a small exact evaluation."""
+    other = copy.copy(frozen)
+    for name, value in changes.items():
+        object.__setattr__(other, name, value)
+    return other
 
 
 _PREPARED: OrderedDict[tuple[type, str], tuple[Registry, Prepared]] = OrderedDict()
@@ -307,7 +326,7 @@ def prepare(scenario: Any, *, registry: Registry | None = None) -> Prepared:
                 _PREPARED.move_to_end(key)
                 if cached[1].scenario is not scenario:
                     # An equal scenario: the entry is now this one's, as the next call is likely to pass it again.
-                    cached = (registry, dataclasses.replace(cached[1], scenario=scenario))
+                    cached = (registry, cached[1].with_scenario(scenario))
                     _PREPARED[key] = cached
                 return cached[1]
     compiled = compile_scenario(scenario, registry=registry)
