@@ -17,9 +17,16 @@
 //!   save) costs O(n); with k outcomes, about C(n + k - 1, k - 1) leaves;
 //! - on a dense grid: the n-fold sums built one die at a time (no hashing),
 //!   O(cells x outcomes) a die, for dice with many outcomes whose sums
-//!   coincide.
+//!   coincide;
+//! - split by the second count, for a die whose second count is 0 or 1 (at
+//!   most one harm event a die, as Devastating Wounds make): with A(x) the
+//!   die's outcomes without the event and B(x) those with it, n dice are
+//!   (A + yB)^n, whose y^k part is C(n, k) A^(n-k) B^k. Powers of A and of B
+//!   are one-dimensional, so this costs about n^3/3 multiply-adds where the
+//!   grid costs about n^3 times the die's outcomes.
 
-use super::budget::spend;
+use super::budget::{hold, spend};
+use super::pmf::sum_of;
 use super::state::Fast;
 use std::collections::HashMap;
 
@@ -80,6 +87,7 @@ const COUNTS_LEAF: u64 = 8;
 enum Way {
     Counts,
     Grid,
+    Split,
 }
 
 /// The cheaper way to sum a die of `outcomes` outcomes whose sums reach at
@@ -111,11 +119,46 @@ fn way(outcomes: u64, (amax, bmax): (u32, u32), least: u64, most: u64) -> (Way, 
             break;
         }
     }
-    if grid < counts {
+    let split = if bmax <= 1 {
+        split_steps(u64::from(amax), least, most, counts.min(grid))
+    } else {
+        u64::MAX
+    };
+    if split < counts.min(grid) {
+        (Way::Split, split)
+    } else if grid < counts {
         (Way::Grid, grid)
     } else {
         (Way::Counts, counts)
     }
+}
+
+/// Multiply-adds [`on_split`] takes for dice whose first count reaches
+/// `amax` a die, over `least` to `most` dice (at most; `u64::MAX` once past
+/// `cap`): the powers of A and of B, each number of dice's share of every
+/// y^k part, and each part's one convolution with a power of B.
+fn split_steps(amax: u64, least: u64, most: u64, cap: u64) -> u64 {
+    let mut steps = 0u64;
+    for j in 0..=most {
+        let power = j.saturating_mul(amax).saturating_add(1);
+        // A^j and B^j from the powers before them.
+        steps = steps.saturating_add(power.saturating_mul(2 * (amax + 1)));
+        // Part k of j dice: one add of A^(j-k) for each k up to j.
+        if j >= least {
+            let parts = (j + 1).saturating_mul(j.saturating_mul(amax) / 2 + 1);
+            steps = steps.saturating_add(parts);
+        }
+        // Part j's convolution with B^j.
+        let part = most
+            .saturating_sub(j)
+            .saturating_mul(amax)
+            .saturating_add(1);
+        steps = steps.saturating_add(power.saturating_mul(part));
+        if steps > cap {
+            return u64::MAX;
+        }
+    }
+    steps
 }
 
 /// The ways of choosing `n` of `kinds` with repetition, C(n + kinds - 1, n),
@@ -182,8 +225,95 @@ pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Joint> {
             }
         }
         Way::Grid => on_grid(&kernel, (amax, bmax), attacks, &mut out)?,
+        Way::Split => on_split(&kernel, amax, attacks, &mut out)?,
     }
     Some(out)
+}
+
+/// [`nfold`] split by the second count, which is 0 or 1 for every outcome
+/// of the die: the y^k part of n dice is C(n, k) A^(n-k) B^k, with A the
+/// die's outcomes without the event and B those with it. The weights are
+/// taken as binomial chances of the normalised A and B (of masses a and b),
+/// C(n, k) a^(n-k) b^k = Binomial(n, b / (a + b))[k] (a + b)^n, so no
+/// coefficient overflows however many dice. Each part first gathers its
+/// powers of A over every number of dice, then takes one convolution with
+/// its power of B.
+fn on_split(
+    kernel: &[((u32, u32), f64)],
+    amax: u32,
+    attacks: &[f64],
+    out: &mut Joint,
+) -> Option<()> {
+    let width = amax as usize + 1;
+    let (mut a, mut b) = (vec![0.0; width], vec![0.0; width]);
+    for &((x, event), p) in kernel {
+        if event == 0 {
+            a[x as usize] += p;
+        } else {
+            b[x as usize] += p;
+        }
+    }
+    let (mass_a, mass_b) = (a.iter().sum::<f64>(), b.iter().sum::<f64>());
+    let mass = mass_a + mass_b;
+    let most = attacks.len().saturating_sub(1);
+    // The powers of A and of B and the parts, each about (most + 1) rows of
+    // up to most * amax + 1 values, held to the memory budget.
+    let values = (most as u64 + 1).saturating_mul(most as u64 * u64::from(amax) + 1);
+    if hold(values.saturating_mul(3 * 8)) {
+        return None;
+    }
+    // Normalised powers: `powers(d)[j]` is d^j / mass(d)^j (only the 0th
+    // when d is empty, whose higher powers every weight leaves out).
+    let powers = |d: &mut Vec<f64>, m: f64| -> Option<Vec<Vec<f64>>> {
+        let mut all = vec![vec![1.0]];
+        if m > 0.0 {
+            for x in d.iter_mut() {
+                *x /= m;
+            }
+            for _ in 0..most {
+                if spend(0) {
+                    return None;
+                }
+                all.push(sum_of(all.last().expect("starts with one"), d));
+            }
+        }
+        Some(all)
+    };
+    let (pow_a, pow_b) = (powers(&mut a, mass_a)?, powers(&mut b, mass_b)?);
+    let mut parts: Vec<Vec<f64>> = (0..=most)
+        .map(|k| vec![0.0; (most - k) * (width - 1) + 1])
+        .collect();
+    for (n, &pn) in attacks.iter().enumerate() {
+        if pn == 0.0 {
+            continue;
+        }
+        if spend(0) {
+            return None;
+        }
+        // As `by_counts`: a die whose outcomes hold less than all its chance
+        // makes n dice hold mass^n.
+        let weight = pn * mass.powi(n as i32);
+        for (k, chance) in binomial(n as u32, mass_b / mass).into_iter().enumerate() {
+            let w = weight * chance;
+            if w == 0.0 {
+                continue;
+            }
+            for (y, &x) in parts[k].iter_mut().zip(&pow_a[n - k]) {
+                *y += w * x;
+            }
+        }
+    }
+    for (k, part) in parts.iter().enumerate() {
+        if part.iter().all(|&x| x == 0.0) {
+            continue;
+        }
+        for (x, &p) in sum_of(part, &pow_b[k]).iter().enumerate() {
+            if p > 0.0 {
+                *out.entry((x as u32, k as u32)).or_insert(0.0) += p;
+            }
+        }
+    }
+    Some(())
 }
 
 /// Add to `out`, at `base` plus the sum of `n` dice showing the outcomes of
@@ -338,6 +468,39 @@ mod tests {
         for one in [two, shifted, many] {
             assert_same(&nfold(&one, &attacks).unwrap(), &slow_nfold(&one, &attacks));
         }
+    }
+
+    #[test]
+    fn dice_of_at_most_one_event_split_by_it_match_adding_dice_one_at_a_time() {
+        // Fixed and mixed numbers of dice, some events on every outcome, none
+        // without, and a die holding less than all its chance.
+        let fixed = [0.0; 20].iter().chain(&[1.0]).copied().collect::<Vec<_>>();
+        let mixed = [0.0, 0.1, 0.2, 0.0, 0.3, 0.4];
+        let s2 = Joint::from_iter([
+            ((0, 0), 0.5),
+            ((1, 0), 0.2),
+            ((2, 0), 0.05),
+            ((0, 1), 0.15),
+            ((1, 1), 0.1),
+        ]);
+        let always = Joint::from_iter([((0, 1), 0.4), ((3, 1), 0.6)]);
+        let short = Joint::from_iter([((1, 0), 0.3), ((0, 1), 0.2), ((2, 1), 0.1)]);
+        for one in [s2, always, short] {
+            for attacks in [&fixed[..], &mixed[..]] {
+                let (mut kernel, (amax, _)) = (Vec::new(), extent(&one));
+                kernel.extend(one.iter().map(|(&k, &p)| (k, p)));
+                let mut out = Joint::default();
+                on_split(&kernel, amax, attacks, &mut out).unwrap();
+                assert_same(&out, &slow_nfold(&one, attacks));
+            }
+        }
+    }
+
+    #[test]
+    fn twenty_dice_of_many_outcomes_and_one_event_are_summed_split() {
+        let one = Joint::from_iter([((0, 0), 0.5), ((1, 0), 0.2), ((2, 0), 0.1), ((0, 1), 0.2)]);
+        let (way, _) = way(4, extent(&one), 20, 20);
+        assert_eq!(way, Way::Split);
     }
 
     #[test]
