@@ -1,15 +1,17 @@
 """The threads the exact evaluator runs on, kept between calls.
 
-The core evaluates on a parked worker thread while the caller polls for
-Ctrl-C (``rust/core/src/exact/worker.rs``). These pin what keeping threads
-could break: callers on several threads at once each get their own answer,
-and a child made by ``fork`` (which has none of its parent's threads) still
-answers rather than wait on a thread that is not there.
+A small evaluation runs on the caller's thread; one past a millisecond or two
+starts again on a parked worker thread while the caller polls for Ctrl-C
+(``rust/core/src/exact/worker.rs``). These pin what keeping threads could
+break: callers on several threads at once each get their own answer, and a
+child made by ``fork`` (which has none of its parent's threads) still answers
+rather than wait on a thread that is not there.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import tomllib
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -24,10 +26,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cores() -> list[_core.CompiledPlan]:
-    """Compiled Plans of two example scenarios of different sizes."""
-    return [
-        prepare(mathhammer.load_scenario(ROOT / "examples" / name)).core for name in ("boltguns.toml", "modifiers.toml")
-    ]
+    """Compiled Plans of a small example scenario, answered on the caller's thread, and of one that takes
+    about 20 ms, answered on a worker: 40 boltguns with Sustained Hits and Devastating Wounds."""
+    data = tomllib.loads((ROOT / "examples" / "boltguns.toml").read_text())
+    data["attacker"]["weapons"][0].update(count=40, keywords=["Devastating Wounds", "Sustained Hits 1"])
+    small = mathhammer.load_scenario(ROOT / "examples" / "boltguns.toml")
+    return [prepare(small).core, prepare(mathhammer.scenario_from_data(data)).core]
+
+
+def _workers() -> int:
+    """The evaluator's worker threads in this process, by the name the core gives them (Linux shows it)."""
+    tasks = Path("/proc/self/task")
+    return sum((task / "comm").read_text().startswith("mathhammer-exac") for task in tasks.iterdir())
 
 
 def _answer(core: _core.CompiledPlan) -> list[np.ndarray]:
@@ -48,11 +58,13 @@ def test_callers_on_many_threads_at_once_each_get_their_own_answer() -> None:
 
 
 def _child(queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
-    queue.put([x.tolist() for x in _answer(_cores()[0])])
+    queue.put([x.tolist() for x in _answer(_cores()[1])])
 
 
 def test_a_forked_child_evaluates_without_its_parents_threads() -> None:
-    expected = _answer(_cores()[0])  # leaves a worker parked in this process
+    expected = _answer(_cores()[1])
+    if Path("/proc/self/task").exists():  # where the threads can be seen (Linux)
+        assert _workers() >= 1, "the evaluation left no worker parked in this process"
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
     with warnings.catch_warnings():

@@ -127,3 +127,12 @@ def test_an_equal_scenario_built_afresh_takes_over_the_prepared_plan_as_it_is() 
     assert second.scenario is again and second.core is first.core
     assert second.labels is first.labels and second.reported is first.reported
     assert prepare(again) is second
+
+
+def test_each_result_owns_its_tables() -> None:
+    # Results of one prepared scenario share nothing a caller could change under another.
+    scenario = mathhammer.load_scenario(EXAMPLES / "attached-unit-example.toml")
+    first, second = (mathhammer.evaluate_exact(scenario) for _ in range(2))
+    assert first.group_models == second.group_models
+    assert first.group_models is not second.group_models
+    assert first.weapon_stages is not second.weapon_stages

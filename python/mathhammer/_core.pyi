@@ -217,8 +217,9 @@ def evaluate_exact(
     A number whose distribution the evaluator does not work out (the wounds lost to one of several weapons) is
     given as its exact mean, a float.
 
-    ``progress(0, 0)`` is called about ten times a second; an exception it raises stops the evaluation
-    and is raised here (the way to cancel an evaluation running off the main thread).
+    ``progress(0, 0)`` is called before it starts and, past a millisecond or two of work, about ten times a
+    second; an exception it raises stops the evaluation and is raised here (the way to cancel an evaluation
+    running off the main thread).
     """
 
 def _panic_for_tests(site: str, plan: CompiledPlan | None = None) -> None:

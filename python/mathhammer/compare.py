@@ -519,9 +519,10 @@ def compare(
         progress: Called with (attacker, target) before each Monte Carlo cell;
             returns that cell's progress callback.
         poll: Called about ten times a second, on the threads evaluating, while any cell is
-            evaluated, exactly or by Monte Carlo; an exception it raises stops every evaluation
-            and propagates. On the main thread Ctrl-C stops a comparison anyway; on another
-            thread (a web page's job) this is how to cancel it.
+            evaluated, exactly or by Monte Carlo (only before an exact cell shorter than a
+            millisecond or two); an exception it raises stops every evaluation and propagates.
+            On the main thread Ctrl-C stops a comparison anyway; on another thread (a web
+            page's job) this is how to cancel it.
 
     Returns:
         A :class:`Comparison`: ``matrix(metric)`` (a metric of :data:`METRICS`

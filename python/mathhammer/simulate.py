@@ -278,6 +278,15 @@ class Prepared:
         }
         object.__setattr__(self, "reported", reported)
 
+    def result_fields(self) -> dict[str, Any]:
+        """:attr:`reported`, its tables copied: each Result owns the groups and weapons it holds."""
+        reported = self.reported
+        return {
+            **reported,
+            "group_models": dict(reported["group_models"]),
+            "weapon_stages": dict(reported["weapon_stages"]),
+        }
+
     def with_scenario(self, scenario: Any) -> Prepared:
         """This Prepared for ``scenario``, a scenario equal to its own: the same Plan, and what it reports
         kept rather than worked out again (``compare`` builds equal scenarios afresh for every cell)."""
@@ -431,7 +440,7 @@ def simulated_result(
         evaluator="monte_carlo",
         trials=trials,
         seed=seed,
-        **prepared.reported,
+        **prepared.result_fields(),
         fast_path=not die_by_die and prepared.core.uses_fast_path(),
         seconds=seconds,
     )
@@ -447,9 +456,10 @@ def evaluate_exact(
 
     Args:
         scenario: A ruleset's scenario object.
-        progress: Called as ``progress(0, 0)`` about ten times a second while
-            the core evaluates; an exception it raises stops the evaluation and
-            propagates. On the main thread Ctrl-C stops it anyway; on another
+        progress: Called as ``progress(0, 0)`` before the core evaluates and,
+            for an evaluation past a millisecond or two, about ten times a
+            second while it does; an exception it raises stops the evaluation
+            and propagates. On the main thread Ctrl-C stops it anyway; on another
             thread this is how to cancel it.
 
     Raises:
@@ -471,7 +481,7 @@ def evaluate_exact_prepared(prepared: Prepared, *, progress: Callable[[int, int]
         evaluator="exact",
         trials=0,
         seed=None,
-        **prepared.reported,
+        **prepared.result_fields(),
         seconds=time.perf_counter() - start,
     )
 

@@ -149,14 +149,21 @@ fn a_short_evaluation_answers_on_the_callers_thread_polled_only_before_it_starts
     let p = Arc::new(boltguns());
     let alone = evaluate(&p).unwrap();
     assert!(alone.work <= CALLER_WORK, "{} steps", alone.work);
-    let mut polls = 0;
-    let polled = evaluate_polled_every(&p, Duration::from_nanos(1), &mut |_, _| {
-        polls += 1;
-        Ok(())
-    })
-    .unwrap();
-    assert_eq!(polls, 1);
-    assert_eq!(polled.pmfs, alone.pmfs);
+    // Of three calls, at least one is answered with only the first poll: a
+    // thread descheduled for `CALLER_TIME` would hand even this one off.
+    let polls: Vec<u32> = (0..3)
+        .map(|_| {
+            let mut polls = 0;
+            let polled = evaluate_polled_every(&p, Duration::from_nanos(1), &mut |_, _| {
+                polls += 1;
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(polled.pmfs, alone.pmfs);
+            polls
+        })
+        .collect();
+    assert!(polls.contains(&1), "{polls:?}");
 }
 
 #[test]
@@ -207,12 +214,12 @@ fn a_long_evaluation_is_stopped_by_a_poll_while_it_runs() {
 
 #[test]
 fn a_long_evaluation_of_few_steps_starts_again_on_a_worker_too() {
-    // 600 attacks with the unit's one hit and one wound re-roll: building
+    // 800 attacks with the unit's one hit and one wound re-roll: building
     // the dice's tables takes milliseconds but is not counted in steps, so
     // it is the time on the caller's thread (`CALLER_TIME`) that hands it to
     // a worker, where the caller can poll for Ctrl-C while it runs.
     let mut plan = boltguns_plan();
-    plan["sequences"][0]["attacks"] = json!([{"models": 300, "dice": "2"}]);
+    plan["sequences"][0]["attacks"] = json!([{"models": 400, "dice": "2"}]);
     for step in 0..2 {
         plan["sequences"][0]["steps"][step]["reroll_one"] = json!(true);
     }
@@ -220,7 +227,7 @@ fn a_long_evaluation_of_few_steps_starts_again_on_a_worker_too() {
     let start = Instant::now();
     let alone = evaluate(&p).unwrap();
     assert!(alone.work < CALLER_WORK, "{} steps", alone.work);
-    assert!(start.elapsed() > CALLER_TIME * 2, "{:?}", start.elapsed());
+    assert!(start.elapsed() > CALLER_TIME * 4, "{:?}", start.elapsed());
     let mut polls = 0;
     let polled = evaluate_polled_every(&p, Duration::from_micros(100), &mut |_, _| {
         polls += 1;
@@ -233,12 +240,13 @@ fn a_long_evaluation_of_few_steps_starts_again_on_a_worker_too() {
 
 #[test]
 fn callers_evaluating_at_once_each_get_their_own_answer() {
-    // More callers than parked workers are kept: each gets a worker, and
-    // each answer is its own Plan's.
+    // Short evaluations answered on their callers' threads beside more long
+    // ones than parked workers are kept (five of plan 1): each long one gets
+    // a worker, and each answer is its own Plan's.
     let plans = [Arc::new(boltguns()), Arc::new(plan(1))];
     let expected: Vec<_> = plans.iter().map(|p| evaluate(p).unwrap().pmfs).collect();
     std::thread::scope(|scope| {
-        let callers: Vec<_> = (0..6)
+        let callers: Vec<_> = (0..10)
             .map(|i| {
                 let p = &plans[i % 2];
                 scope.spawn(move || evaluate_polled(p, &mut |_, _| Ok(())).unwrap().pmfs)

@@ -349,10 +349,11 @@ fn chunk_count_py(trials: u64) -> u64 {
 /// `plan.numbers`, or, for a number whose distribution the evaluator does not
 /// work out (the wounds lost to one of several weapons), its exact mean as a
 /// float. Raises `DeclinedError`, saying why, for a Plan the exact
-/// evaluator cannot do exactly. The GIL is released while it runs; about ten
-/// times a second it is taken back briefly to honour Ctrl-C and call
-/// `progress(0, 0)`, whose exception stops the evaluation: off the main
-/// thread, where Ctrl-C is not seen, that is how a caller cancels it.
+/// evaluator cannot do exactly. The GIL is released while it runs; before it
+/// starts and, past a millisecond or two of work, about ten times a second it
+/// is taken back briefly to honour Ctrl-C and call `progress(0, 0)`, whose
+/// exception stops the evaluation: off the main thread, where Ctrl-C is not
+/// seen, that is how a caller cancels it.
 #[pyfunction(name = "evaluate_exact", signature = (plan, progress = None))]
 fn evaluate_exact_py<'py>(
     py: Python<'py>,

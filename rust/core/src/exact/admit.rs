@@ -151,8 +151,14 @@ fn dense_work(program: &Program) -> Result<(u64, Vec<Option<Tabled>>), CoreError
         if let RunSequence::Pool(pool) = seq {
             if let Some((work, table)) = super::estimate::tabulation_steps(pool) {
                 if work > TABLE_WORK {
+                    // Past the limit the count may stop short (u64::MAX).
+                    let work = if work == u64::MAX {
+                        format!("far more than {TABLE_WORK} multiply-adds, its limit")
+                    } else {
+                        format!("about {work} multiply-adds, over the limit of {TABLE_WORK}")
+                    };
                     return Err(decline(format!(
-                        "pool {:?} has too many outcomes to tabulate: about {work} multiply-adds, over the limit of {TABLE_WORK}",
+                        "pool {:?} has too many outcomes to tabulate: {work}",
                         pool.name
                     )));
                 }

@@ -18,8 +18,13 @@ use crate::program::{Inflict, InflictKind, Program, RunAction, RunPool, RunSeque
 use crate::tables::{one_token, slot, Builder, Token, MAX_WORK as TABLE_WORK};
 
 /// One die's table of a pool and the harm outside the save it inflicts, as
-/// `tables::one_token` builds them.
-pub(super) type Tabled = (Token, Option<Inflict>);
+/// `tables::one_token` builds them, with the builder that built them (the
+/// work it counted goes on counting towards the pool's limit).
+pub(super) struct Tabled {
+    pub(super) token: Token,
+    pub(super) inflict: Option<Inflict>,
+    pub(super) builder: Builder,
+}
 use std::collections::{BTreeSet, HashMap};
 
 /// Steps to build the pmf of `d` (the convolutions `ModifiedDice::distribution` does).
@@ -150,8 +155,7 @@ pub(super) fn tabulation_steps(pool: &RunPool) -> Option<(u64, Tabled)> {
         return None;
     }
     let mut builder = Builder::default();
-    let tabled = one_token(pool, 1, TABLE_BUDGET, &mut builder)?;
-    let token = &tabled.0;
+    let (token, inflict) = one_token(pool, 1, TABLE_BUDGET, &mut builder)?;
     let m = pool.tests.len();
     let mut keeps: Vec<Vec<usize>> = (0..m).map(|t| vec![t]).collect();
     keeps.push(vec![m, m + 1]);
@@ -188,11 +192,25 @@ pub(super) fn tabulation_steps(pool: &RunPool) -> Option<(u64, Tabled)> {
             let sets = token.sets() as u64;
             steps = steps.saturating_add(held.saturating_mul(outcomes).saturating_mul(sets));
             if steps > TABLE_WORK {
-                return Some((steps, tabled));
+                return Some((
+                    steps,
+                    Tabled {
+                        token,
+                        inflict,
+                        builder,
+                    },
+                ));
             }
         }
     }
-    Some((steps, tabled))
+    Some((
+        steps,
+        Tabled {
+            token,
+            inflict,
+            builder,
+        },
+    ))
 }
 
 /// The fewest attack dice `pool` can gather.

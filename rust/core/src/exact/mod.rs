@@ -167,6 +167,9 @@ pub fn evaluate_polled_every(
     if !budget::handed_off() {
         return here;
     }
+    // What ran here went unpolled: an interrupt that came meanwhile stops
+    // the evaluation before it starts again.
+    poll(0, 0)?;
     let stop = Arc::new(AtomicBool::new(false));
     let job = {
         let (program, stop) = (Arc::clone(program), Arc::clone(&stop));

@@ -339,7 +339,14 @@ fn by_counts(
         if w == 0.0 {
             continue;
         }
+        // The leaves below may be many (the cost model allows millions): a
+        // stop, or the caller's time running out, is looked at before each
+        // branch of more than a few thousand, so the look costs nothing.
         let c = c as u32;
+        let leaves = multisets(u64::from(n - c), kernel.len() as u64 - 1);
+        if leaves > 4096 && spend(0) {
+            return;
+        }
         let at = (base.0 + c * a, base.1 + c * b);
         by_counts(&kernel[1..], rest, n - c, w, at, out);
     }

@@ -16,7 +16,7 @@ use super::{MAX_STATES, TABLE_BUDGET};
 use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::program::{Inflict, InflictKind, RunPool};
-use crate::tables::{one_token, Builder};
+use crate::tables::{one_token, Builder, Token};
 use std::collections::HashMap;
 
 /// One pool's step from one starting state: what every part of it reads.
@@ -195,7 +195,7 @@ impl Evaluator<'_> {
         pool: &RunPool,
         builder: &mut Builder,
         tabled: Option<Tabled>,
-    ) -> Result<Tabled, CoreError> {
+    ) -> Result<(Token, Option<Inflict>), CoreError> {
         if pool.batch_hook.is_some() {
             return Err(decline(format!(
                 "pool {:?} calls a batch hook, which only Monte Carlo can run",
@@ -210,14 +210,22 @@ impl Evaluator<'_> {
         }
         // One die's table: its counts are added up over the dice after they
         // are projected, as wider counts (see `nfold.rs`).
-        let (token, inflict) = tabled
-            .or_else(|| one_token(pool, 1, TABLE_BUDGET, builder))
-            .ok_or_else(|| {
+        let (token, inflict) = match tabled {
+            Some(Tabled {
+                token,
+                inflict,
+                builder: built,
+            }) => {
+                *builder = built;
+                (token, inflict)
+            }
+            None => one_token(pool, 1, TABLE_BUDGET, builder).ok_or_else(|| {
                 decline(format!(
                     "pool {:?} has too many outcomes to tabulate within its limit of {TABLE_BUDGET} table entries",
                     pool.name
                 ))
-            })?;
+            })?,
+        };
         if let Some(
             what @ Inflict {
                 after_all: true, ..
