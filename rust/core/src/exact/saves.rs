@@ -9,6 +9,65 @@ use crate::error::CoreError;
 use crate::program::RunPool;
 use crate::tables::binomial_pmf;
 use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+/// A distribution over (target state, dice left to save, harm events): one
+/// map while it is small, then spread over [`SHARDS`] maps chosen by the
+/// key's hash. One map of millions of entries grows by moving every entry at
+/// once, a large part of a second in which no stop (Ctrl-C) is looked at;
+/// spread, each growth moves a part of them, between the evaluation's looks
+/// for a stop.
+struct Shards(Vec<HashMap<(u128, u32, u32), f64, Fast>>);
+
+/// Maps a large [`Shards`] spreads its entries over.
+const SHARDS: usize = 16;
+
+/// Entries past which a [`Shards`] spreads them (moving this many takes a
+/// millisecond or so; smaller distributions keep one map, and one hash a key).
+const SPREAD_AT: usize = 1 << 16;
+
+impl Default for Shards {
+    fn default() -> Self {
+        Shards(vec![HashMap::default()])
+    }
+}
+
+impl Shards {
+    #[inline]
+    fn add(&mut self, key: (u128, u32, u32), p: f64) {
+        if let [one] = &mut self.0[..] {
+            *one.entry(key).or_insert(0.0) += p;
+            if one.len() > SPREAD_AT {
+                self.spread();
+            }
+        } else {
+            self.routed(key, p);
+        }
+    }
+
+    /// Spread the one map's entries over [`SHARDS`] maps.
+    #[cold]
+    fn spread(&mut self) {
+        let one = std::mem::take(&mut self.0[0]);
+        self.0 = (0..SHARDS).map(|_| HashMap::default()).collect();
+        for (k, q) in one {
+            self.routed(k, q);
+        }
+    }
+
+    #[inline]
+    fn routed(&mut self, key: (u128, u32, u32), p: f64) {
+        // Middle bits of the key's hash choose the map: each map picks its
+        // bucket from the low bits and tags entries with the top seven, so
+        // both still spread within it.
+        let at = (Fast::default().hash_one(key) >> 40) as usize % SHARDS;
+        *self.0[at].entry(key).or_insert(0.0) += p;
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&(u128, u32, u32), &f64)> {
+        self.0.iter().flatten()
+    }
+}
 
 impl Evaluator<'_> {
     /// Saves rolled together and resolved lowest first, from `start`: a
@@ -29,14 +88,14 @@ impl Evaluator<'_> {
         damage: &[f64],
     ) -> Result<HashMap<(u128, u32), f64, Fast>, CoreError> {
         let sides = pool.save.die;
-        let mut cur = start;
+        let mut cur = Shards(vec![start]);
         for face in 1..=sides {
             let p_face = 1.0 / f64::from(sides - face + 1);
             // The states after c rolls of this face, from each state, built
             // once per state (failed saves so far aside: they only shift the
             // count) however many entries start from it.
             let mut most: HashMap<u128, u32, Fast> = HashMap::default();
-            for &(s, r, _) in cur.keys() {
+            for (&(s, r, _), _) in cur.iter() {
                 let m = most.entry(with_failed(s, 0)).or_insert(0);
                 *m = (*m).max(r);
             }
@@ -67,8 +126,8 @@ impl Evaluator<'_> {
                 verdict()?;
                 chains.insert(s, chain);
             }
-            let mut next: HashMap<(u128, u32, u32), f64, Fast> = HashMap::default();
-            for (&(s, r, e), &q) in &cur {
+            let mut next = Shards::default();
+            for (&(s, r, e), &q) in cur.iter() {
                 let chain = &chains[&with_failed(s, 0)];
                 let before = failed(s);
                 let shift = |s2: u128| {
@@ -80,7 +139,7 @@ impl Evaluator<'_> {
                 };
                 if face == sides {
                     for (&s2, &x) in &chain[r as usize] {
-                        *next.entry((shift(s2), 0, e)).or_insert(0.0) += q * x;
+                        next.add((shift(s2), 0, e), q * x);
                     }
                     continue;
                 }
@@ -94,7 +153,7 @@ impl Evaluator<'_> {
                     }
                     if b > 0.0 {
                         for (&s2, &x) in &chain[c] {
-                            *next.entry((shift(s2), r - c as u32, e)).or_insert(0.0) += q * b * x;
+                            next.add((shift(s2), r - c as u32, e), q * b * x);
                         }
                     }
                 }
@@ -102,7 +161,7 @@ impl Evaluator<'_> {
             cur = next;
         }
         let mut out: HashMap<(u128, u32), f64, Fast> = HashMap::default();
-        for ((s, _, e), q) in cur {
+        for (&(s, _, e), &q) in cur.iter() {
             *out.entry((s, e)).or_insert(0.0) += q;
         }
         Ok(out)
@@ -169,5 +228,40 @@ impl Evaluator<'_> {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_large_distribution_is_spread_so_no_one_map_grows_with_all_of_it() {
+        let mut shards = Shards::default();
+        let n = 8 * SPREAD_AT;
+        for i in 0..n {
+            // Keys as the evaluation makes them: packed states, dice left, events.
+            let key = (
+                u128::from(i as u32) << 20 | 7,
+                (i % 13) as u32,
+                (i % 3) as u32,
+            );
+            shards.add(key, 0.5);
+            shards.add(key, 0.25);
+        }
+        assert_eq!(shards.0.len(), SHARDS);
+        assert_eq!(shards.iter().count(), n);
+        assert!(shards.iter().all(|(_, &p)| (p - 0.75).abs() < 1e-15));
+        let largest = shards.0.iter().map(HashMap::len).max().unwrap();
+        assert!(largest < 2 * n / SHARDS, "one map holds {largest} of {n}");
+    }
+
+    #[test]
+    fn a_small_distribution_keeps_one_map() {
+        let mut shards = Shards::default();
+        for i in 0..1000u32 {
+            shards.add((u128::from(i), 0, 0), 1.0);
+        }
+        assert_eq!(shards.0.len(), 1);
     }
 }
