@@ -16,6 +16,7 @@ use crate::dice::{DiceExpr, ModifiedDice};
 use crate::plan::Excess;
 use crate::program::{Inflict, InflictKind, Program, RunAction, RunPool, RunSequence, RunTest};
 use crate::tables::{one_token, slot, Builder, Token, MAX_WORK as TABLE_WORK};
+use std::collections::{BTreeSet, HashMap};
 
 /// One die's table of a pool and the harm outside the save it inflicts, as
 /// `tables::one_token` builds them, with the builder that built them (the
@@ -25,7 +26,6 @@ pub(super) struct Tabled {
     pub(super) inflict: Option<Inflict>,
     pub(super) builder: Builder,
 }
-use std::collections::{BTreeSet, HashMap};
 
 /// Steps to build the pmf of `d` (the convolutions `ModifiedDice::distribution` does).
 pub(super) fn dice_steps(d: impl Into<ModifiedDice>) -> u64 {
@@ -161,7 +161,7 @@ pub(super) fn tabulation_steps(pool: &RunPool) -> Option<(u64, Tabled)> {
     keeps.push(vec![m, m + 1]);
     let attacks = pool.max_attacks();
     let mut steps = 0u64;
-    for keep in &keeps {
+    'keeps: for keep in &keeps {
         if let Some(one) = token.plain() {
             let mut projected = Joint::default();
             for (&v, &p) in one {
@@ -192,25 +192,16 @@ pub(super) fn tabulation_steps(pool: &RunPool) -> Option<(u64, Tabled)> {
             let sets = token.sets() as u64;
             steps = steps.saturating_add(held.saturating_mul(outcomes).saturating_mul(sets));
             if steps > TABLE_WORK {
-                return Some((
-                    steps,
-                    Tabled {
-                        token,
-                        inflict,
-                        builder,
-                    },
-                ));
+                break 'keeps;
             }
         }
     }
-    Some((
-        steps,
-        Tabled {
-            token,
-            inflict,
-            builder,
-        },
-    ))
+    let tabled = Tabled {
+        token,
+        inflict,
+        builder,
+    };
+    Some((steps, tabled))
 }
 
 /// The fewest attack dice `pool` can gather.

@@ -357,23 +357,13 @@ impl<'p> Evaluator<'p> {
             } else {
                 u32::MAX
             };
-            let mut land = |lost: u32, r: f64| {
+            for (lost, r) in Unit::lost(amount, room, pool.fnp(g, grp.feel_no_pain)) {
                 let next = if lost == 0 {
                     s
                 } else {
                     self.unit.take(s, g, lost, order, pool.excess)
                 };
                 add(out, next, p * q * r);
-            };
-            match pool.fnp(g, grp.feel_no_pain) {
-                // Without Feel No Pain every wound lands: one state, and no
-                // list of outcomes to allocate (this runs per state per roll).
-                None => land(amount.min(room), 1.0),
-                fnp => {
-                    for (lost, r) in Unit::lost(amount, room, fnp) {
-                        land(lost, r);
-                    }
-                }
             }
         }
     }

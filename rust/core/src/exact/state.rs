@@ -143,24 +143,32 @@ impl<'p> Unit<'p> {
     }
 
     /// Distribution of wounds lost by a front model with `left` wounds taking
-    /// `amount`, each ignored on a Feel No Pain of `fnp`+.
-    pub(super) fn lost(amount: u32, left: u32, fnp: Option<u32>) -> Vec<(u32, f64)> {
-        match fnp {
-            None => vec![(amount.min(left), 1.0)],
-            Some(f) => {
-                let taken = f64::from(f.saturating_sub(1).min(6)) / 6.0;
-                let pmf = binomial_pmf(amount, taken);
-                let mut out: Vec<(u32, f64)> = Vec::new();
-                for (k, p) in pmf.into_iter().enumerate() {
-                    let l = (k as u32).min(left);
-                    match out.iter_mut().find(|e| e.0 == l) {
-                        Some(e) => e.1 += p,
-                        None => out.push((l, p)),
-                    }
-                }
-                out
+    /// `amount`, each ignored on a Feel No Pain of `fnp`+. Without Feel No
+    /// Pain it is one outcome, given without allocating: this runs for every
+    /// state and damage roll.
+    pub(super) fn lost(
+        amount: u32,
+        left: u32,
+        fnp: Option<u32>,
+    ) -> impl Iterator<Item = (u32, f64)> {
+        let all = fnp.map(|f| Self::lost_to_fnp(amount, left, f));
+        let one = fnp.is_none().then_some((amount.min(left), 1.0));
+        one.into_iter().chain(all.into_iter().flatten())
+    }
+
+    /// [`Self::lost`] with a Feel No Pain of `f`+: a binomial count of the
+    /// wounds taken, at most `left` of them.
+    fn lost_to_fnp(amount: u32, left: u32, f: u32) -> Vec<(u32, f64)> {
+        let taken = f64::from(f.saturating_sub(1).min(6)) / 6.0;
+        let mut out: Vec<(u32, f64)> = Vec::new();
+        for (k, p) in binomial_pmf(amount, taken).into_iter().enumerate() {
+            let l = (k as u32).min(left);
+            match out.iter_mut().find(|e| e.0 == l) {
+                Some(e) => e.1 += p,
+                None => out.push((l, p)),
             }
         }
+        out
     }
 
     /// The wounds lost in state `s` since the trial started (a group below
