@@ -613,7 +613,8 @@ def _priced(cell: Prepared, target: Profile, priced: dict[str, GroupPoints], reg
 def _polled(
     callback: Callable[[int, int], object] | None, poll: Callable[[], object] | None
 ) -> Callable[[int, int], object] | None:
-    """A Monte Carlo cell's progress callback that calls ``poll`` first, so an exception of ``poll`` stops it."""
+    """A progress callback (a Monte Carlo cell's, or none) that calls ``poll`` first, so an exception of ``poll``
+    stops the evaluation; ``callback`` itself when there is nothing to poll."""
     if poll is None:
         return callback
 
@@ -646,13 +647,9 @@ def _exact_cells(
     if workers == 1:
         # One at a time on this thread: no hand-over to a worker and back
         # per cell (on a busy machine each costs a wait for a time slice).
-        # Ctrl-C reaches the core's own check here, on the main thread.
-        def polled(done: int, total: int) -> None:
-            if poll is not None:
-                poll()
-
-        # Ctrl-C is honoured by the core whether or not it has a callback to call.
-        callback = polled if poll is not None else None
+        # Ctrl-C reaches the core's own check here, on the main thread, with
+        # or without a callback to call.
+        callback = _polled(None, poll)
         for key, cell in prepared.items():
             try:
                 out[key] = evaluate_exact_prepared(cell, progress=callback)
