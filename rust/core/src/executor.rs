@@ -18,7 +18,7 @@ use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
 use crate::trace::{Event, Observer};
-use crate::workspace::{bump, Workspace};
+use crate::workspace::{bump, Held, Workspace};
 
 /// Run one trial into `ws` (counters, damage and models destroyed).
 pub fn run_trial<D: DiceSource, O: Observer>(
@@ -317,30 +317,33 @@ pub(crate) fn resolve_deferred<D: DiceSource, O: Observer>(
     if ws.deferred.is_empty() {
         return;
     }
-    let mut i = 0;
-    while i < ws.deferred.len() {
-        let (index, what, focus) = ws.deferred[i];
-        // The same harm held several times over, landing as one count
-        // where one group takes it alike (`one_group::held_mortal`).
-        let times = ws.deferred[i..]
-            .iter()
-            .take_while(|&&d| d == (index, what, focus))
-            .count();
-        if let RunSequence::Pool(pool) = &program.sequences[index] {
+    for i in 0..ws.deferred.len() {
+        let Held {
+            index,
+            what,
+            focus,
+            times,
+        } = ws.deferred[i];
+        let RunSequence::Pool(pool) = &program.sequences[index] else {
+            continue;
+        };
+        // The same harm held several times over lands as one count where
+        // one group takes it alike (`one_group::held_mortal`); otherwise
+        // once at a time, each against the order declared afresh.
+        let mut left = times;
+        while left > 0 {
             // The pool's focus group, if still alive, stays first.
             ws.focus = focus.filter(|&f| ws.state.alive[f] > 0);
             order_with_focus(ws);
             let before = ws.harm();
-            if times > 1 && !obs.enabled() && held_mortal(pool, ws, what, times as u32) {
-                i += times;
+            if left > 1 && !obs.enabled() && held_mortal(pool, ws, what, left) {
+                left = 0;
             } else {
                 inflict(pool, ws, what, dice, obs);
-                i += 1;
+                left -= 1;
             }
             // Held harm is its pool's, whenever it lands.
             ws.attribute(program.attributed[index], before);
-        } else {
-            i += 1;
         }
     }
 }
@@ -443,8 +446,13 @@ fn pending_harm<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     for i in 0..ws.pending.len() {
-        let what = ws.pending[i];
-        inflict(pool, ws, what, dice, obs);
+        let (what, times) = ws.pending[i];
+        if times > 1 && !obs.enabled() && held_mortal(pool, ws, what, times) {
+            continue;
+        }
+        for _ in 0..times {
+            inflict(pool, ws, what, dice, obs);
+        }
     }
     // Mortal wounds a batch hook added.
     if ws.extra_mortal > 0 {

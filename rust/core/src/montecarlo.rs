@@ -29,6 +29,22 @@ pub use crate::limits::MAX_TRIALS;
 /// what a seed gives.
 pub const CHUNK_TRIALS: u64 = 16_384;
 
+/// Count `times` more trials at value `v` in histogram `h`.
+#[inline]
+fn record(h: &mut Vec<u64>, v: u32, times: u64) {
+    match h.get_mut(v as usize) {
+        Some(count) => *count += times,
+        None => grow(h, v, times),
+    }
+}
+
+/// [`record`] of a value the histogram has not reached yet.
+#[cold]
+fn grow(h: &mut Vec<u64>, v: u32, times: u64) {
+    h.resize(v as usize + 1, 0);
+    h[v as usize] = times;
+}
+
 /// Histograms of every reported number: `hist[i][v]` counts trials in which
 /// number `i` came out as `v`. Numbers are those of [`Program::numbers`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -49,14 +65,7 @@ impl Tally {
     /// Record `times` trials in which number `i` was `v`.
     #[inline]
     pub(crate) fn record_times(&mut self, i: usize, v: u32, times: u64) {
-        let h = &mut self.hist[i];
-        let v = v as usize;
-        if let Some(count) = h.get_mut(v) {
-            *count += times;
-        } else {
-            h.resize(v + 1, 0);
-            h[v] = times;
-        }
+        record(&mut self.hist[i], v, times);
     }
 
     /// Record `times` trials whose numbers were `row` (one per number, in
@@ -105,7 +114,13 @@ impl Tally {
 
     /// Record one finished trial's numbers.
     pub fn record_trial(&mut self, ws: &Workspace<'_>) {
-        Tally::each_number(ws, |i, v| self.record_times(i, v, 1));
+        // The numbers come in index order, so the histograms are walked in
+        // step with them rather than looked up one by one.
+        let mut hist = self.hist.iter_mut().enumerate();
+        Tally::each_number(ws, |i, v| match hist.next() {
+            Some((at, h)) if at == i => record(h, v, 1),
+            _ => unreachable!("each_number gives the numbers in index order"),
+        });
     }
 
     /// Add another tally's counts to this one.

@@ -45,7 +45,7 @@ use crate::sampled::{failed_save, resolve, Drawn, PoolTables};
 use crate::tables::{slot, unpack, SLOTS};
 use crate::trace::NoTrace;
 use crate::trial_table::fixed_attacks;
-use crate::workspace::Workspace;
+use crate::workspace::{Held, Workspace};
 use std::collections::{BTreeMap, HashMap};
 
 /// The most states the target may begin one pool in (or end the last).
@@ -242,15 +242,16 @@ struct Builder<'p> {
 
 impl Builder<'_> {
     /// The state a pool begins in: models alive and front wounds per
-    /// group, wounds and models lost, and the harm held (pool, focus).
+    /// group, wounds and models lost, and the harm held (pool, focus, times).
     fn key(&self) -> Vec<u32> {
         let s = &self.ws.state;
-        let mut key = Vec::with_capacity(s.alive.len() * 2 + 2 + self.ws.deferred.len() * 2);
+        let mut key = Vec::with_capacity(s.alive.len() * 2 + 2 + self.ws.deferred.len() * 3);
         key.extend(&s.alive);
         key.extend(&s.front);
         key.extend([s.damage, s.destroyed]);
-        for &(index, _, focus) in &self.ws.deferred {
-            key.extend([index as u32, focus.map_or(0, |f| f as u32 + 1)]);
+        for held in &self.ws.deferred {
+            let focus = held.focus.map_or(0, |f| f as u32 + 1);
+            key.extend([held.index as u32, focus, held.times]);
         }
         key
     }
@@ -265,11 +266,14 @@ impl Builder<'_> {
         state.destroyed = key[2 * groups + 1];
         state.mortal = 0;
         self.ws.deferred.clear();
-        for pair in key[2 * groups + 2..].chunks_exact(2) {
-            let index = pair[0] as usize;
-            let what = self.inflicts[index].expect("held harm comes from a pool that holds it");
-            let focus = pair[1].checked_sub(1).map(|f| f as usize);
-            self.ws.deferred.push((index, what, focus));
+        for held in key[2 * groups + 2..].chunks_exact(3) {
+            let index = held[0] as usize;
+            self.ws.deferred.push(Held {
+                index,
+                what: self.inflicts[index].expect("held harm comes from a pool that holds it"),
+                focus: held[1].checked_sub(1).map(|f| f as usize),
+                times: held[2],
+            });
         }
         self.ws.counters.iter_mut().for_each(|c| *c = 0);
         self.ws.by_sequence.iter_mut().for_each(|h| *h = (0, 0));

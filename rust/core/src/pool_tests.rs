@@ -56,60 +56,53 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
             ws.entering[k + 1] += n;
             continue;
         }
-        match t.counting {
+        match &t.counting {
             Some(counting) if !obs.enabled() => {
                 let counts = roll_counted(t, counting, n, dice);
                 ws.criticals[k] += counts[Outcome::Critical as usize];
-                route_counts(index, pool, k, counting, counts, ws, dice);
+                route_counts(index, pool, k, counting, counts, ws);
             }
             _ => test_by_token(index, pool, k, ws, dice, obs),
         }
     }
 }
 
-/// Route test `k`'s outcome counts, each outcome's route once for all its
-/// tokens.
-fn route_counts<D: DiceSource>(
+/// Route test `k`'s outcome counts: what one token of each outcome does
+/// (`Counting::routes`), multiplied by how many got it.
+#[inline]
+fn route_counts(
     index: usize,
     pool: &RunPool,
     k: usize,
-    counting: Counting,
+    counting: &Counting,
     counts: [u32; 3],
     ws: &mut Workspace<'_>,
-    dice: &mut D,
 ) {
-    let t = &pool.tests[k];
     if counting.plain {
         // Successes and criticals pass on; nothing else happens.
         let passed = counts[Outcome::Success as usize] + counts[Outcome::Critical as usize];
-        bump(&mut ws.counters, t.counter, passed);
+        bump(&mut ws.counters, pool.tests[k].counter, passed);
         ws.passed[k] += passed;
         ws.entering[k + 1] += passed;
         return;
     }
-    for (outcome, actions) in [
-        (Outcome::Fail, &t.on_fail),
-        (Outcome::Success, &t.on_success),
-        (Outcome::Critical, &t.on_critical),
-    ] {
-        let times = counts[outcome as usize];
-        if times > 0 && actions.is_empty() {
-            // No action: a fail stops, anything else passes to the next test.
-            if outcome != Outcome::Fail {
-                bump(&mut ws.counters, t.counter, times);
-                ws.passed[k] += times;
-                ws.entering[k + 1] += times;
+    for (route, &times) in counting.routes.iter().zip(&counts) {
+        if times == 0 {
+            continue;
+        }
+        for &(counter, by) in &route.counts {
+            ws.counters[counter] += by * times;
+        }
+        for &(test, by) in &route.enters {
+            ws.entering[test] += by * times;
+        }
+        ws.passed[k] += route.passed * times;
+        if let Some(what) = route.inflict {
+            if what.after_all {
+                ws.hold(index, what, times);
+            } else {
+                ws.queue(what, times);
             }
-        } else if times > 0 {
-            let mut route = TrialRoute {
-                pool,
-                index,
-                k,
-                times,
-                ws: &mut *ws,
-                dice: &mut *dice,
-            };
-            t.route(k, outcome, None, &mut route);
         }
     }
 }
@@ -166,7 +159,6 @@ fn test_by_token<D: DiceSource, O: Observer>(
                 pool,
                 index,
                 k,
-                times: 1,
                 ws: &mut *ws,
                 dice: &mut *dice,
             },
@@ -178,22 +170,21 @@ fn test_by_token<D: DiceSource, O: Observer>(
 /// it replaces, as token by token) and count the outcomes, indexed by
 /// `Outcome as usize`.
 #[inline]
-fn roll_counted<D: DiceSource>(t: &RunTest, counting: Counting, n: u32, dice: &mut D) -> [u32; 3] {
+fn roll_counted<D: DiceSource>(t: &RunTest, counting: &Counting, n: u32, dice: &mut D) -> [u32; 3] {
     let mut counts = [0u32; 3];
     if t.automatic {
         counts[Outcome::Success as usize] = n;
         return counts;
     }
     let by_face = &t.by_face[..];
-    if let Some([success, critical]) = counting.faces {
-        // No re-roll can happen: a die adds a bit of each outcome's faces,
-        // counted in registers (an increment in memory per die would chain
-        // each die to the last through the store).
-        let (mut successes, mut criticals) = (0u32, 0u32);
-        dice.roll_each(t.die, n, |f| {
-            successes += (success >> f) as u32 & 1;
-            criticals += (critical >> f) as u32 & 1;
-        });
+    if let Some(lanes) = &counting.lanes {
+        // No re-roll can happen: a die adds its face's lane, counting
+        // successes in the low half and criticals in the high half, in a
+        // register (an increment in memory per die would chain each die to
+        // the last through the store). Fewer than 2^32 dice never carry.
+        let mut both = 0u64;
+        dice.roll_each(t.die, n, |f| both += lanes[f as usize & 63]);
+        let (successes, criticals) = (both as u32, (both >> 32) as u32);
         counts[Outcome::Success as usize] = successes;
         counts[Outcome::Critical as usize] = criticals;
         counts[Outcome::Fail as usize] = n - successes - criticals;
@@ -216,15 +207,14 @@ fn roll_counted<D: DiceSource>(t: &RunTest, counting: Counting, n: u32, dice: &m
     counts
 }
 
-/// The routing of `times` tokens that got the same outcome at test `k` of
-/// `pool` in one trial: counters bumped, extra tokens rolled, harm queued,
-/// the tokens moved on. One token at a time, `times` is 1.
+/// The routing of one token that got its outcome at test `k` of `pool` in
+/// one trial: counters bumped, extra tokens rolled, harm queued, the token
+/// moved on.
 struct TrialRoute<'a, 'w, D> {
     pool: &'a RunPool,
     /// The pool's sequence index, for harm held until every attack.
     index: usize,
     k: usize,
-    times: u32,
     ws: &'a mut Workspace<'w>,
     dice: &'a mut D,
 }
@@ -232,13 +222,12 @@ struct TrialRoute<'a, 'w, D> {
 impl<D: DiceSource> TokenRoute for TrialRoute<'_, '_, D> {
     #[inline]
     fn count(&mut self, counter: usize) {
-        self.ws.counters[counter] += self.times;
+        self.ws.counters[counter] += 1;
     }
 
     #[inline]
     fn extra(&mut self, amount: DiceExpr) -> Option<()> {
-        // Several tokens at once only when `amount` is fixed (see `counted`).
-        let extra = amount.roll(self.dice) * self.times;
+        let extra = amount.roll(self.dice);
         bump(
             &mut self.ws.counters,
             self.pool.tests[self.k].counter,
@@ -251,38 +240,28 @@ impl<D: DiceSource> TokenRoute for TrialRoute<'_, '_, D> {
     #[inline]
     fn skip(&mut self, skipped: RangeInclusive<usize>) {
         for skipped in &self.pool.tests[skipped] {
-            bump(&mut self.ws.counters, skipped.counter, self.times);
+            bump(&mut self.ws.counters, skipped.counter, 1);
         }
     }
 
     #[inline]
     fn inflict(&mut self, what: Inflict, ended: Option<bool>) {
-        for _ in 0..self.times {
-            if what.after_all {
-                self.ws.deferred.push((self.index, what, self.ws.focus));
-            } else {
-                self.ws.pending.push(what);
-            }
+        if what.after_all {
+            self.ws.hold(self.index, what, 1);
+        } else {
+            self.ws.queue(what, 1);
         }
         if let Some(passed) = ended {
             let counter = self.pool.tests[self.k].counter;
-            bump(
-                &mut self.ws.counters,
-                counter,
-                u32::from(passed) * self.times,
-            );
+            bump(&mut self.ws.counters, counter, u32::from(passed));
         }
     }
 
     #[inline]
     fn pass(&mut self, goes_to: usize) -> Option<()> {
-        bump(
-            &mut self.ws.counters,
-            self.pool.tests[self.k].counter,
-            self.times,
-        );
-        self.ws.passed[self.k] += self.times;
-        self.ws.entering[goes_to] += self.times;
+        bump(&mut self.ws.counters, self.pool.tests[self.k].counter, 1);
+        self.ws.passed[self.k] += 1;
+        self.ws.entering[goes_to] += 1;
         Some(())
     }
 }

@@ -4,6 +4,7 @@
 //! reads this one program.
 
 use crate::batch::BatchHooks;
+use crate::counted_route::CountedRoute;
 use crate::dice::{DiceExpr, ModifiedDice};
 use crate::error::CoreError;
 use crate::plan::{
@@ -42,13 +43,17 @@ pub(crate) struct RunTest {
 /// (or none), its routing rolls nothing and queues at most one harm action,
 /// so routing each outcome's count at once leaves what routing the tokens
 /// one by one would.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Counting {
     /// No outcome has an action: a success just passes on.
     pub(crate) plain: bool,
-    /// The faces that succeed and those that are critical, as bits, when
-    /// no die can be re-rolled and the die has fewer than 63 sides.
-    pub(crate) faces: Option<[u64; 2]>,
+    /// Per face, 1 if it succeeds plus 2^32 if it is critical, when no die
+    /// can be re-rolled and the die has fewer than 63 sides: summing a
+    /// die's lane counts both outcomes in one addition.
+    pub(crate) lanes: Option<Box<[u64; 64]>>,
+    /// What one token of each outcome does (indexed by `Outcome as usize`),
+    /// filled in once the pool's tests are lowered.
+    pub(crate) routes: [CountedRoute; 3],
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -317,6 +322,15 @@ impl Program {
                 t,
                 on,
             )?);
+        }
+        for k in 0..tests.len() {
+            if tests[k].counting.is_some() {
+                let routes = [Outcome::Fail, Outcome::Success, Outcome::Critical]
+                    .map(|outcome| CountedRoute::of(&tests, k, outcome));
+                if let Some(counting) = tests[k].counting.as_mut() {
+                    counting.routes = routes;
+                }
+            }
         }
         Ok(RunPool {
             name: p.name.clone(),
@@ -700,18 +714,24 @@ impl RunTest {
                 });
             Counting {
                 plain: self.actions().next().is_none(),
-                faces: (!rerolls && self.die < 63)
-                    .then(|| [self.faces(Outcome::Success), self.faces(Outcome::Critical)]),
+                lanes: (!rerolls && self.die < 63).then(|| self.lanes()),
+                routes: Default::default(),
             }
         });
         self
     }
 
-    /// The faces of the die whose outcome is `outcome`, as bits.
-    fn faces(&self, outcome: Outcome) -> u64 {
-        (1..=self.die)
-            .filter(|&f| self.by_face.get(f as usize) == Some(&outcome))
-            .fold(0, |m, f| m | 1 << f)
+    /// Each face's lane (`Counting::lanes`).
+    fn lanes(&self) -> Box<[u64; 64]> {
+        let mut lanes = Box::new([0; 64]);
+        for (lane, outcome) in lanes.iter_mut().zip(&self.by_face).skip(1) {
+            *lane = match outcome {
+                Outcome::Fail => 0,
+                Outcome::Success => 1,
+                Outcome::Critical => 1 << 32,
+            };
+        }
+        lanes
     }
 }
 

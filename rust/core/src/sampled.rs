@@ -348,10 +348,12 @@ pub(crate) fn resolve<D: DiceSource>(
         resolve_save_faces(pool, ws, dice, &mut NoTrace);
     }
     if let Some(what) = inflicts {
-        for _ in 0..counts[m + 1] {
-            if what.after_all {
-                ws.deferred.push((index, what, ws.focus));
-            } else {
+        if what.after_all {
+            if counts[m + 1] > 0 {
+                ws.hold(index, what, counts[m + 1]);
+            }
+        } else {
+            for _ in 0..counts[m + 1] {
                 inflict(pool, ws, what, dice, &mut NoTrace);
             }
         }

@@ -34,10 +34,11 @@ pub struct Workspace<'p> {
     pub(crate) roll_faces: Vec<u32>,
     /// The Plan's marks set now.
     pub(crate) marks: Vec<bool>,
-    /// Harm queued by the current pool's tokens, resolved after its saves.
-    pub(crate) pending: Vec<Inflict>,
-    /// Harm queued until every sequence is resolved: (sequence index, what).
-    pub(crate) deferred: Vec<(usize, Inflict, Option<usize>)>,
+    /// Harm queued by the current pool's tokens, resolved after its saves:
+    /// each harm with how many times in a row it was queued.
+    pub(crate) pending: Vec<(Inflict, u32)>,
+    /// Harm queued until every sequence is resolved, in order.
+    pub(crate) deferred: Vec<Held>,
     /// The group the current pool made current (Precision-like rules).
     pub(crate) focus: Option<usize>,
     /// What the current pool's tests did, for batch hooks: attack dice, and
@@ -63,7 +64,44 @@ pub struct Workspace<'p> {
     pub(crate) valued: bool,
 }
 
+/// Harm held until every sequence is resolved: `times` of the same harm,
+/// queued one after another by sequence `index` while `focus` was its focus
+/// group. Counting repeats keeps a trial's queue short however many tokens
+/// queue the same harm, and lets harm that lands alike land as one count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Held {
+    pub(crate) index: usize,
+    pub(crate) what: Inflict,
+    pub(crate) focus: Option<usize>,
+    pub(crate) times: u32,
+}
+
 impl Workspace<'_> {
+    /// Queue `times` of `what` to land after the current pool's saves.
+    #[inline]
+    pub(crate) fn queue(&mut self, what: Inflict, times: u32) {
+        match self.pending.last_mut() {
+            Some((last, n)) if *last == what => *n += times,
+            _ => self.pending.push((what, times)),
+        }
+    }
+
+    /// Hold `times` of sequence `index`'s harm `what` until every sequence
+    /// is resolved, remembering the current focus group.
+    #[inline]
+    pub(crate) fn hold(&mut self, index: usize, what: Inflict, times: u32) {
+        let focus = self.focus;
+        match self.deferred.last_mut() {
+            Some(h) if h.index == index && h.focus == focus && h.what == what => h.times += times,
+            _ => self.deferred.push(Held {
+                index,
+                what,
+                focus,
+                times,
+            }),
+        }
+    }
+
     /// Swap the sides, so the attacker's models are the ones attacked.
     pub(crate) fn flip(&mut self) {
         if let Some(a) = self.attacker.as_mut() {

@@ -1,0 +1,106 @@
+//! What routing tokens of one outcome does, per token, for a test whose
+//! tokens run a face count at a time (`RunTest::counting`).
+//!
+//! Such a test's routing rolls nothing and queues at most one harm action,
+//! so `n` tokens with the same outcome do `n` times what one token does:
+//! counters go up, tokens enter later tests, harm is queued. Each outcome's
+//! effect is found once, when the Program is lowered, by routing one token
+//! through [`RunTest::route`] (so the actions' meaning stays written once),
+//! and a trial then applies it multiplied by its count in a few additions.
+
+use crate::dice::DiceExpr;
+use crate::plan::Outcome;
+use crate::program::{Inflict, RunTest, TokenRoute};
+use std::ops::RangeInclusive;
+
+/// One token's effect, for one outcome of one counted test.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct CountedRoute {
+    /// Counters and how far each goes up, per token.
+    pub(crate) counts: Vec<(usize, u32)>,
+    /// Tests (the save after the last one) and how many tokens enter each,
+    /// per token.
+    pub(crate) enters: Vec<(usize, u32)>,
+    /// How many tokens the test itself passed on (as its batch hooks see),
+    /// per token.
+    pub(crate) passed: u32,
+    /// The one harm each token queues, if any.
+    pub(crate) inflict: Option<Inflict>,
+}
+
+impl CountedRoute {
+    /// The effect of routing one token with `outcome` at test `k` of
+    /// `tests`, which must be counted (`RunTest::counting`).
+    pub(crate) fn of(tests: &[RunTest], k: usize, outcome: Outcome) -> CountedRoute {
+        let mut recorder = Recorder {
+            tests,
+            k,
+            route: CountedRoute::default(),
+        };
+        let routed = tests[k].route(k, outcome, None, &mut recorder);
+        debug_assert!(routed.is_some(), "recording a route never stops it");
+        recorder.route
+    }
+
+    fn count(&mut self, counter: Option<usize>, by: u32) {
+        if let Some(c) = counter.filter(|_| by > 0) {
+            add(&mut self.counts, c, by);
+        }
+    }
+}
+
+/// Add `by` to `key`'s entry, or a new entry: one per key keeps a trial's
+/// additions few.
+fn add(entries: &mut Vec<(usize, u32)>, key: usize, by: u32) {
+    match entries.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, n)) => *n += by,
+        None => entries.push((key, by)),
+    }
+}
+
+/// A [`TokenRoute`] that writes down what one token does.
+struct Recorder<'a> {
+    tests: &'a [RunTest],
+    k: usize,
+    route: CountedRoute,
+}
+
+impl TokenRoute for Recorder<'_> {
+    fn count(&mut self, counter: usize) {
+        self.route.count(Some(counter), 1);
+    }
+
+    fn extra(&mut self, amount: DiceExpr) -> Option<()> {
+        // A counted test's extra tokens are a fixed number (`counted`).
+        debug_assert!(!amount.is_random());
+        let n = amount.min();
+        self.route.count(self.tests[self.k].counter, n);
+        add(&mut self.route.enters, self.k + 1, n);
+        Some(())
+    }
+
+    fn skip(&mut self, skipped: RangeInclusive<usize>) {
+        for t in &self.tests[skipped] {
+            self.route.count(t.counter, 1);
+        }
+    }
+
+    fn inflict(&mut self, what: Inflict, ended: Option<bool>) {
+        debug_assert!(
+            self.route.inflict.is_none(),
+            "a counted test queues one harm at most"
+        );
+        self.route.inflict = Some(what);
+        if let Some(passed) = ended {
+            self.route
+                .count(self.tests[self.k].counter, u32::from(passed));
+        }
+    }
+
+    fn pass(&mut self, goes_to: usize) -> Option<()> {
+        self.route.count(self.tests[self.k].counter, 1);
+        self.route.passed += 1;
+        add(&mut self.route.enters, goes_to, 1);
+        Some(())
+    }
+}
