@@ -11,7 +11,7 @@
 
 use crate::batch::{self, Batch};
 use crate::dice::ModifiedDice;
-use crate::one_group::{fail_saves, failing_faces, held_mortal, wound_one_by_one};
+use crate::one_group::{fail_saves, held_mortal, wound_one_by_one};
 use crate::plan::{Check, Contest, Excess, Side, WhileAlive};
 pub(crate) use crate::pool_tests::{gather_attacks, run_pool_tests};
 use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence};
@@ -415,7 +415,7 @@ fn roll_saves<D: DiceSource, O: Observer>(
         return;
     }
     if !obs.enabled() {
-        if let Some(fails) = failing_faces(pool, ws) {
+        if let Some(fails) = pool.one_group_fails {
             // One group, and no failed roll rolled again: only how many
             // failed matters, and the same dice are drawn as face by face.
             let mut failed = 0;

@@ -6,23 +6,23 @@
 
 use crate::dice::ModifiedDice;
 use crate::executor::{fail_fixed, mortal_fnp, one_at_a_time, unsaved};
-use crate::plan::{Reroll, Side};
-use crate::program::{Inflict, InflictKind, RunPool};
+use crate::plan::{Group, Reroll, Side};
+use crate::program::{Inflict, InflictKind, RunPool, RunSave};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
 use crate::trace::Observer;
 use crate::workspace::bump;
 use crate::workspace::Workspace;
 
-/// The faces of the pool's save die that fail, as bits, when the target is
-/// one group without a special save and no failed face is rolled again:
-/// then every failed roll is simply an unsaved attack. `None` otherwise.
-pub(crate) fn failing_faces(pool: &RunPool, ws: &Workspace<'_>) -> Option<u64> {
-    let save = &pool.save;
-    if ws.state.alive.len() != 1 || save.special[0].is_some() || save.die >= 63 {
+/// The faces of a pool's save die that fail, as bits, when the side it
+/// attacks (`groups`) is one group without a special save and no failed face
+/// is rolled again: then every failed roll is simply an unsaved attack.
+/// `None` otherwise. Found once per pool, as `RunPool::one_group_fails`.
+pub(crate) fn failing_faces(save: &RunSave, groups: &[Group]) -> Option<u64> {
+    if groups.len() != 1 || save.special[0].is_some() || save.die >= 63 {
         return None;
     }
-    let group = ws.state.group(0);
+    let group = &groups[0];
     // A roll saves from the lowest face that meets the armour or the
     // invulnerable save, and beats a natural fail (`RunSave::saves`).
     let armour = group

@@ -7,10 +7,12 @@ use crate::batch::BatchHooks;
 use crate::counted_route::CountedRoute;
 use crate::dice::{DiceExpr, ModifiedDice};
 use crate::error::CoreError;
+use crate::one_group::failing_faces;
 use crate::plan::{
     better_fnp, AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll,
     Rolls, Save, Sequence, Side, SpecialSave, Test, WhileAlive,
 };
+use crate::pool_tests::fixed_attacks;
 use crate::rng::DiceSource;
 use crate::roll::{Classed, Roll};
 use crate::trace::{Event, Observer};
@@ -145,6 +147,12 @@ pub(crate) struct RunPool {
     pub(crate) damage_reroll_one: bool,
     /// Strikes together with the sequence before it.
     pub(crate) simultaneous: bool,
+    /// The pool's attack dice when no term rolls or counts models alive
+    /// (`pool_tests::fixed_attacks`).
+    pub(crate) fixed_attacks: Option<u32>,
+    /// The save faces that fail outright when the side attacked is one
+    /// group (`one_group::failing_faces`).
+    pub(crate) one_group_fails: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -303,10 +311,11 @@ impl Program {
 
     fn prepare_pool(plan: &Plan, base: &str, p: &AttackPool) -> Result<RunPool, CoreError> {
         // Group indices in the pool refer to the side it attacks.
-        let groups = match (p.against, &plan.attacker) {
-            (Side::Attacker, Some(a)) => a.groups.len(),
-            _ => plan.target.groups.len(),
+        let attacked = match (p.against, &plan.attacker) {
+            (Side::Attacker, Some(a)) => &a.groups,
+            _ => &plan.target.groups,
         };
+        let groups = attacked.len();
         let mut tests = Vec::with_capacity(p.steps.len());
         let mut own_saves = Vec::new();
         for (ti, t) in p.steps.iter().enumerate() {
@@ -332,15 +341,18 @@ impl Program {
                 }
             }
         }
+        let save = RunSave::new(plan, &format!("{base}.save"), &p.save, groups)?;
         Ok(RunPool {
             name: p.name.clone(),
+            fixed_attacks: fixed_attacks(&p.attacks),
+            one_group_fails: failing_faces(&save, attacked),
             attacks: p.attacks.clone(),
             attacks_counter: plan.counter_index(
                 &format!("{base}.attacks_counter"),
                 p.attacks_counter.as_ref(),
             )?,
             tests,
-            save: RunSave::new(plan, &format!("{base}.save"), &p.save, groups)?,
+            save,
             against: p.against,
             own_saves,
             focus: p.focus.clone(),
