@@ -85,8 +85,8 @@ impl Tally {
     #[inline]
     pub(crate) fn each_number(ws: &Workspace<'_>, mut f: impl FnMut(usize, u32)) {
         let c = ws.counters.len();
-        for i in 0..c {
-            f(i, ws.counters[i]);
+        for (i, &value) in ws.counters.iter().enumerate() {
+            f(i, value);
         }
         f(c, ws.state.damage);
         f(c + 1, ws.state.destroyed);
@@ -96,8 +96,9 @@ impl Tally {
             f(next + 1, a.destroyed);
             next += 2;
         }
-        for (g, &alive) in ws.state.alive.iter().enumerate() {
-            f(next + g, ws.state.group(g).start().0 - alive);
+        let groups = ws.state.groups();
+        for (g, (&alive, group)) in ws.state.alive.iter().zip(groups).enumerate() {
+            f(next + g, group.start().0 - alive);
         }
         next += ws.state.alive.len();
         for (i, &(damage, mortal)) in ws.by_sequence.iter().enumerate() {
@@ -117,9 +118,12 @@ impl Tally {
         // The numbers come in index order, so the histograms are walked in
         // step with them rather than looked up one by one.
         let mut hist = self.hist.iter_mut().enumerate();
-        Tally::each_number(ws, |i, v| match hist.next() {
-            Some((at, h)) if at == i => record(h, v, 1),
-            _ => unreachable!("each_number gives the numbers in index order"),
+        Tally::each_number(ws, |i, v| {
+            let h = hist.next();
+            debug_assert_eq!(h.as_ref().map(|h| h.0), Some(i), "numbers in index order");
+            if let Some((_, h)) = h {
+                record(h, v, 1);
+            }
         });
     }
 

@@ -69,6 +69,12 @@ impl<'p> TargetState<'p> {
         &self.allocation.groups[g]
     }
 
+    /// Every group, in the Plan's order.
+    #[must_use]
+    pub fn groups(&self) -> &'p [Group] {
+        self.allocation.groups
+    }
+
     /// The allocation order declared for a pool, into `order`, with `focus`
     /// (when it has a model alive) first.
     pub(crate) fn declare_order(&self, focus: Option<usize>, order: &mut Vec<usize>) {
