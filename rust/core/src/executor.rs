@@ -97,7 +97,9 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
             }
         }
     }
-    resolve_deferred(program, ws, dice, obs);
+    if !ws.deferred.is_empty() {
+        resolve_deferred(program, ws, dice, obs);
+    }
     if let Some(c) = program.outcome_counter {
         let attacker = ws.attacker.as_ref().is_some_and(TargetState::wiped_out);
         ws.counters[c] = u32::from(ws.state.wiped_out()) + 2 * u32::from(attacker);

@@ -15,7 +15,7 @@ use crate::plan::{Attacks, Outcome};
 use crate::program::{Counting, Inflict, RunPool, RunTest, TokenRoute};
 use crate::rng::DiceSource;
 use crate::trace::{Event, Observer};
-use crate::workspace::{bump, Workspace};
+use crate::workspace::{bump, zeroed, Workspace};
 use std::ops::RangeInclusive;
 
 /// A pool's attack dice and tests: counters, tokens reaching the save, and
@@ -38,16 +38,13 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
     // Tests: tokens flow forward; entering[k] waits for test k, the last slot
     // is the save.
     let n_tests = pool.tests.len();
-    ws.entering.clear();
-    ws.entering.resize(n_tests + 1, 0);
+    zeroed(&mut ws.entering, n_tests + 1);
     ws.entering[0] = attacks;
     ws.pending.clear();
     ws.extra_mortal = 0;
     ws.one_damage_left = pool.damage_reroll_one;
-    ws.passed.clear();
-    ws.passed.resize(n_tests, 0);
-    ws.criticals.clear();
-    ws.criticals.resize(n_tests, 0);
+    zeroed(&mut ws.passed, n_tests);
+    zeroed(&mut ws.criticals, n_tests);
     for (k, t) in pool.tests.iter().enumerate() {
         let n = ws.entering[k];
         if t.automatic && t.on_success.is_empty() {
@@ -269,14 +266,20 @@ impl<D: DiceSource> TokenRoute for TrialRoute<'_, '_, D> {
 /// Each model's attack dice, summed over the pool's terms in order.
 /// With `alive_of`, only the attacking side's models alive when the strike
 /// began attack.
+#[inline]
 pub(crate) fn gather_attacks<D: DiceSource>(
     pool: &RunPool,
     alive: Option<&[u32]>,
     dice: &mut D,
 ) -> u32 {
-    if let Some(attacks) = pool.fixed_attacks {
-        return attacks;
+    match pool.fixed_attacks {
+        Some(attacks) => attacks,
+        None => roll_attacks(pool, alive, dice),
     }
+}
+
+/// [`gather_attacks`] term by term.
+fn roll_attacks<D: DiceSource>(pool: &RunPool, alive: Option<&[u32]>, dice: &mut D) -> u32 {
     let mut attacks = 0u32;
     for term in &pool.attacks {
         let models = match (term.alive_of, alive) {

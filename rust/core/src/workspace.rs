@@ -212,6 +212,18 @@ impl<'p> Workspace<'p> {
     }
 }
 
+/// `v` as `len` zeros: only zeroed when it has that length already, as it
+/// does from one trial of a pool to the next.
+#[inline]
+pub(crate) fn zeroed(v: &mut Vec<u32>, len: usize) {
+    if v.len() == len {
+        v.fill(0);
+    } else {
+        v.clear();
+        v.resize(len, 0);
+    }
+}
+
 #[inline]
 pub(crate) fn bump(counters: &mut [u32], index: Option<usize>, by: u32) {
     if let Some(i) = index {
