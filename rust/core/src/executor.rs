@@ -338,7 +338,7 @@ pub(crate) fn resolve_deferred<D: DiceSource, O: Observer>(
             ws.focus = focus.filter(|&f| ws.state.alive[f] > 0);
             order_with_focus(ws);
             let before = ws.harm();
-            if left > 1 && !obs.enabled() && held_mortal(pool, ws, what, left) {
+            if !obs.enabled() && held_mortal(pool, ws, what, left) {
                 left = 0;
             } else {
                 inflict(pool, ws, what, dice, obs);
@@ -449,7 +449,7 @@ fn pending_harm<D: DiceSource, O: Observer>(
 ) {
     for i in 0..ws.pending.len() {
         let (what, times) = ws.pending[i];
-        if times > 1 && !obs.enabled() && held_mortal(pool, ws, what, times) {
+        if !obs.enabled() && held_mortal(pool, ws, what, times) {
             continue;
         }
         for _ in 0..times {
