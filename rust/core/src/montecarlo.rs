@@ -84,10 +84,16 @@ impl Tally {
     /// wounds, then the value destroyed when the groups give values.
     #[inline]
     pub(crate) fn each_number(ws: &Workspace<'_>, mut f: impl FnMut(usize, u32)) {
-        let c = ws.counters.len();
         for (i, &value) in ws.counters.iter().enumerate() {
             f(i, value);
         }
+        Tally::each_state_number(ws, f);
+    }
+
+    /// The numbers of [`Tally::each_number`] after the counters.
+    #[inline]
+    fn each_state_number(ws: &Workspace<'_>, mut f: impl FnMut(usize, u32)) {
+        let c = ws.counters.len();
         f(c, ws.state.damage);
         f(c + 1, ws.state.destroyed);
         let mut next = c + 2;
@@ -117,8 +123,15 @@ impl Tally {
     pub fn record_trial(&mut self, ws: &Workspace<'_>) {
         // The numbers come in index order, so the histograms are walked in
         // step with them rather than looked up one by one.
-        let mut hist = self.hist.iter_mut().enumerate();
-        Tally::each_number(ws, |i, v| {
+        let (counters, rest) = self.hist.split_at_mut(ws.counters.len());
+        for (h, &v) in counters.iter_mut().zip(&ws.counters) {
+            record(h, v, 1);
+        }
+        let mut hist = rest
+            .iter_mut()
+            .enumerate()
+            .map(|(at, h)| (at + counters.len(), h));
+        Tally::each_state_number(ws, |i, v| {
             let h = hist.next();
             debug_assert_eq!(h.as_ref().map(|h| h.0), Some(i), "numbers in index order");
             if let Some((_, h)) = h {
