@@ -6,7 +6,6 @@ pub mod alias;
 pub(crate) mod allocation;
 pub mod batch;
 mod binomial;
-pub(crate) mod counted_route;
 pub mod dice;
 pub mod error;
 pub mod exact;

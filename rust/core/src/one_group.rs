@@ -6,42 +6,13 @@
 
 use crate::dice::ModifiedDice;
 use crate::executor::{fail_fixed, mortal_fnp, one_at_a_time, unsaved};
-use crate::plan::{Group, Reroll, Side};
-use crate::program::{Inflict, InflictKind, RunPool, RunSave};
+use crate::plan::Side;
+use crate::program::{Inflict, InflictKind, RunPool};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
 use crate::trace::Observer;
 use crate::workspace::bump;
 use crate::workspace::Workspace;
-
-/// The faces of a pool's save die that fail, as bits, when the side it
-/// attacks (`groups`) is one group without a special save and no failed face
-/// is rolled again: then every failed roll is simply an unsaved attack.
-/// `None` otherwise. Found once per pool, as `RunPool::one_group_fails`.
-pub(crate) fn failing_faces(save: &RunSave, groups: &[Group]) -> Option<u64> {
-    if groups.len() != 1 || save.special[0].is_some() || save.die >= 63 {
-        return None;
-    }
-    let group = &groups[0];
-    // A roll saves from the lowest face that meets the armour or the
-    // invulnerable save, and beats a natural fail (`RunSave::saves`).
-    let armour = group
-        .save
-        .map_or(i64::MAX, |s| i64::from(s) - i64::from(save.modifier[0]));
-    let invulnerable = group.invulnerable.map_or(i64::MAX, i64::from);
-    let from = armour
-        .min(invulnerable)
-        .max(i64::from(save.natural_fail) + 1)
-        .clamp(1, i64::from(save.die) + 1);
-    // Faces 1 to `from - 1` fail.
-    let fails = (1u64 << from) - 2;
-    let rerolled = match save.reroll {
-        Reroll::Failures => fails != 0,
-        Reroll::Ones => fails & 2 != 0,
-        Reroll::None | Reroll::NonCritical => false,
-    };
-    (!rerolled).then_some(fails)
-}
 
 /// `failed` unsaved attacks against a one-group target (see
 /// [`failing_faces`]): fixed damage applied as one count, as

@@ -11,7 +11,7 @@
 //! it saves the per-token routing, which was most of a die's cost.
 
 use crate::dice::DiceExpr;
-use crate::plan::{Attacks, Outcome};
+use crate::plan::Outcome;
 use crate::program::{Counting, Inflict, RunPool, RunTest, TokenRoute};
 use crate::rng::DiceSource;
 use crate::trace::{Event, Observer};
@@ -301,18 +301,4 @@ fn roll_attacks<D: DiceSource>(pool: &RunPool, alive: Option<&[u32]>, dice: &mut
         }
     }
     attacks
-}
-
-/// The attack dice `terms` always give, when none rolls a die and none
-/// counts the models alive: what [`gather_attacks`] would add up, found once.
-pub(crate) fn fixed_attacks(terms: &[Attacks]) -> Option<u32> {
-    terms.iter().try_fold(0u32, |sum, term| {
-        if term.alive_of.is_some() || (term.dice.is_random() && !term.maximize) {
-            return None;
-        }
-        // Validation bounds the attacks (`limits::MAX_ATTACKS`); checked all the same.
-        term.per_model(term.dice.max())
-            .checked_mul(term.models)?
-            .checked_add(sum)
-    })
 }

@@ -3,19 +3,21 @@
 //! evaluator (die by die, the fast path, batch hooks, the exact evaluator)
 //! reads this one program.
 
+mod counted;
+mod fixed;
+
 use crate::batch::BatchHooks;
-use crate::counted_route::CountedRoute;
 use crate::dice::{DiceExpr, ModifiedDice};
 use crate::error::CoreError;
-use crate::one_group::failing_faces;
 use crate::plan::{
     better_fnp, AttackPool, Attacks, Check, Class, Effect, Excess, Group, Outcome, Plan, Reroll,
     Rolls, Save, Sequence, Side, SpecialSave, Test, WhileAlive,
 };
-use crate::pool_tests::fixed_attacks;
 use crate::rng::DiceSource;
 use crate::roll::{Classed, Roll};
 use crate::trace::{Event, Observer};
+use counted::CountedRoute;
+use fixed::{failing_faces, fixed_attacks};
 use std::sync::Arc;
 
 /// A test with its modifiers summed and capped and its faces classified once.
@@ -151,7 +153,7 @@ pub(crate) struct RunPool {
     /// (`pool_tests::fixed_attacks`).
     pub(crate) fixed_attacks: Option<u32>,
     /// The save faces that fail outright when the side attacked is one
-    /// group (`one_group::failing_faces`).
+    /// group (`fixed::failing_faces`).
     pub(crate) one_group_fails: Option<u64>,
 }
 

@@ -1,0 +1,50 @@
+//! What a pool's Plan fixes before any die is rolled, found once when the
+//! Program is lowered rather than in every trial: its attack count when no
+//! term rolls or counts models alive, and the save faces that fail outright
+//! when the side it attacks is one group.
+
+use crate::plan::{Attacks, Group, Reroll};
+use crate::program::RunSave;
+
+/// The attack dice `terms` always give, when none rolls a die and none
+/// counts the models alive: what `pool_tests::gather_attacks` would add up.
+pub(crate) fn fixed_attacks(terms: &[Attacks]) -> Option<u32> {
+    terms.iter().try_fold(0u32, |sum, term| {
+        if term.alive_of.is_some() || (term.dice.is_random() && !term.maximize) {
+            return None;
+        }
+        // Validation bounds the attacks (`limits::MAX_ATTACKS`); checked all the same.
+        term.per_model(term.dice.max())
+            .checked_mul(term.models)?
+            .checked_add(sum)
+    })
+}
+
+/// The faces of a pool's save die that fail, as bits, when the side it
+/// attacks (`groups`) is one group without a special save and no failed face
+/// is rolled again: then every failed roll is simply an unsaved attack.
+/// `None` otherwise. Found once per pool, as `RunPool::one_group_fails`.
+pub(crate) fn failing_faces(save: &RunSave, groups: &[Group]) -> Option<u64> {
+    if groups.len() != 1 || save.special[0].is_some() || save.die >= 63 {
+        return None;
+    }
+    let group = &groups[0];
+    // A roll saves from the lowest face that meets the armour or the
+    // invulnerable save, and beats a natural fail (`RunSave::saves`).
+    let armour = group
+        .save
+        .map_or(i64::MAX, |s| i64::from(s) - i64::from(save.modifier[0]));
+    let invulnerable = group.invulnerable.map_or(i64::MAX, i64::from);
+    let from = armour
+        .min(invulnerable)
+        .max(i64::from(save.natural_fail) + 1)
+        .clamp(1, i64::from(save.die) + 1);
+    // Faces 1 to `from - 1` fail.
+    let fails = (1u64 << from) - 2;
+    let rerolled = match save.reroll {
+        Reroll::Failures => fails != 0,
+        Reroll::Ones => fails & 2 != 0,
+        Reroll::None | Reroll::NonCritical => false,
+    };
+    (!rerolled).then_some(fails)
+}
