@@ -11,8 +11,8 @@
 
 use crate::batch::{self, Batch};
 use crate::dice::ModifiedDice;
-use crate::one_group::{fail_saves, held_mortal, wound_one_by_one};
-use crate::plan::{Check, Contest, Excess, Side, WhileAlive};
+use crate::one_group::{held_mortal, wound_one_by_one};
+use crate::plan::{mortal_fnp, Check, Contest, Excess, Side, WhileAlive};
 pub(crate) use crate::pool_tests::{gather_attacks, run_pool_tests};
 use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence};
 use crate::rng::DiceSource;
@@ -437,6 +437,28 @@ fn roll_saves<D: DiceSource, O: Observer>(
         });
     }
     resolve_save_faces(pool, ws, dice, obs);
+}
+
+/// `failed` unsaved attacks against a one-group target (whose failing faces
+/// `RunPool::one_group_fails` holds): fixed damage applied as one count, as
+/// [`resolve_save_faces`] would face by face, else one attack at a time.
+pub(crate) fn fail_saves<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    failed: u32,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    if !ws.one_damage_left && !one_at_a_time(pool, ws) {
+        if failed > 0 {
+            fail_fixed(pool, ws, 0, failed, dice);
+        }
+        return;
+    }
+    for _ in 0..failed {
+        let current = ws.state.current(&ws.order);
+        unsaved(pool, ws, current, dice, obs);
+    }
 }
 
 /// Mortal wounds and unsaved damage from the pool's attacks, after its
@@ -907,15 +929,4 @@ pub(crate) fn inflict_mortal<D: DiceSource, O: Observer>(
         let fnp = mortal_fnp(state.group(g), g, feel_no_pain);
         state.wound_model(g, n, fnp, dice, obs);
     }
-}
-
-/// The Feel No Pain group `g` rolls against a mortal wound (see [`inflict_mortal`]).
-pub(crate) fn mortal_fnp(
-    group: &crate::plan::Group,
-    g: usize,
-    feel_no_pain: Option<&[Option<u32>]>,
-) -> Option<u32> {
-    feel_no_pain.and_then(|extra| {
-        crate::plan::better_fnp(group.mortal_fnp(), extra.get(g).copied().flatten())
-    })
 }

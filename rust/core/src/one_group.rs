@@ -5,36 +5,11 @@
 //! fails, and spilling mortal wounds always go to the same front model.
 
 use crate::dice::ModifiedDice;
-use crate::executor::{fail_fixed, mortal_fnp, one_at_a_time, unsaved};
-use crate::plan::Side;
+use crate::plan::{mortal_fnp, Side};
 use crate::program::{Inflict, InflictKind, RunPool};
-use crate::rng::DiceSource;
 use crate::target::TargetState;
-use crate::trace::Observer;
 use crate::workspace::bump;
 use crate::workspace::Workspace;
-
-/// `failed` unsaved attacks against a one-group target (see
-/// [`failing_faces`]): fixed damage applied as one count, as
-/// [`crate::executor::resolve_save_faces`] would face by face, else one attack at a time.
-pub(crate) fn fail_saves<D: DiceSource, O: Observer>(
-    pool: &RunPool,
-    ws: &mut Workspace<'_>,
-    failed: u32,
-    dice: &mut D,
-    obs: &mut O,
-) {
-    if !ws.one_damage_left && !one_at_a_time(pool, ws) {
-        if failed > 0 {
-            fail_fixed(pool, ws, 0, failed, dice);
-        }
-        return;
-    }
-    for _ in 0..failed {
-        let current = ws.state.current(&ws.order);
-        unsaved(pool, ws, current, dice, obs);
-    }
-}
 
 /// `n` wounds of one damage on the models of a one-group side, spilling from
 /// model to model: what `n` calls of [`TargetState::wound_model`] without

@@ -11,8 +11,7 @@ use super::state::{
 use super::MAX_STATES;
 use crate::dice::ModifiedDice;
 use crate::error::CoreError;
-use crate::executor::mortal_fnp;
-use crate::plan::{Excess, Plan, Side};
+use crate::plan::{mortal_fnp, Excess, Plan, Side};
 use crate::program::{Inflict, InflictKind, RunPool, RunSequence};
 use crate::tables::binomial_pmf;
 

@@ -122,6 +122,18 @@ pub fn better_fnp(a: Option<u32>, b: Option<u32>) -> Option<u32> {
     }
 }
 
+/// The Feel No Pain group `g` rolls against a mortal wound: the better of
+/// its own against mortal wounds and the pool's for that group, when the
+/// pool allows one at all (`feel_no_pain`, per group).
+#[must_use]
+pub(crate) fn mortal_fnp(
+    group: &Group,
+    g: usize,
+    feel_no_pain: Option<&[Option<u32>]>,
+) -> Option<u32> {
+    feel_no_pain.and_then(|extra| better_fnp(group.mortal_fnp(), extra.get(g).copied().flatten()))
+}
+
 impl Group {
     /// Feel No Pain against mortal wounds: the better of the two the group has.
     #[must_use]
