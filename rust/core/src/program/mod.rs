@@ -56,7 +56,7 @@ pub(crate) struct Counting {
     /// die's lane counts both outcomes in one addition.
     pub(crate) lanes: Option<Box<[u64; 64]>>,
     /// What one token of each outcome does (indexed by `Outcome as usize`),
-    /// filled in once the pool's tests are lowered.
+    /// filled in once the pool's tests are lowered (empty for a `plain` test).
     pub(crate) routes: [CountedRoute; 3],
 }
 
@@ -335,7 +335,8 @@ impl Program {
             )?);
         }
         for k in 0..tests.len() {
-            if tests[k].counting.is_some() {
+            // A plain test's successes just pass on: it needs no routes.
+            if tests[k].counting.as_ref().is_some_and(|c| !c.plain) {
                 let routes = [Outcome::Fail, Outcome::Success, Outcome::Critical]
                     .map(|outcome| CountedRoute::of(&tests, k, outcome));
                 if let Some(counting) = tests[k].counting.as_mut() {
