@@ -245,3 +245,53 @@ pub fn outcome(ws: &Workspace<'_>) -> TrialOutcome {
         by_sequence: ws.by_sequence.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Plan;
+    use crate::program::InflictKind;
+
+    fn mortal(amount: u32) -> Inflict {
+        Inflict {
+            kind: InflictKind::Mortal {
+                amount: Some(crate::DiceExpr::fixed(amount)),
+                spill: true,
+                reduced: false,
+                focus: false,
+                against: Side::Target,
+            },
+            after_all: true,
+            ends: true,
+        }
+    }
+
+    #[test]
+    fn held_harm_in_a_row_is_one_entry_with_its_count_in_the_order_queued() {
+        let plan = serde_json::json!({
+            "version": 1,
+            "counters": [],
+            "target": {"groups": [{"name": "A", "models": 5, "wounds": 2}], "order": [0]},
+            "sequences": []
+        });
+        let program = Program::new(Plan::from_json(&plan.to_string()).expect("a valid Plan"))
+            .expect("a Program");
+        let mut ws = Workspace::new(&program);
+        ws.hold(0, mortal(1), 2);
+        ws.hold(0, mortal(1), 1);
+        ws.hold(0, mortal(3), 1);
+        ws.focus = Some(0);
+        ws.hold(0, mortal(3), 1);
+        ws.hold(1, mortal(3), 4);
+        let held: Vec<_> = ws
+            .deferred
+            .iter()
+            .map(|h| (h.index, h.focus, h.times))
+            .collect();
+        assert_eq!(
+            held,
+            [(0, None, 3), (0, None, 1), (0, Some(0), 1), (1, Some(0), 4)]
+        );
+        assert_eq!(ws.deferred[1].what, mortal(3));
+    }
+}

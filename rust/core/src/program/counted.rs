@@ -104,3 +104,74 @@ impl TokenRoute for Recorder<'_> {
         Some(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Plan;
+    use crate::program::{Program, RunSequence};
+
+    /// Sustained Hits 1 and Lethal Hits on the hit roll, a held mortal
+    /// wound (Devastating Wounds) on the wound roll.
+    fn program() -> Program {
+        let plan = serde_json::json!({
+            "version": 1,
+            "counters": ["hits", "wounds"],
+            "target": {"groups": [{"name": "A", "models": 5, "wounds": 2, "save": 3}], "order": [0]},
+            "sequences": [{
+                "kind": "attack", "name": "guns",
+                "attacks": [{"models": 10, "dice": "2"}],
+                "steps": [
+                    {"name": "hit", "target": 3, "natural_fail": 1, "critical": 6, "counter": "hits",
+                     "effects": [{"on": "critical", "action": "extra", "amount": "1"},
+                                 {"on": "critical", "action": "skip", "steps": 1}]},
+                    {"name": "wound", "target": 4, "natural_fail": 1, "critical": 6, "counter": "wounds",
+                     "effects": [{"on": "critical", "action": "mortal", "spill": true,
+                                  "ends_attack": true, "after_all": true}]}
+                ],
+                "save": {"ap": -1},
+                "damage": {"dice": "1"}
+            }]
+        });
+        Program::new(Plan::from_json(&plan.to_string()).expect("a valid Plan")).expect("a Program")
+    }
+
+    fn routes(program: &Program, k: usize) -> [CountedRoute; 3] {
+        let RunSequence::Pool(pool) = &program.sequences[0] else {
+            panic!("the first sequence is the pool");
+        };
+        pool.tests[k]
+            .counting
+            .clone()
+            .expect("a counted test")
+            .routes
+    }
+
+    #[test]
+    fn a_critical_hit_counts_twice_enters_the_wound_roll_once_and_skips_past_it_once() {
+        let [fail, success, critical] = routes(&program(), 0);
+        assert_eq!(fail, CountedRoute::default());
+        assert_eq!(success.counts, [(0, 1)]);
+        assert_eq!(success.enters, [(1, 1)]);
+        // The extra hit is counted and rolls to wound; the lethal hit is
+        // counted as a wound too and goes straight to the save.
+        assert_eq!(critical.counts, [(0, 2), (1, 1)]);
+        assert_eq!(critical.enters, [(1, 1), (2, 1)]);
+        assert_eq!((critical.passed, critical.inflict), (1, None));
+    }
+
+    #[test]
+    fn a_critical_wound_is_counted_and_held_instead_of_passing_to_the_save() {
+        let [_, success, critical] = routes(&program(), 1);
+        assert_eq!(
+            (success.counts.as_slice(), success.enters.as_slice()),
+            (&[(1, 1)][..], &[(2, 1)][..])
+        );
+        assert_eq!(critical.counts, [(1, 1)]);
+        assert!(critical.enters.is_empty());
+        assert_eq!(critical.passed, 0);
+        assert!(critical
+            .inflict
+            .is_some_and(|what| what.after_all && what.ends));
+    }
+}

@@ -48,3 +48,41 @@ pub(crate) fn failing_faces(save: &RunSave, groups: &[Group]) -> Option<u64> {
     };
     (!rerolled).then_some(fails)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::DiceExpr;
+
+    fn term(models: u32, dice: &str) -> Attacks {
+        Attacks {
+            models,
+            dice: DiceExpr::parse(dice).expect("a dice expression"),
+            bonus: 0,
+            minimum: None,
+            maximize: false,
+            alive_of: None,
+            reserve: 0,
+        }
+    }
+
+    #[test]
+    fn terms_that_roll_nothing_add_up_once() {
+        let mut blast = term(1, "2");
+        blast.bonus = 3;
+        assert_eq!(fixed_attacks(&[term(10, "2"), blast]), Some(25));
+        let mut maximized = term(4, "D6");
+        maximized.maximize = true;
+        assert_eq!(fixed_attacks(&[maximized]), Some(24));
+    }
+
+    #[test]
+    fn a_rolled_term_or_one_counting_models_alive_is_left_to_the_trials() {
+        assert_eq!(fixed_attacks(&[term(10, "2"), term(1, "D6")]), None);
+        let mut survivors = term(10, "2");
+        survivors.alive_of = Some(0);
+        assert_eq!(fixed_attacks(&[survivors]), None);
+        // Too many to add up in a u32: left to the trials too, never wrapped.
+        assert_eq!(fixed_attacks(&[term(u32::MAX, "2")]), None);
+    }
+}
