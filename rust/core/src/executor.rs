@@ -316,9 +316,6 @@ pub(crate) fn resolve_deferred<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
-    if ws.deferred.is_empty() {
-        return;
-    }
     for i in 0..ws.deferred.len() {
         let Held {
             index,

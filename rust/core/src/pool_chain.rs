@@ -44,7 +44,6 @@ use crate::rng::{DiceSource, Stream};
 use crate::sampled::{failed_save, resolve, Drawn, PoolTables};
 use crate::tables::{slot, unpack, SLOTS};
 use crate::trace::NoTrace;
-use crate::trial_table::fixed_attacks;
 use crate::workspace::{Held, Workspace};
 use std::collections::{BTreeMap, HashMap};
 
@@ -409,7 +408,7 @@ impl Builder<'_> {
         next: &mut States,
     ) -> Option<RawStep> {
         let m = pool.tests.len();
-        let attacks = fixed_attacks(pool)?;
+        let attacks = pool.fixed_attacks?;
         let (vectors, _, _) = tables.by_count.get(attacks as usize)?;
         let (_, chance) = tables.binomial.as_ref()?;
         let most = |i: usize| {

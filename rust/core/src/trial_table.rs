@@ -65,14 +65,6 @@ impl DiceSource for NoDice {
     }
 }
 
-/// The pool's attack dice when they are a fixed number (no dice rolled for
-/// them, none counted from the attacker's models).
-pub(crate) fn fixed_attacks(pool: &RunPool) -> Option<u32> {
-    let mut none = NoDice::default();
-    let attacks = gather_attacks(pool, None, &mut none);
-    (!none.asked).then_some(attacks)
-}
-
 /// The Plan's one pool and its tables, when the Plan is one pool attacking
 /// the target once, with saves alike for every group.
 fn one_pool<'a>(
@@ -363,7 +355,7 @@ impl Resolutions {
             }
         };
         let width = program.numbers().len();
-        let attacks = fixed_attacks(pool);
+        let attacks = pool.fixed_attacks;
         Some(Resolutions {
             counted: Counted::new(pool, &lookup.0, width, attacks),
             keyed: None,

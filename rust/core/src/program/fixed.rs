@@ -1,16 +1,19 @@
 //! What a pool's Plan fixes before any die is rolled, found once when the
 //! Program is lowered rather than in every trial: its attack count when no
-//! term rolls or counts models alive, and the save faces that fail outright
-//! when the side it attacks is one group.
+//! term rolls or counts the attacker's models alive, and the save faces
+//! that fail outright when the side it attacks is one group.
 
 use crate::plan::{Attacks, Group, Reroll};
 use crate::program::RunSave;
 
 /// The attack dice `terms` always give, when none rolls a die and none
-/// counts the models alive: what `pool_tests::gather_attacks` would add up.
-pub(crate) fn fixed_attacks(terms: &[Attacks]) -> Option<u32> {
+/// counts the attacker's models alive (a term with `alive_of` counts all its
+/// models when the Plan does not list the attacker's): what
+/// `pool_tests::gather_attacks` adds up in every trial.
+pub(crate) fn fixed_attacks(terms: &[Attacks], attacker_listed: bool) -> Option<u32> {
     terms.iter().try_fold(0u32, |sum, term| {
-        if term.alive_of.is_some() || (term.dice.is_random() && !term.maximize) {
+        let counts_alive = attacker_listed && term.alive_of.is_some();
+        if counts_alive || (term.dice.is_random() && !term.maximize) {
             return None;
         }
         // Validation bounds the attacks (`limits::MAX_ATTACKS`); checked all the same.
@@ -70,19 +73,23 @@ mod tests {
     fn terms_that_roll_nothing_add_up_once() {
         let mut blast = term(1, "2");
         blast.bonus = 3;
-        assert_eq!(fixed_attacks(&[term(10, "2"), blast]), Some(25));
+        assert_eq!(fixed_attacks(&[term(10, "2"), blast], false), Some(25));
         let mut maximized = term(4, "D6");
         maximized.maximize = true;
-        assert_eq!(fixed_attacks(&[maximized]), Some(24));
+        assert_eq!(fixed_attacks(&[maximized], true), Some(24));
+        // Survivors of a side the Plan does not list: every model attacks.
+        let mut survivors = term(10, "2");
+        survivors.alive_of = Some(0);
+        assert_eq!(fixed_attacks(&[survivors], false), Some(20));
     }
 
     #[test]
     fn a_rolled_term_or_one_counting_models_alive_is_left_to_the_trials() {
-        assert_eq!(fixed_attacks(&[term(10, "2"), term(1, "D6")]), None);
+        assert_eq!(fixed_attacks(&[term(10, "2"), term(1, "D6")], false), None);
         let mut survivors = term(10, "2");
         survivors.alive_of = Some(0);
-        assert_eq!(fixed_attacks(&[survivors]), None);
+        assert_eq!(fixed_attacks(&[survivors], true), None);
         // Too many to add up in a u32: left to the trials too, never wrapped.
-        assert_eq!(fixed_attacks(&[term(u32::MAX, "2")]), None);
+        assert_eq!(fixed_attacks(&[term(u32::MAX, "2")], false), None);
     }
 }

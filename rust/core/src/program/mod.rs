@@ -149,8 +149,8 @@ pub(crate) struct RunPool {
     pub(crate) damage_reroll_one: bool,
     /// Strikes together with the sequence before it.
     pub(crate) simultaneous: bool,
-    /// The pool's attack dice when no term rolls or counts models alive
-    /// (`pool_tests::fixed_attacks`).
+    /// The pool's attack dice when no term rolls or counts the attacker's
+    /// models alive (`fixed::fixed_attacks`).
     pub(crate) fixed_attacks: Option<u32>,
     /// The save faces that fail outright when the side attacked is one
     /// group (`fixed::failing_faces`).
@@ -347,7 +347,7 @@ impl Program {
         let save = RunSave::new(plan, &format!("{base}.save"), &p.save, groups)?;
         Ok(RunPool {
             name: p.name.clone(),
-            fixed_attacks: fixed_attacks(&p.attacks),
+            fixed_attacks: fixed_attacks(&p.attacks, plan.attacker.is_some()),
             one_group_fails: failing_faces(&save, attacked),
             attacks: p.attacks.clone(),
             attacks_counter: plan.counter_index(
