@@ -452,9 +452,47 @@ pub(crate) fn fail_saves<D: DiceSource, O: Observer>(
         }
         return;
     }
+    if !ws.one_damage_left && damage_simply_lost(pool) {
+        fail_one_by_one(pool, ws, failed, dice, obs);
+        return;
+    }
     for _ in 0..failed {
         let current = ws.state.current(&ws.order);
         unsaved(pool, ws, current, dice, obs);
+    }
+}
+
+/// Does an attack's damage do nothing but cost the model wounds, the excess
+/// lost? Then [`fail_one_by_one`] may deal it without `damage_model`'s
+/// general steps.
+fn damage_simply_lost(pool: &RunPool) -> bool {
+    pool.excess == Excess::Lost
+        && pool.top_threshold.is_none()
+        && pool.top_threshold_counter.is_none()
+}
+
+/// `failed` unsaved attacks against a one-group target, whose damage is
+/// simply lost past the model ([`damage_simply_lost`]): each attack's damage
+/// rolled and dealt to the front model while the group stands, exactly as
+/// [`unsaved`] would one after another, with the counting and the group
+/// found once.
+fn fail_one_by_one<D: DiceSource, O: Observer>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    failed: u32,
+    dice: &mut D,
+    obs: &mut O,
+) {
+    bump(&mut ws.counters, pool.save.counter, failed);
+    let g = 0; // the one group
+    let group = ws.state.group(g);
+    let fnp = pool.fnp(g, group.feel_no_pain);
+    for _ in 0..failed {
+        if ws.state.alive[g] == 0 {
+            break;
+        }
+        let (_, lost) = pool.damage_to(group, pool.damage.roll(dice));
+        ws.state.wound_model(g, lost, fnp, dice, obs);
     }
 }
 

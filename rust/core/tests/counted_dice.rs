@@ -146,16 +146,24 @@ fn a_one_group_target_gives_the_same_trials_counted_or_token_by_token() {
     // One group: the failed saves are counted as the dice fall (unless a
     // failed face is rolled again or a special save follows), and mortal
     // wounds without Feel No Pain spill as one count, the same ones held
-    // until every attack all at once.
+    // until every attack all at once; random damage is dealt attack by
+    // attack without the general damage steps.
     for save_reroll in ["none", "ones", "failures"] {
         for (damage, reroll_one) in [("1", false), ("2", false), ("D3", false), ("D3", true)] {
-            for fnp in [None, Some(5)] {
+            for fnp in [
+                None,
+                Some(("feel_no_pain_mortal", 5)),
+                Some(("feel_no_pain", 6)),
+            ] {
                 for special in [None, Some(json!({"target": 6}))] {
                     let mut plan = branchy("none", false, damage, "lost");
                     let mut group = json!({"name": "A", "models": 5, "wounds": 3, "save": 4,
                                            "invulnerable": 5});
-                    if let Some(f) = fnp {
-                        group["feel_no_pain_mortal"] = f.into();
+                    if let Some((field, f)) = fnp {
+                        group[field] = f.into();
+                        // Damage reduced by one, to no less than one, as well.
+                        group["damage_reduction"] = 1.into();
+                        group["reduction_floor"] = 1.into();
                     }
                     plan["target"]["groups"] = json!([group]);
                     plan["target"]["order"] = json!([0]);
