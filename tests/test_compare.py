@@ -11,7 +11,7 @@ import pytest
 
 import mathhammer
 from mathhammer import DeclinedError, Registry, ScenarioError
-from mathhammer.compare import Comparison, compare, read_profiles
+from mathhammer.compare import Comparison, Pairings, compare, pairing, read_profiles
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 LIBRARY = EXAMPLES / "profiles.toml"
@@ -60,6 +60,25 @@ def test_an_attackers_own_scenario_keys_apply_to_its_pairings() -> None:
     # Each of 5 shots: hits on 3+, wounds on 4+ (S9 against T9), and Sv 3+ at AP-4 always fails.
     assert near["failed_saves"].mean == pytest.approx(5 * 2 / 3 * 1 / 2) == away["failed_saves"].mean
     assert near["damage"].mean > away["damage"].mean + 1  # D6+2 against D6, less what the Rhino's 10 W absorb
+
+
+def test_a_grid_of_pairings_loads_each_equal_pairing_once() -> None:
+    profiles = read_profiles([LIBRARY])
+    attackers = profiles.select("attacker", ["bolt-rifles", "lascannons"])
+    targets = profiles.select("target", ["rhino", "terminators"])
+    load = Pairings()
+    grid = {(a.name, t.name): load(a, t) for a in attackers for t in targets}
+    # The very scenarios pairing() loads one at a time, and the same again from another grid.
+    assert all(grid[a.name, t.name] is pairing(a, t) for a in attackers for t in targets)
+    assert Pairings()(attackers[1], targets[0]) is grid["lascannons", "rhino"]
+    # A profile with other data, even under the same name, is another pairing.
+    lascannons = attackers[1]
+    two = dataclasses.replace(
+        lascannons, table={**lascannons.table, "weapons": [{**lascannons.table["weapons"][0], "count": 2}]}
+    )
+    fewer = load(two, targets[0])
+    assert fewer is not grid["lascannons", "rhino"]
+    assert fewer.attacker.weapons[0].count == 2
 
 
 def test_monte_carlo_cells_are_seeded_one_by_one() -> None:

@@ -34,6 +34,7 @@ from mathhammer.profile_format import (
 
 # The profiles a comparison pairs, importable from here as before they had a module of their own.
 from mathhammer.profiles import MAX_POINTS as MAX_POINTS
+from mathhammer.profiles import Pairings as Pairings
 from mathhammer.profiles import Profile as Profile
 from mathhammer.profiles import Profiles as Profiles
 from mathhammer.profiles import add_profiles as add_profiles
@@ -53,7 +54,6 @@ from mathhammer.simulate import (
     evaluate_exact_prepared,
     freeze,
     prepare,
-    shallow_replace,
     simulate_prepared,
 )
 
@@ -542,7 +542,8 @@ def compare(
     names_a = [a.name for a in attackers]
     names_t = [t.name for t in targets]
     profiles = {(a.name, t.name): (a, t) for a in attackers for t in targets}
-    scenarios = {key: pairing(a, t, registry=registry) for key, (a, t) in profiles.items()}
+    load = Pairings(registry)
+    scenarios = {key: load(a, t) for key, (a, t) in profiles.items()}
     prepared: dict[tuple[str, str], Prepared] = {}
     priced: dict[str, GroupPoints] = {}
     for key, scenario in scenarios.items():
@@ -568,8 +569,12 @@ def compare(
         results[key] = simulate_prepared(prepared[key], trials, cell_seed, threads, callback)
         if pairings is not None:
             pairings(len(results), len(scenarios))
-    # Each Result is named as its row and column are, for charts and JSON: the names alone change.
-    ordered = {(a, t): shallow_replace(results[a, t], attacker=a, target=t) for a in names_a for t in names_t}
+    # Each Result is named as its row and column are, for charts and JSON. The Results were made above for
+    # this call alone and nothing else holds them yet, so they are named where they stand, not copied.
+    for (a, t), result in results.items():
+        object.__setattr__(result, "attacker", a)
+        object.__setattr__(result, "target", t)
+    ordered = {(a, t): results[a, t] for a in names_a for t in names_t}
     return Comparison(
         names_a,
         names_t,

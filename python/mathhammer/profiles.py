@@ -259,38 +259,77 @@ def pairing(attacker: Profile, target: Profile, *, registry: Registry | None = N
     Raises:
         ScenarioError: naming the file and field of the profile at fault.
     """
-    if attacker.ruleset != target.ruleset:
-        raise ScenarioError(
-            f"attacker {attacker.name!r} is {attacker.ruleset} but target {target.name!r} is {target.ruleset};"
-            " compare profiles of one ruleset",
-            source=attacker.source,
-        )
-    fmt = profile_format(attacker.ruleset, registry)
-    refuse_cells(fmt, attacker.scenario, attacker.source)
-    side = attacker_data(fmt, attacker.table)
-    data = {**attacker.scenario, "ruleset": attacker.ruleset, **side, "target": target.table}
-    # Scenarios are frozen and their loaders read nothing but the data: an
-    # equal pairing loaded before is the same scenario (a sweep repeated in
-    # one process loads each once).
-    registry = registry or default_registry()
-    key = (repr(data), attacker.source)
-    with _PAIRINGS_LOCK:
-        cached = _PAIRINGS.get(key)
-        if cached is not None and cached[0] is registry:
-            _PAIRINGS.move_to_end(key)
-            return cached[1]
-    try:
-        scenario = scenario_from_data(data, source=attacker.source, registry=registry)
-    except ScenarioError as exc:
-        raise relocated(exc, attacker, target, fmt) from None
-    with _PAIRINGS_LOCK:
-        _PAIRINGS[key] = (registry, scenario)
-        while len(_PAIRINGS) > PAIRINGS_CACHE:
-            _PAIRINGS.popitem(last=False)
-    return scenario
+    return Pairings(registry)(attacker, target)
 
 
-_PAIRINGS: OrderedDict[tuple[str, str | None], tuple[Registry, Any]] = OrderedDict()
+class Pairings:
+    """:func:`pairing` for many cells, each profile read once.
+
+    Scenarios are frozen and their loaders read nothing but the data, so an
+    equal pairing loaded before is the same scenario: pairings are kept, and
+    known by the text of their data (a sweep repeated in one process loads
+    each once). That text is worked out a profile at a time, not a cell at a
+    time, so a grid of A attackers and T targets writes A + T texts, not A x T.
+    A Pairings is for one grid: it remembers the profiles it has read as they
+    were then.
+    """
+
+    def __init__(self, registry: Registry | None = None) -> None:
+        self.registry = registry or default_registry()
+        self._attackers: dict[int, tuple[Profile, dict[str, Any], str]] = {}
+        self._targets: dict[int, tuple[Profile, str]] = {}
+
+    def __call__(self, attacker: Profile, target: Profile) -> Any:
+        """The scenario of ``attacker`` attacking ``target``, as :func:`pairing` gives it.
+
+        Raises:
+            ScenarioError: naming the file and field of the profile at fault.
+        """
+        if attacker.ruleset != target.ruleset:
+            raise ScenarioError(
+                f"attacker {attacker.name!r} is {attacker.ruleset} but target {target.name!r} is {target.ruleset};"
+                " compare profiles of one ruleset",
+                source=attacker.source,
+            )
+        fmt = profile_format(attacker.ruleset, self.registry)
+        side, attacker_text = self._attacker(attacker, fmt)
+        key = (attacker_text, self._target(target), attacker.source)
+        with _PAIRINGS_LOCK:
+            cached = _PAIRINGS.get(key)
+            if cached is not None and cached[0] is self.registry:
+                _PAIRINGS.move_to_end(key)
+                return cached[1]
+        data = {**attacker.scenario, "ruleset": attacker.ruleset, **side, "target": target.table}
+        try:
+            scenario = scenario_from_data(data, source=attacker.source, registry=self.registry)
+        except ScenarioError as exc:
+            raise relocated(exc, attacker, target, fmt) from None
+        with _PAIRINGS_LOCK:
+            _PAIRINGS[key] = (self.registry, scenario)
+            while len(_PAIRINGS) > PAIRINGS_CACHE:
+                _PAIRINGS.popitem(last=False)
+        return scenario
+
+    def _attacker(self, attacker: Profile, fmt: ProfileFormat) -> tuple[dict[str, Any], str]:
+        """The scenario keys ``attacker`` gives a pairing, and their text."""
+        known = self._attackers.get(id(attacker))
+        if known is None or known[0] is not attacker:
+            refuse_cells(fmt, attacker.scenario, attacker.source)
+            side = attacker_data(fmt, attacker.table)
+            known = (attacker, side, repr((attacker.scenario, attacker.ruleset, side)))
+            self._attackers[id(attacker)] = known
+        return known[1], known[2]
+
+    def _target(self, target: Profile) -> str:
+        """The text of ``target``'s table."""
+        known = self._targets.get(id(target))
+        if known is None or known[0] is not target:
+            known = (target, repr(target.table))
+            self._targets[id(target)] = known
+        return known[1]
+
+
+_PAIRINGS: OrderedDict[tuple[str, str, str | None], tuple[Registry, Any]] = OrderedDict()
 _PAIRINGS_LOCK = threading.Lock()
 PAIRINGS_CACHE = 1024
 """How many loaded pairings are kept for reuse, most recently used first."""
