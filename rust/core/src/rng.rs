@@ -227,9 +227,11 @@ mod tests {
 
     #[test]
     fn rolling_many_gives_the_dice_one_at_a_time_gives() {
-        for sides in [2, 3, 6, 12, 20] {
+        // Partly used words (a d3 between runs) and whole words.
+        for sides in [1, 2, 3, 6, 12, 20, 100, 101, 1000] {
             let (mut one, mut many) = (Stream::new(5, 1), Stream::new(5, 1));
-            for n in [0, 1, 7, 12, 13, 40] {
+            for n in [0, 1, 7, 12, 13, 40, 100] {
+                assert_eq!(one.roll(3), many.roll(3), "d{sides}: the streams part");
                 let singly: Vec<u32> = (0..n).map(|_| one.roll(sides)).collect();
                 let mut together = Vec::new();
                 many.roll_each(sides, n, |v| together.push(v));
