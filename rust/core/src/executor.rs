@@ -485,9 +485,17 @@ pub(crate) fn fail_saves<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
-    if !ws.one_damage_left && !one_at_a_time(pool, ws) {
+    if !ws.one_damage_left && !pool.one_at_a_time() {
+        // As `fail_fixed`, with no group to find for later saves.
+        bump(&mut ws.counters, pool.save.counter, failed);
         if failed > 0 {
-            fail_fixed(pool, ws, 0, failed, dice);
+            ws.state.apply_fixed(
+                &ws.order,
+                failed,
+                pool.damage.min(),
+                &pool.feel_no_pain,
+                dice,
+            );
         }
         return;
     }
@@ -608,7 +616,7 @@ pub(crate) fn resolve_save_faces<D: DiceSource, O: Observer>(
     // Unwatched, fixed damage with nothing after it: a face every group
     // fails outright is applied as one count (`TargetState::apply_fixed`,
     // the same wounds, models and Feel No Pain dice as one at a time).
-    let fixed = !obs.enabled() && !ws.one_damage_left && !one_at_a_time(pool, ws);
+    let fixed = !obs.enabled() && !ws.one_damage_left && !pool.one_at_a_time();
     for face in 1..=pool.save.die {
         let mut left = ws.save_faces[face as usize];
         while left > 0 {
@@ -664,19 +672,6 @@ pub(crate) fn fail_fixed<D: DiceSource>(
         // Destroyed by these: the last of them went to the last group standing.
         None => standing.unwrap_or(last),
     }
-}
-
-/// Must the pool's failed saves be resolved one at a time? `apply_fixed`
-/// knows damage modifiers only: anything that converts or follows damage
-/// goes one attack at a time.
-pub(crate) fn one_at_a_time(pool: &RunPool, ws: &Workspace<'_>) -> bool {
-    pool.damage.is_random()
-        || pool.damage.min() == 0
-        || pool.excess != Excess::Lost
-        || pool.cap_at_wounds
-        || pool.top_threshold_counter.is_some()
-        || pool.top_threshold.is_some()
-        || ws.state.has_thresholds()
 }
 
 /// One save roll showing `face`, against the group current now (or `last`

@@ -25,7 +25,6 @@
 
 use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::{Chance, Multinomial};
-pub(crate) use crate::executor::one_at_a_time;
 use crate::executor::{
     declare, drive, gather_attacks, inflict, resolve_save_faces, saves_in_turn, unsaved,
 };
@@ -323,7 +322,7 @@ pub(crate) fn resolve<D: DiceSource>(
     let wounds = counts[m];
     declare(pool, ws);
     if let Some(failed) = failed {
-        if one_at_a_time(pool, ws) {
+        if pool.one_at_a_time() {
             for _ in 0..failed {
                 failed_save(pool, ws, dice);
             }

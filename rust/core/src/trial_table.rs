@@ -38,7 +38,7 @@ use crate::plan::Side;
 use crate::pool_chain::{Script, MAX_RUNS};
 use crate::program::{Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
-use crate::sampled::{failed_save, one_at_a_time, resolve, Drawn, PoolTables};
+use crate::sampled::{failed_save, resolve, Drawn, PoolTables};
 use crate::tables::{slot, unpack, SLOTS};
 use crate::trace::NoTrace;
 use crate::workspace::{bump, Workspace};
@@ -412,7 +412,7 @@ impl Resolutions {
     ) -> Option<(Vec<u32>, Lookup)> {
         ws.reset();
         declare(pool, ws);
-        if !one_at_a_time(pool, ws) {
+        if !pool.one_at_a_time() {
             return None;
         }
         let mut states = BTreeMap::from([(snapshot(ws), 1.0)]);

@@ -1,10 +1,11 @@
 //! What a pool's Plan fixes before any die is rolled, found once when the
 //! Program is lowered rather than in every trial: its attack count when no
-//! term rolls or counts the attacker's models alive, and the save faces
-//! that fail outright when the side it attacks is one group.
+//! term rolls or counts the attacker's models alive, the save faces that
+//! fail outright when the side it attacks is one group, and whether its
+//! failed saves must be resolved one at a time.
 
-use crate::plan::{Attacks, Group, Reroll};
-use crate::program::RunSave;
+use crate::plan::{Attacks, Excess, Group, Reroll};
+use crate::program::{RunPool, RunSave};
 
 /// The attack dice `terms` always give, when none rolls a die and none
 /// counts the attacker's models alive (a term with `alive_of` counts all its
@@ -52,10 +53,40 @@ pub(crate) fn failing_faces(save: &RunSave, groups: &[Group]) -> Option<u64> {
     (!rerolled).then_some(fails)
 }
 
+/// How a pool's failed saves are resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FailedSaves {
+    /// As one count of fixed damage (`TargetState::apply_fixed`).
+    Counted,
+    /// One attack at a time.
+    OneByOne,
+}
+
+/// How `pool`'s failed saves against `groups` are resolved.
+/// `TargetState::apply_fixed` knows damage modifiers only: anything that
+/// converts or follows damage goes one attack at a time. Found once per
+/// pool, as `RunPool::failed_saves`.
+pub(crate) fn failed_saves(pool: &RunPool, groups: &[Group]) -> FailedSaves {
+    let one_by_one = pool.damage.is_random()
+        || pool.damage.min() == 0
+        || pool.excess != Excess::Lost
+        || pool.cap_at_wounds
+        || pool.top_threshold_counter.is_some()
+        || pool.top_threshold.is_some()
+        || groups.iter().any(|g| !g.thresholds.is_empty());
+    if one_by_one {
+        FailedSaves::OneByOne
+    } else {
+        FailedSaves::Counted
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::dice::DiceExpr;
+    use crate::plan::Plan;
+    use crate::program::{Program, RunSequence};
 
     fn term(models: u32, dice: &str) -> Attacks {
         Attacks {
@@ -91,5 +122,59 @@ mod tests {
         assert_eq!(fixed_attacks(&[survivors], true), None);
         // Too many to add up in a u32: left to the trials too, never wrapped.
         assert_eq!(fixed_attacks(&[term(u32::MAX, "2")], false), None);
+    }
+
+    /// How a pool of `damage` resolves its failed saves against one group
+    /// of W3 models, with `thresholds` on its damage.
+    fn resolved(damage: &serde_json::Value, thresholds: &[u32]) -> FailedSaves {
+        let plan = serde_json::json!({
+            "version": 1,
+            "counters": [],
+            "target": {"groups": [{"name": "A", "models": 5, "wounds": 3, "save": 4,
+                                   "thresholds": thresholds}], "order": [0]},
+            "sequences": [{
+                "kind": "attack", "name": "guns",
+                "attacks": [{"models": 10, "dice": "1"}],
+                "steps": [{"name": "hit", "target": 3}],
+                "save": {},
+                "damage": damage
+            }]
+        });
+        let program = Program::new(Plan::from_json(&plan.to_string()).expect("a valid Plan"))
+            .expect("a Program");
+        let RunSequence::Pool(pool) = &program.sequences[0] else {
+            panic!("the first sequence is the pool");
+        };
+        pool.failed_saves
+    }
+
+    #[test]
+    fn fixed_damage_lost_past_the_model_is_dealt_as_a_count() {
+        assert_eq!(
+            resolved(&serde_json::json!({"dice": "2"}), &[]),
+            FailedSaves::Counted
+        );
+    }
+
+    #[test]
+    fn rolled_carried_or_converted_damage_is_dealt_one_attack_at_a_time() {
+        let one_by_one = [
+            (serde_json::json!({"dice": "D3"}), vec![]),
+            (serde_json::json!({"dice": "0"}), vec![]),
+            (serde_json::json!({"dice": "2", "excess": "unit"}), vec![]),
+            (
+                serde_json::json!({"dice": "2", "cap_at_wounds": true}),
+                vec![],
+            ),
+            (serde_json::json!({"dice": "2"}), vec![2, 4]),
+        ];
+        for (damage, thresholds) in one_by_one {
+            let what = format!("{damage} with thresholds {thresholds:?}");
+            assert_eq!(
+                resolved(&damage, &thresholds),
+                FailedSaves::OneByOne,
+                "{what}"
+            );
+        }
     }
 }

@@ -17,7 +17,8 @@ use crate::rng::DiceSource;
 use crate::roll::{Classed, Roll};
 use crate::trace::{Event, Observer};
 use counted::CountedRoute;
-use fixed::{failing_faces, fixed_attacks};
+pub(crate) use fixed::FailedSaves;
+use fixed::{failed_saves, failing_faces, fixed_attacks};
 use std::sync::Arc;
 
 /// A test with its modifiers summed and capped and its faces classified once.
@@ -155,6 +156,8 @@ pub(crate) struct RunPool {
     /// The save faces that fail outright when the side attacked is one
     /// group (`fixed::failing_faces`).
     pub(crate) one_group_fails: Option<u64>,
+    /// How its failed saves are resolved (`fixed::failed_saves`).
+    pub(crate) failed_saves: FailedSaves,
 }
 
 #[derive(Debug, Clone)]
@@ -345,7 +348,7 @@ impl Program {
             }
         }
         let save = RunSave::new(plan, &format!("{base}.save"), &p.save, groups)?;
-        Ok(RunPool {
+        let mut pool = RunPool {
             name: p.name.clone(),
             fixed_attacks: fixed_attacks(&p.attacks, plan.attacker.is_some()),
             one_group_fails: failing_faces(&save, attacked),
@@ -385,7 +388,10 @@ impl Program {
             },
             mortal_counter: plan
                 .counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?,
-        })
+            failed_saves: FailedSaves::OneByOne,
+        };
+        pool.failed_saves = failed_saves(&pool, attacked);
+        Ok(pool)
     }
 
     /// One effect as the action its token takes; an `own_save` adds its save
@@ -912,6 +918,12 @@ impl RunSave {
 }
 
 impl RunPool {
+    /// Must its failed saves be resolved one at a time?
+    #[inline]
+    pub(crate) fn one_at_a_time(&self) -> bool {
+        self.failed_saves == FailedSaves::OneByOne
+    }
+
     /// The Feel No Pain group `g` has against this pool's harm, given its own `own`.
     #[inline]
     pub(crate) fn fnp(&self, g: usize, own: Option<u32>) -> Option<u32> {
