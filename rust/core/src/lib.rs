@@ -5,6 +5,7 @@
 pub mod alias;
 pub(crate) mod allocation;
 pub mod batch;
+mod between_attacks;
 mod binomial;
 pub mod dice;
 pub mod error;

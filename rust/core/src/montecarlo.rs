@@ -7,6 +7,7 @@
 //! outcomes, never with the number of trials.
 
 use crate::batch::{self, Batch};
+use crate::between_attacks;
 use crate::error::CoreError;
 use crate::executor::{self, run_trial};
 use crate::plan::Side;
@@ -442,12 +443,12 @@ fn run_chunk_sequenced(
         match seq {
             RunSequence::Heal { .. } => {
                 for ws in &mut wss {
-                    executor::heal(seq, ws, &mut stream, &mut NoTrace);
+                    between_attacks::heal(seq, ws, &mut stream, &mut NoTrace);
                 }
             }
             RunSequence::Mark { .. } => {
                 for ws in &mut wss {
-                    executor::mark(seq, ws, &mut stream, &mut NoTrace);
+                    between_attacks::mark(seq, ws, &mut stream, &mut NoTrace);
                 }
             }
             RunSequence::Pool(pool) => {
