@@ -43,20 +43,27 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
     ws.pending.clear();
     ws.extra_mortal = 0;
     ws.one_damage_left = pool.damage_reroll_one;
-    zeroed(&mut ws.passed, n_tests);
-    zeroed(&mut ws.criticals, n_tests);
+    let hooked = pool.keeps_test_counts();
+    if hooked {
+        zeroed(&mut ws.passed, n_tests);
+        zeroed(&mut ws.criticals, n_tests);
+    }
     for (k, t) in pool.tests.iter().enumerate() {
         let n = ws.entering[k];
         if t.automatic && t.on_success.is_empty() {
             bump(&mut ws.counters, t.counter, n);
-            ws.passed[k] += n;
+            if hooked {
+                ws.passed[k] += n;
+            }
             ws.entering[k + 1] += n;
             continue;
         }
         match &t.counting {
             Some(counting) if !obs.enabled() => {
                 let counts = roll_counted(t, counting, n, dice);
-                ws.criticals[k] += counts[Outcome::Critical as usize];
+                if hooked {
+                    ws.criticals[k] += counts[Outcome::Critical as usize];
+                }
                 route_counts(index, pool, k, counting, counts, ws);
             }
             _ => test_by_token(index, pool, k, ws, dice, obs),
@@ -79,7 +86,9 @@ fn route_counts(
         // Successes and criticals pass on; nothing else happens.
         let passed = counts[Outcome::Success as usize] + counts[Outcome::Critical as usize];
         bump(&mut ws.counters, pool.tests[k].counter, passed);
-        ws.passed[k] += passed;
+        if pool.keeps_test_counts() {
+            ws.passed[k] += passed;
+        }
         ws.entering[k + 1] += passed;
         return;
     }
@@ -93,7 +102,9 @@ fn route_counts(
         for &(test, by) in &route.enters {
             ws.entering[test] += by * times;
         }
-        ws.passed[k] += route.passed * times;
+        if pool.keeps_test_counts() {
+            ws.passed[k] += route.passed * times;
+        }
         if let Some(what) = route.inflict {
             if what.after_all {
                 ws.hold(index, what, times);
@@ -145,7 +156,7 @@ fn test_by_token<D: DiceSource, O: Observer>(
             });
             (outcome, None)
         };
-        if outcome == Outcome::Critical {
+        if outcome == Outcome::Critical && pool.keeps_test_counts() {
             ws.criticals[k] += 1;
         }
         t.route(
@@ -257,7 +268,9 @@ impl<D: DiceSource> TokenRoute for TrialRoute<'_, '_, D> {
     #[inline]
     fn pass(&mut self, goes_to: usize) -> Option<()> {
         bump(&mut self.ws.counters, self.pool.tests[self.k].counter, 1);
-        self.ws.passed[self.k] += 1;
+        if self.pool.keeps_test_counts() {
+            self.ws.passed[self.k] += 1;
+        }
         self.ws.entering[goes_to] += 1;
         Some(())
     }

@@ -42,7 +42,8 @@ pub struct Workspace<'p> {
     /// The group the current pool made current (Precision-like rules).
     pub(crate) focus: Option<usize>,
     /// What the current pool's tests did, for batch hooks: attack dice, and
-    /// per test the tokens that passed and the criticals rolled.
+    /// per test the tokens that passed and the criticals rolled (these two
+    /// only kept for a pool with a hook: `RunPool::keeps_test_counts`).
     pub(crate) attacks: u32,
     pub(crate) passed: Vec<u32>,
     pub(crate) criticals: Vec<u32>,

@@ -918,6 +918,12 @@ impl RunSave {
 }
 
 impl RunPool {
+    /// Does a trial keep what passed each test and the criticals rolled
+    /// (`Workspace::passed` and `criticals`)? Only a batch hook reads them.
+    #[inline]
+    pub(crate) fn keeps_test_counts(&self) -> bool {
+        self.batch_hook.is_some()
+    }
     /// Must its failed saves be resolved one at a time?
     #[inline]
     pub(crate) fn one_at_a_time(&self) -> bool {
