@@ -89,12 +89,20 @@ pub(crate) fn roll_check<D: DiceSource, O: Observer>(
     passed
 }
 
-/// Is the model a sequence needs (its caster) standing? Always, when it names none.
-fn standing(ws: &mut Workspace<'_>, while_alive: Option<WhileAlive>) -> bool {
-    while_alive.is_none_or(|w| {
+/// Does a sequence take place: is the model it needs (its caster) standing,
+/// when it names one, and does its check (if any) pass?
+fn takes_place<D: DiceSource, O: Observer>(
+    ws: &mut Workspace<'_>,
+    while_alive: Option<WhileAlive>,
+    check: Option<Check>,
+    dice: &mut D,
+    obs: &mut O,
+) -> bool {
+    let standing = while_alive.is_none_or(|w| {
         ws.side_mut(w.side)
             .is_some_and(|s| s.alive[w.group] > w.more_than)
-    })
+    });
+    standing && check.is_none_or(|c| roll_check(c, dice, obs))
 }
 
 /// A mark: its check (if any), then the mark set for the rest of the round.
@@ -114,10 +122,7 @@ pub(crate) fn mark<D: DiceSource, O: Observer>(
     else {
         return;
     };
-    if !standing(ws, while_alive) {
-        return;
-    }
-    if check.is_some_and(|c| !roll_check(c, dice, obs)) {
+    if !takes_place(ws, while_alive, check, dice, obs) {
         return;
     }
     ws.marks[mark] = true;
@@ -144,10 +149,7 @@ pub(crate) fn heal<D: DiceSource, O: Observer>(
     else {
         return;
     };
-    if !standing(ws, while_alive) {
-        return;
-    }
-    if check.is_some_and(|c| !roll_check(c, dice, obs)) {
+    if !takes_place(ws, while_alive, check, dice, obs) {
         return;
     }
     let n = amount.roll(dice);
