@@ -242,7 +242,13 @@ impl<'p> TargetState<'p> {
             }
             let w = self.allocation.groups[g].wounds;
             // Finish the front model, then whole models, then start one more.
-            let front_cost = self.front[g].div_ceil(d);
+            // (Damage that takes a whole model needs no division: it is
+            // common, and a division is slow.)
+            let front_cost = if d >= self.front[g] {
+                1
+            } else {
+                self.front[g].div_ceil(d)
+            };
             if attacks < front_cost {
                 self.front[g] -= attacks * d;
                 self.damage += attacks * d;
@@ -253,8 +259,13 @@ impl<'p> TargetState<'p> {
             self.alive[g] -= 1;
             self.destroyed += 1;
             self.front[g] = w;
-            let per_model = w.div_ceil(d);
-            let kills = (attacks / per_model).min(self.alive[g]);
+            let (per_model, whole) = if d >= w {
+                (1, attacks)
+            } else {
+                let per_model = w.div_ceil(d);
+                (per_model, attacks / per_model)
+            };
+            let kills = whole.min(self.alive[g]);
             attacks -= kills * per_model;
             self.alive[g] -= kills;
             self.destroyed += kills;
