@@ -19,7 +19,7 @@ use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
 use crate::trace::{Event, Observer};
-use crate::workspace::{bump, Held, Workspace};
+use crate::workspace::{bump, Workspace};
 
 /// Run one trial into `ws` (counters, damage and models destroyed).
 pub fn run_trial<D: DiceSource, O: Observer>(
@@ -208,35 +208,35 @@ pub(crate) fn resolve_deferred<D: DiceSource, O: Observer>(
     dice: &mut D,
     obs: &mut O,
 ) {
-    for i in 0..ws.deferred.len() {
-        let Held {
-            index,
-            what,
-            focus,
-            times,
-        } = ws.deferred[i];
-        let RunSequence::Pool(pool) = &program.sequences[index] else {
+    // Taken out while it lands, so each entry is read where it stands; harm
+    // held while landing it would wait for a later trial's end, so none is
+    // kept (the buffer goes back for the next trial).
+    let deferred = std::mem::take(&mut ws.deferred);
+    for held in &deferred {
+        let RunSequence::Pool(pool) = &program.sequences[held.index] else {
             continue;
         };
         // The same harm held several times over lands as one count where
         // one group takes it alike (`one_group::held_mortal`); otherwise
         // once at a time, each against the order declared afresh.
-        let mut left = times;
+        let mut left = held.times;
         while left > 0 {
             // The pool's focus group, if still alive, stays first.
-            ws.focus = focus.filter(|&f| ws.state.alive[f] > 0);
+            ws.focus = held.focus.filter(|&f| ws.state.alive[f] > 0);
             order_with_focus(ws);
             let before = ws.harm();
-            if !obs.enabled() && held_mortal(pool, ws, what, left) {
+            if !obs.enabled() && held_mortal(pool, ws, &held.what, left) {
                 left = 0;
             } else {
-                inflict(pool, ws, what, dice, obs);
+                inflict(pool, ws, held.what, dice, obs);
                 left -= 1;
             }
             // Held harm is its pool's, whenever it lands.
-            ws.attribute(program.attributed[index], before);
+            ws.attribute(program.attributed[held.index], before);
         }
     }
+    ws.deferred = deferred;
+    ws.deferred.clear();
 }
 
 fn run_pool<D: DiceSource, O: Observer>(
@@ -406,7 +406,7 @@ fn pending_harm<D: DiceSource, O: Observer>(
 ) {
     for i in 0..ws.pending.len() {
         let (what, times) = ws.pending[i];
-        if !obs.enabled() && held_mortal(pool, ws, what, times) {
+        if !obs.enabled() && held_mortal(pool, ws, &what, times) {
             continue;
         }
         for _ in 0..times {

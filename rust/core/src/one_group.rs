@@ -49,7 +49,7 @@ pub(crate) fn wound_one_by_one(state: &mut TargetState<'_>, n: u32) {
 pub(crate) fn held_mortal(
     pool: &RunPool,
     ws: &mut Workspace<'_>,
-    what: Inflict,
+    what: &Inflict,
     times: u32,
 ) -> bool {
     let InflictKind::Mortal {
