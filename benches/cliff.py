@@ -68,28 +68,36 @@ def timed(call: Callable[[], object]) -> float:
 
 
 def die_by_die(reference: Path | None, rounds: int, trials: int) -> list[str]:
-    """Die-by-die trials per second on S1-S3, and their ratio to the literal-dice reference."""
+    """Die-by-die trials per second on S1-S3, and their ratio to the literal-dice reference.
+
+    Each round times the project and then the reference on each scenario, back to back, and the ratio
+    shown is the median of the rounds' ratios: a shared machine's speed drifts from one second to the
+    next, and a ratio of two timings taken together cancels most of that drift.
+    """
     native = build_native(reference) if reference else None
     plans = {name: simulate_module.prepare(load(name)).core for name in SCENARIOS}
     rates: dict[tuple[str, str], list[float]] = {}
+    ratios: dict[str, list[float]] = {}
     for _ in range(rounds):
         for name, plan in plans.items():
             _core.simulate(plan, 1_000, 1, 1, None, True)
             seconds = timed(lambda plan=plan: _core.simulate(plan, trials, 1, 1, None, True))
-            rates.setdefault((name, "project"), []).append(trials / seconds)
+            ours = trials / seconds
+            rates.setdefault((name, "project"), []).append(ours)
             if native is not None:
-                rates.setdefault((name, "swar"), []).append(native_rate(native, name, "swar", 10 * trials))
+                ratios.setdefault(name, []).append(ours / native_rate(native, name, "swar", 10 * trials))
     median = {key: statistics.median(values) for key, values in rates.items()}
     lines = [
-        f"Die by die, one thread, {trials:,} trials a call, median of {rounds} interleaved rounds:",
+        f"Die by die, one thread, {trials:,} trials a call, {rounds} interleaved rounds (rates: medians;"
+        " ratio: median of the rounds' ratios):",
         "",
         "| | " + " | ".join(SCENARIOS) + " |",
         "| --- |" + " --- |" * len(SCENARIOS),
         "| die by die, M trials/s | " + " | ".join(f"{median[s, 'project'] / 1e6:.2f}" for s in SCENARIOS) + " |",
     ]
     if native is not None:
-        ratios = " | ".join(f"{median[s, 'project'] / median[s, 'swar']:.2f}" for s in SCENARIOS)
-        lines.append(f"| die by die ÷ native dice | {ratios} |")
+        shown = " | ".join(f"{statistics.median(ratios[s]):.2f}" for s in SCENARIOS)
+        lines.append(f"| die by die ÷ native dice | {shown} |")
     return lines
 
 
@@ -303,7 +311,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path, help="also write the markdown table here")
     args = parser.parse_args()
     sections = [
-        die_by_die(args.reference, args.rounds, args.trials),
+        die_by_die(args.reference, max(args.rounds, 7), args.trials),
         cliffs(args.rounds, 200_000),
         rulesets(200_000),
         overhead(args.reference, args.rounds),
