@@ -339,17 +339,8 @@ pub(crate) fn fail_saves<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     if !ws.one_damage_left && !pool.one_at_a_time() {
-        // As `fail_fixed`, with no group to find for later saves.
-        bump(&mut ws.counters, pool.save.counter, failed);
-        if failed > 0 {
-            ws.state.apply_fixed(
-                &ws.order,
-                failed,
-                pool.damage.min(),
-                &pool.feel_no_pain,
-                dice,
-            );
-        }
+        // No later save needs the group they were checked against.
+        fail_as_count(pool, ws, failed, dice);
         return;
     }
     if !ws.one_damage_left && damage_simply_lost(pool) {
@@ -501,9 +492,21 @@ fn fails_outright(pool: &RunPool, ws: &Workspace<'_>, face: u32) -> bool {
             .all(|g| save.special[g].is_none() && !save.saves(g, ws.state.group(g), face))
 }
 
-/// `n` failed saves of the pool's fixed damage, counted and applied at once;
-/// returns the group the last of them was checked against, as
-/// [`save_one`] would.
+/// `n` failed saves of the pool's fixed damage, counted and applied at once
+/// through the allocation order in `ws.order` (`TargetState::apply_fixed`).
+pub(crate) fn fail_as_count<D: DiceSource>(
+    pool: &RunPool,
+    ws: &mut Workspace<'_>,
+    n: u32,
+    dice: &mut D,
+) {
+    bump(&mut ws.counters, pool.save.counter, n);
+    ws.state
+        .apply_fixed(&ws.order, n, pool.damage.min(), &pool.feel_no_pain, dice);
+}
+
+/// [`fail_as_count`], returning the group the last of them was checked
+/// against, as [`save_one`] would.
 pub(crate) fn fail_fixed<D: DiceSource>(
     pool: &RunPool,
     ws: &mut Workspace<'_>,
@@ -511,15 +514,13 @@ pub(crate) fn fail_fixed<D: DiceSource>(
     n: u32,
     dice: &mut D,
 ) -> usize {
-    bump(&mut ws.counters, pool.save.counter, n);
     let standing = ws
         .order
         .iter()
         .rev()
         .find(|&&g| ws.state.alive[g] > 0)
         .copied();
-    ws.state
-        .apply_fixed(&ws.order, n, pool.damage.min(), &pool.feel_no_pain, dice);
+    fail_as_count(pool, ws, n, dice);
     match ws.state.current(&ws.order) {
         Some(g) => g,
         // Destroyed by these: the last of them went to the last group standing.

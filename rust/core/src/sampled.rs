@@ -26,7 +26,8 @@
 use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::{Chance, Multinomial};
 use crate::executor::{
-    declare, drive, gather_attacks, inflict, resolve_save_faces, saves_in_turn, unsaved,
+    declare, drive, fail_as_count, gather_attacks, inflict, resolve_save_faces, saves_in_turn,
+    unsaved,
 };
 use crate::plan::{Group, Side};
 use crate::pool_chain::PoolChain;
@@ -327,14 +328,7 @@ pub(crate) fn resolve<D: DiceSource>(
                 failed_save(pool, ws, dice);
             }
         } else {
-            bump(&mut ws.counters, pool.save.counter, failed);
-            ws.state.apply_fixed(
-                &ws.order,
-                failed,
-                pool.damage.min(),
-                &pool.feel_no_pain,
-                dice,
-            );
+            fail_as_count(pool, ws, failed, dice);
         }
     } else if pool.save.in_turn {
         saves_in_turn(pool, ws, wounds, dice, &mut NoTrace);
