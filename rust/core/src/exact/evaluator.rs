@@ -313,23 +313,42 @@ impl<'p> Evaluator<'p> {
         damage: &[f64],
     ) -> Dist {
         let mut out = Dist::with_capacity_and_hasher(dist.len() + 1, Fast::default());
+        self.unsaved_into(
+            dist.iter().map(|(&s, &p)| (s, p)),
+            order,
+            pool,
+            damage,
+            &mut out,
+        );
+        out
+    }
+
+    /// [`Self::unsaved`] on the states `dist` (each once), added to `out`:
+    /// for a caller that keeps one map for many steps.
+    pub(super) fn unsaved_into(
+        &self,
+        dist: impl ExactSizeIterator<Item = (u128, f64)>,
+        order: &[usize],
+        pool: &RunPool,
+        damage: &[f64],
+        out: &mut Dist,
+    ) {
         if spend(dist.len() * damage.len()) {
-            return out;
+            return;
         }
-        for (&s, &p) in dist {
+        for (s, p) in dist {
             let Some(g) = Unit::current(s, order) else {
-                add(&mut out, s, p);
+                add(out, s, p);
                 continue;
             };
             match &self.one_damage {
                 Some((kept, again)) if one_left(s) => {
-                    self.deal(&mut out, s, p, g, order, pool, kept);
-                    self.deal(&mut out, with_one_left(s, false), p, g, order, pool, again);
+                    self.deal(out, s, p, g, order, pool, kept);
+                    self.deal(out, with_one_left(s, false), p, g, order, pool, again);
                 }
-                _ => self.deal(&mut out, s, p, g, order, pool, damage),
+                _ => self.deal(out, s, p, g, order, pool, damage),
             }
         }
-        out
     }
 
     /// Damage rolled as `damage` says on the current group `g` of state `s`

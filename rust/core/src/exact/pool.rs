@@ -10,7 +10,7 @@ use super::nfold::{binomial, nfold, thinned, Joint};
 use super::pmf::{accumulate, attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
     add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, with_one_left,
-    Dist, Fast,
+    Dist, Fast, Unit,
 };
 use super::{MAX_STATES, TABLE_BUDGET};
 use crate::dice::ModifiedDice;
@@ -311,34 +311,76 @@ impl Evaluator<'_> {
             outcomes,
         } = *step;
         let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
-        let mut after_f: Vec<Dist> = vec![Dist::from_iter([(s0, 1.0)])];
+        // The states after f failed saves, f = 0, 1, ..., one list after
+        // another in `flat`, list f ending at `ends[f]`.
+        let mut flat = vec![(s0, 1.0)];
+        let mut ends = vec![1];
+        let mut step = Dist::default();
         let mut held = 0u64;
-        for _ in 0..most_failed {
-            let d = self.unsaved(
-                after_f.last().expect("starts with one"),
-                order,
-                pool,
-                damage,
-            );
-            held += d.len() as u64 * STATE_BYTES;
+        // Once no state has a model left to take damage, a failed save
+        // changes nothing (`unsaved` keeps such a state as it is): the chain
+        // has settled, and more failed saves leave its last list.
+        let mut settled = false;
+        for f in 0..most_failed {
+            let last = &flat[if f == 0 { 0 } else { ends[f - 1] }..ends[f]];
+            if last.iter().all(|&(s, _)| Unit::current(s, order).is_none()) {
+                settled = true;
+                break;
+            }
+            step.clear();
+            self.unsaved_into(last.iter().copied(), order, pool, damage, &mut step);
+            held += step.len() as u64 * STATE_BYTES;
             if hold(held) {
                 break;
             }
-            after_f.push(d);
+            flat.extend(step.drain());
+            ends.push(flat.len());
         }
-        for (&(f, e), &p) in &outcomes.failed_harm {
-            // Past the memory budget the chain stops short; the evaluation
-            // then declines, whatever is left out here.
-            let Some(after) = after_f.get(f as usize) else {
-                continue;
-            };
-            for (&s, &q) in after {
-                let s = if self.carry_failed {
-                    with_failed(s, failed(s) + f)
-                } else {
-                    s
+        let steps = ends.len();
+        let after_f = |f: usize| &flat[if f == 0 { 0 } else { ends[f - 1] }..ends[f]];
+        // Past the memory budget the chain stops short; the evaluation then
+        // declines, whatever is left out here.
+        let reached = |f: u32| {
+            let f = f as usize;
+            if settled {
+                Some(f.min(steps - 1))
+            } else {
+                (f < steps).then_some(f)
+            }
+        };
+        if self.carry_failed {
+            for (&(f, e), &p) in &outcomes.failed_harm {
+                let Some(at) = reached(f) else {
+                    continue;
                 };
-                add(&mut after_saves[e as usize], s, p * q);
+                for &(s, q) in after_f(at) {
+                    add(
+                        &mut after_saves[e as usize],
+                        with_failed(s, failed(s) + f),
+                        p * q,
+                    );
+                }
+            }
+            return after_saves;
+        }
+        // Without failed saves in the state, every count of them past the
+        // settled list leaves the same states: their chances are added up
+        // first, and each list's states are weighed once per harm count.
+        let width = after_saves.len();
+        let mut weights = vec![0.0; steps * width];
+        for (&(f, e), &p) in &outcomes.failed_harm {
+            if let Some(at) = reached(f) {
+                weights[at * width + e as usize] += p;
+            }
+        }
+        for (at, row) in weights.chunks_exact(width).enumerate() {
+            for (e, &p) in row.iter().enumerate() {
+                if p == 0.0 {
+                    continue;
+                }
+                for &(s, q) in after_f(at) {
+                    add(&mut after_saves[e], s, p * q);
+                }
             }
         }
         after_saves
