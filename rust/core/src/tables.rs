@@ -55,7 +55,7 @@ pub(crate) fn unpack(v: u64) -> [u32; SLOTS] {
     std::array::from_fn(|i| slot(v, i))
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Builder {
     work: u64,
 }

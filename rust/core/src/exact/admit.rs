@@ -3,6 +3,7 @@
 //! the target's state it marks to be carried in the state.
 
 use super::budget::{decline, MAX_WORK};
+use super::cache::DenseWork;
 use super::estimate::Tabled;
 use super::state::{ALIVE_BITS, FRONT_BITS, HELD_BITS, MAX_CARRIED};
 use super::MAX_GROUPS;
@@ -38,7 +39,7 @@ pub(super) const ADMIT: u64 = MAX_WORK * 5;
 /// tabulated (`None` otherwise), for the evaluator to use.
 pub(super) fn admit(program: &Program) -> Result<(Admission, Vec<Option<Tabled>>), CoreError> {
     check_shape(program)?;
-    let (dense, tables) = dense_work(program)?;
+    let (dense, tables) = program.exact_cache.dense_work(|| dense_work(program))?;
     let (carry_failed, save_counters) = check_pools(program)?;
     let (carry_mortal, tokens) = reduced_mortal_counter(program)?;
     let estimate = dense.saturating_add(super::estimate::state_steps(
@@ -144,7 +145,7 @@ pub(super) fn admit(program: &Program) -> Result<(Admission, Vec<Option<Tabled>>
 /// The dense work the Plan fixes (its tables and dice), estimated, and the
 /// one-die tables built for the estimate; a Plan whose dense work alone is
 /// past the budget is declined.
-fn dense_work(program: &Program) -> Result<(u64, Vec<Option<Tabled>>), CoreError> {
+fn dense_work(program: &Program) -> DenseWork {
     let mut tables = Vec::with_capacity(program.sequences.len());
     for seq in &program.sequences {
         let mut die = None;

@@ -21,10 +21,18 @@ use std::collections::{BTreeSet, HashMap};
 /// One die's table of a pool and the harm outside the save it inflicts, as
 /// `tables::one_token` builds them, with the builder that built them (the
 /// work it counted goes on counting towards the pool's limit).
+#[derive(Clone)]
 pub(super) struct Tabled {
     pub(super) token: Token,
     pub(super) inflict: Option<Inflict>,
     pub(super) builder: Builder,
+}
+
+impl Tabled {
+    /// Entries of the table, over every set of re-rolls left.
+    pub(super) fn entries(&self) -> usize {
+        self.token.by.iter().flatten().map(HashMap::len).sum()
+    }
 }
 
 /// Steps to build the pmf of `d` (the convolutions `ModifiedDice::distribution` does).

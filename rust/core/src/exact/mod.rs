@@ -18,6 +18,7 @@
 
 mod admit;
 mod budget;
+mod cache;
 mod chain;
 mod contest;
 mod counts;
@@ -43,6 +44,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use budget::{MAX_BYTES, MAX_WORK};
+pub use cache::Cache;
 use evaluator::{Credit, Evaluator, Finished, Holder};
 use state::marker_fields;
 

@@ -209,6 +209,8 @@ pub struct Program {
     /// is reported on its own (attack pools and mortal-wound sources aimed at
     /// the target), in order; `None` for the others.
     pub(crate) attributed: Vec<Option<usize>>,
+    /// What the exact evaluator works out from this Program alone.
+    pub(crate) exact_cache: crate::exact::Cache,
 }
 
 pub(crate) fn classify(t: &Test, natural: u32) -> Outcome {
@@ -311,6 +313,7 @@ impl Program {
             winner_counter,
             left_counter,
             attributed,
+            exact_cache: crate::exact::Cache::default(),
         })
     }
 
