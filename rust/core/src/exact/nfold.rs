@@ -377,7 +377,17 @@ fn on_grid(
             next.resize(r2 * c2, 0.0);
             // Each outcome shifts every row of the grid by its counts: a
             // row at a time, contiguous, so the adds need no index checks.
+            // With no second count the rows keep their width, and the whole
+            // grid shifts as one run (rows of one cell cost far more than
+            // their one add).
             for &((da, db), p) in kernel {
+                if bmax == 0 {
+                    let at = da as usize * cols;
+                    for (y, &x) in next[at..at + grid.len()].iter_mut().zip(&grid) {
+                        *y += x * p;
+                    }
+                    continue;
+                }
                 for (i, row) in grid.chunks_exact(cols).enumerate() {
                     let at = (i + da as usize) * c2 + db as usize;
                     for (y, &x) in next[at..at + cols].iter_mut().zip(row) {
@@ -501,6 +511,29 @@ mod tests {
                 assert_same(&out, &slow_nfold(&one, attacks));
             }
         }
+    }
+
+    #[test]
+    fn one_count_of_several_outcomes_is_summed_on_the_grid_as_adding_dice() {
+        // Hits of a die with Sustained Hits 1 (0, 1 or 2), as on S2, and a
+        // die of wider steps: one count, so the grid shifts in whole runs.
+        let hits = Joint::from_iter([((0, 0), 1.0 / 3.0), ((1, 0), 0.5), ((2, 0), 1.0 / 6.0)]);
+        let wide = Joint::from_iter([((0, 0), 0.2), ((3, 0), 0.3), ((5, 0), 0.4), ((6, 0), 0.1)]);
+        let fixed = [0.0; 20].iter().chain(&[1.0]).copied().collect::<Vec<_>>();
+        let mixed = [0.0, 0.1, 0.2, 0.0, 0.3, 0.4];
+        for one in [hits, wide] {
+            for attacks in [&fixed[..], &mixed[..]] {
+                let (kernel, extent) = (
+                    one.iter().map(|(&k, &p)| (k, p)).collect::<Vec<_>>(),
+                    extent(&one),
+                );
+                let mut out = Joint::default();
+                on_grid(&kernel, extent, attacks, &mut out).unwrap();
+                assert_same(&out, &slow_nfold(&one, attacks));
+            }
+        }
+        let (way, _) = way(3, (2, 0), 20, 20);
+        assert_eq!(way, Way::Grid);
     }
 
     #[test]
