@@ -55,7 +55,14 @@ impl Evaluator<'_> {
         self.one_damage = pool
             .damage_reroll_one
             .then(|| pool.damage.once_more_split());
-        let mut next = Dist::default();
+        // Room for the states it will likely reach, within reason: growing
+        // a map as states come rehashes it again and again.
+        let likely = self
+            .states
+            .len()
+            .saturating_mul(outcomes.most_events + 1)
+            .saturating_mul(most_failed + 1);
+        let mut next = Dist::with_capacity_and_hasher(likely.min(1 << 12), Fast::default());
         for (&s0, &p0) in &self.states {
             verdict()?;
             if next.len() > MAX_STATES {
@@ -310,7 +317,6 @@ impl Evaluator<'_> {
             damage,
             outcomes,
         } = *step;
-        let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
         // The states after f failed saves, f = 0, 1, ..., one list after
         // another in `flat`, list f ending at `ends[f]`.
         let mut flat = vec![(s0, 1.0)];
@@ -337,6 +343,9 @@ impl Evaluator<'_> {
             ends.push(flat.len());
         }
         let steps = ends.len();
+        // Each harm count's states are among the chain's.
+        let room = Dist::with_capacity_and_hasher(flat.len().min(1 << 10), Fast::default());
+        let mut after_saves: Vec<Dist> = vec![room; outcomes.most_events + 1];
         let after_f = |f: usize| &flat[if f == 0 { 0 } else { ends[f - 1] }..ends[f]];
         // Past the memory budget the chain stops short; the evaluation then
         // declines, whatever is left out here.
