@@ -24,7 +24,7 @@ pub(super) type DenseWork = Result<(u64, Vec<Option<Tabled>>), CoreError>;
 /// A Program's [`DenseWork`], once worked out, if small enough to keep.
 /// A clone of the Program starts empty.
 #[derive(Default)]
-pub struct Cache(OnceLock<Option<DenseWork>>);
+pub(crate) struct Cache(OnceLock<Option<DenseWork>>);
 
 impl Cache {
     /// The Program's dense work: kept from an earlier evaluation, or worked

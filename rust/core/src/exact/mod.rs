@@ -44,7 +44,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use budget::{MAX_BYTES, MAX_WORK};
-pub use cache::Cache;
+pub(crate) use cache::Cache;
 use evaluator::{Credit, Evaluator, Finished, Holder};
 use state::marker_fields;
 
