@@ -343,9 +343,7 @@ impl Evaluator<'_> {
             ends.push(flat.len());
         }
         let steps = ends.len();
-        // Each harm count's states are among the chain's.
-        let room = Dist::with_capacity_and_hasher(flat.len().min(1 << 10), Fast::default());
-        let mut after_saves: Vec<Dist> = vec![room; outcomes.most_events + 1];
+        let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
         let after_f = |f: usize| &flat[if f == 0 { 0 } else { ends[f - 1] }..ends[f]];
         // Past the memory budget the chain stops short; the evaluation then
         // declines, whatever is left out here.
@@ -381,6 +379,16 @@ impl Evaluator<'_> {
             if let Some(at) = reached(f) {
                 weights[at * width + e as usize] += p;
             }
+        }
+        // Room in each harm count's map for the states of the lists it
+        // weighs, at most (growing a map as states come rehashes it again
+        // and again; a count no list weighs gets none).
+        for (e, after) in after_saves.iter_mut().enumerate() {
+            let room: usize = (0..steps)
+                .filter(|&at| weights[at * width + e] > 0.0)
+                .map(|at| after_f(at).len())
+                .sum();
+            after.reserve(room.min(1 << 10));
         }
         for (at, row) in weights.chunks_exact(width).enumerate() {
             for (e, &p) in row.iter().enumerate() {
