@@ -120,6 +120,8 @@ mod tests {
     fn a_declined_program_is_declined_alike_again() {
         let p = program("5000", "30D6");
         let first = evaluate(&p).expect_err("declined");
+        // Declined before any work on the target, from what is kept.
+        assert!(matches!(p.exact_cache.0.get(), Some(Some(Err(_)))));
         assert_eq!(evaluate(&p).expect_err("declined"), first);
     }
 }
