@@ -279,3 +279,18 @@ fn healing_within_a_round_scores_no_fewer_than_no_wounds() {
     assert!(always(&t, 2, 2), "the target wins the round");
     assert!(always(&t, 3, 2), "the attacker leaves");
 }
+
+/// The same fight gives the very same answer every time it is evaluated,
+/// to the last bit: its chances are added up in the same order each time.
+#[test]
+fn a_contested_fight_evaluates_to_the_same_bits_every_time() {
+    let mut plan = contest(2);
+    plan["sequences"][0]["steps"][0]["target"] = json!(4);
+    plan["sequences"][1]["steps"][0]["target"] = json!(3);
+    plan["sequences"][0]["attacks"][0]["dice"] = json!("D3");
+    plan["rounds"]["max"] = json!(5);
+    let first = evaluate(&program(&plan)).expect("exact");
+    for _ in 0..5 {
+        assert_eq!(evaluate(&program(&plan)).expect("exact").pmfs, first.pmfs);
+    }
+}

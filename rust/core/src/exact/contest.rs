@@ -15,6 +15,7 @@
 use super::budget::{self, decline, hold, spend};
 use super::evaluator::Finished;
 use super::pmf::{dice_pmf, terms_pmf};
+use super::state::Fast;
 use super::{MAX_STATES, MAX_WORK};
 use crate::dice::DiceExpr;
 use crate::error::CoreError;
@@ -23,6 +24,11 @@ use crate::plan::{
 };
 use crate::program::{InflictKind, Program, RunAction, RunPool, RunSequence, RunTest};
 use std::collections::HashMap;
+
+/// Chances by state, in a map whose order (and so the order its chances are
+/// added up in) is the same on every run: the standard map's random keys
+/// made a fight's answer differ in its last bits from one run to the next.
+type Map<K> = HashMap<K, f64, Fast>;
 
 /// One side: wounds per model and models, as one health pool, and the
 /// wounds it starts with (fewer when it lost some before the trial).
@@ -412,10 +418,10 @@ impl Chain<'_> {
     /// Every round from both sides as they start, to the end of the fight.
     fn run(&self, rounds: u32) -> End {
         let mut end = End::default();
-        let mut now: HashMap<[u32; 2], f64> =
-            HashMap::from([([self.sides[0].start, self.sides[1].start], 1.0)]);
+        let mut now: Map<[u32; 2]> =
+            Map::from_iter([([self.sides[0].start, self.sides[1].start], 1.0)]);
         for round in 0..rounds {
-            let mut next: HashMap<[u32; 2], f64> = HashMap::new();
+            let mut next: Map<[u32; 2]> = Map::default();
             for (&start, &p) in &now {
                 if spend(1) {
                     return end;
@@ -432,9 +438,9 @@ impl Chain<'_> {
     /// One round's strikes from `start`: the wounds left after it, with
     /// their chances.
     fn round(&self, start: [u32; 2]) -> Vec<([u32; 2], f64)> {
-        let mut states: HashMap<Within, f64> = HashMap::from([((start, [0, 0], false), 1.0)]);
+        let mut states: Map<Within> = Map::from_iter([((start, [0, 0], false), 1.0)]);
         for s in self.strikes {
-            let mut after: HashMap<Within, f64> = HashMap::new();
+            let mut after: Map<Within> = Map::default();
             for (&(left, mut at_strike, mut stopped), &p) in &states {
                 if !s.simultaneous {
                     stopped = stopped || left.contains(&0);
@@ -459,7 +465,7 @@ impl Chain<'_> {
             }
             states = after;
         }
-        let mut out: HashMap<[u32; 2], f64> = HashMap::new();
+        let mut out: Map<[u32; 2]> = Map::default();
         for ((left, _, _), p) in states {
             *out.entry(left).or_default() += p;
         }
@@ -476,7 +482,7 @@ impl Chain<'_> {
         start: [u32; 2],
         left: [u32; 2],
         p: f64,
-        next: &mut HashMap<[u32; 2], f64>,
+        next: &mut Map<[u32; 2]>,
         end: &mut End,
     ) {
         let c = self.contest;
