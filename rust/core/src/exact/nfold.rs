@@ -33,6 +33,12 @@ use std::collections::HashMap;
 /// A joint distribution over pairs of counts.
 pub(super) type Joint = HashMap<(u32, u32), f64, Fast>;
 
+/// A joint distribution over pairs of counts as a list, each pair once, in
+/// no particular order: what [`nfold`] gives, for callers that only go
+/// through it (writing sums that cannot coincide into a map cost more than
+/// working them out).
+pub(super) type Sums = Vec<((u32, u32), f64)>;
+
 /// The multiply-adds n-fold sums may take for one pool: the same limit as
 /// the packed tables' builder (`tables::MAX_WORK`, well under a second).
 pub(super) const MAX_NFOLD_WORK: u64 = crate::tables::MAX_WORK;
@@ -191,7 +197,7 @@ fn extent(one: &Joint) -> (u32, u32) {
 /// The distribution of the sum of n draws from `one`, mixed over n
 /// (`attacks[n]` = P(n)). `None` past [`MAX_NFOLD_WORK`] multiply-adds, or
 /// once the evaluation must stop (a Ctrl-C, or its budget spent).
-pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Joint> {
+pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Sums> {
     let mut kernel: Vec<((u32, u32), f64)> = one
         .iter()
         .filter(|e| *e.1 > 0.0)
@@ -202,15 +208,18 @@ pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Joint> {
     let most = attacks.len().saturating_sub(1) as u64;
     let (amax, bmax) = extent(one);
     let (way, cost) = way(kernel.len() as u64, (amax, bmax), least, most);
-    // Room for every sum the dice can reach (growing the map as sums come
-    // cost more than the sums themselves on a small pool).
-    let sums = (most * u64::from(amax) + 1).saturating_mul(most * u64::from(bmax) + 1);
-    let mut out = Joint::with_capacity_and_hasher(sums.min(1 << 16) as usize, Fast::default());
     if cost > MAX_NFOLD_WORK || spend(0) {
         return None;
     }
     match way {
         Way::Counts => {
+            // Different counts of the outcomes may reach the same sums: they
+            // meet in a map, with room for every sum the dice can reach
+            // (growing it as sums come cost more than the sums themselves on
+            // a small pool).
+            let sums = (most * u64::from(amax) + 1).saturating_mul(most * u64::from(bmax) + 1);
+            let mut out =
+                Joint::with_capacity_and_hasher(sums.min(1 << 16) as usize, Fast::default());
             let mass: f64 = kernel.iter().map(|e| e.1).sum();
             for (n, &pn) in attacks.iter().enumerate() {
                 if pn > 0.0 && !kernel.is_empty() {
@@ -223,11 +232,11 @@ pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Joint> {
                     by_counts(&kernel, mass, n as u32, weight, (0, 0), &mut out);
                 }
             }
+            Some(out.into_iter().collect())
         }
-        Way::Grid => on_grid(&kernel, (amax, bmax), attacks, &mut out)?,
-        Way::Split => on_split(&kernel, amax, attacks, &mut out)?,
+        Way::Grid => on_grid(&kernel, (amax, bmax), attacks),
+        Way::Split => on_split(&kernel, amax, attacks),
     }
-    Some(out)
 }
 
 /// [`nfold`] split by the second count, which is 0 or 1 for every outcome
@@ -238,12 +247,7 @@ pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Joint> {
 /// coefficient overflows however many dice. Each part first gathers its
 /// powers of A over every number of dice, then takes one convolution with
 /// its power of B.
-fn on_split(
-    kernel: &[((u32, u32), f64)],
-    amax: u32,
-    attacks: &[f64],
-    out: &mut Joint,
-) -> Option<()> {
+fn on_split(kernel: &[((u32, u32), f64)], amax: u32, attacks: &[f64]) -> Option<Sums> {
     let width = amax as usize + 1;
     let (mut a, mut b) = (vec![0.0; width], vec![0.0; width]);
     for &((x, event), p) in kernel {
@@ -303,17 +307,19 @@ fn on_split(
             }
         }
     }
+    // Each part is its own second count, so no two sums meet.
+    let mut out = Sums::new();
     for (k, part) in parts.iter().enumerate() {
         if part.iter().all(|&x| x == 0.0) {
             continue;
         }
         for (x, &p) in sum_of(part, &pow_b[k]).iter().enumerate() {
             if p > 0.0 {
-                *out.entry((x as u32, k as u32)).or_insert(0.0) += p;
+                out.push(((x as u32, k as u32), p));
             }
         }
     }
-    Some(())
+    Some(out)
 }
 
 /// Add to `out`, at `base` plus the sum of `n` dice showing the outcomes of
@@ -358,11 +364,14 @@ fn on_grid(
     kernel: &[((u32, u32), f64)],
     (amax, bmax): (u32, u32),
     attacks: &[f64],
-    out: &mut Joint,
-) -> Option<()> {
+) -> Option<Sums> {
     let (amax, bmax) = (amax as usize, bmax as usize);
     let most = attacks.len().saturating_sub(1);
-    let cells = (most * amax + 1) * (most * bmax + 1);
+    let width = most * bmax + 1;
+    let cells = (most * amax + 1) * width;
+    // The sums of every number of dice, weighed by its chance, on the grid
+    // of the most dice (cell a * width + b).
+    let mut total = vec![0.0; cells];
     let mut grid = Vec::with_capacity(cells);
     grid.push(1.0);
     let mut next = Vec::with_capacity(cells);
@@ -400,15 +409,23 @@ fn on_grid(
         }
         if pn > 0.0 {
             for (a, row) in grid.chunks_exact(cols).enumerate() {
-                for (b, &x) in row.iter().enumerate() {
-                    if x > 0.0 {
-                        *out.entry((a as u32, b as u32)).or_insert(0.0) += pn * x;
-                    }
+                for (y, &x) in total[a * width..a * width + cols].iter_mut().zip(row) {
+                    *y += pn * x;
                 }
             }
         }
     }
-    Some(())
+    let sums = total
+        .chunks_exact(width)
+        .enumerate()
+        .flat_map(|(a, row)| {
+            row.iter()
+                .enumerate()
+                .filter(|e| *e.1 > 0.0)
+                .map(move |(b, &p)| ((a as u32, b as u32), p))
+        })
+        .collect();
+    Some(sums)
 }
 
 /// One die's (tokens reaching the save, harm events) thinned by a save each
@@ -421,6 +438,16 @@ pub(super) fn thinned(one: &Joint, q: f64) -> Joint {
                 *out.entry((f as u32, e)).or_insert(0.0) += p * b;
             }
         }
+    }
+    out
+}
+
+/// `sums` as a map, checking that each pair of counts is in it once.
+#[cfg(test)]
+pub(super) fn joint(sums: &Sums) -> Joint {
+    let mut out = Joint::default();
+    for &(k, p) in sums {
+        assert!(out.insert(k, p).is_none(), "{k:?} twice");
     }
     out
 }
@@ -483,7 +510,10 @@ mod tests {
         let shifted = Joint::from_iter([((1, 2), 0.25), ((2, 0), 0.75)]);
         let many = Joint::from_iter([((0, 0), 0.5), ((1, 0), 0.2), ((2, 1), 0.2), ((0, 1), 0.1)]);
         for one in [two, shifted, many] {
-            assert_same(&nfold(&one, &attacks).unwrap(), &slow_nfold(&one, &attacks));
+            assert_same(
+                &joint(&nfold(&one, &attacks).unwrap()),
+                &slow_nfold(&one, &attacks),
+            );
         }
     }
 
@@ -506,8 +536,7 @@ mod tests {
             for attacks in [&fixed[..], &mixed[..]] {
                 let (mut kernel, (amax, _)) = (Vec::new(), extent(&one));
                 kernel.extend(one.iter().map(|(&k, &p)| (k, p)));
-                let mut out = Joint::default();
-                on_split(&kernel, amax, attacks, &mut out).unwrap();
+                let out = joint(&on_split(&kernel, amax, attacks).unwrap());
                 assert_same(&out, &slow_nfold(&one, attacks));
             }
         }
@@ -527,8 +556,7 @@ mod tests {
                     one.iter().map(|(&k, &p)| (k, p)).collect::<Vec<_>>(),
                     extent(&one),
                 );
-                let mut out = Joint::default();
-                on_grid(&kernel, extent, attacks, &mut out).unwrap();
+                let out = joint(&on_grid(&kernel, extent, attacks).unwrap());
                 assert_same(&out, &slow_nfold(&one, attacks));
             }
         }
@@ -552,6 +580,9 @@ mod tests {
             let sums = slow_nfold(&one, &attacks);
             thinned(&sums, q)
         };
-        assert_same(&nfold(&thinned(&one, q), &attacks).unwrap(), &thinned_after);
+        assert_same(
+            &joint(&nfold(&thinned(&one, q), &attacks).unwrap()),
+            &thinned_after,
+        );
     }
 }

@@ -6,7 +6,7 @@ use super::budget::{decline, hold, verdict, STATE_BYTES};
 use super::counts::{one_die, project, too_many, why_not_counted};
 use super::estimate::Tabled;
 use super::evaluator::{Evaluator, Landing};
-use super::nfold::{binomial, nfold, thinned, Joint};
+use super::nfold::{binomial, nfold, thinned, Sums};
 use super::pmf::{accumulate, attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
     add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, with_one_left,
@@ -32,11 +32,11 @@ struct PoolOutcomes {
     /// The one kind of harm outside the save the pool's tokens may queue.
     inflict: Option<Inflict>,
     /// Tokens reaching the save, jointly with harm events.
-    save_harm: Joint,
+    save_harm: Sums,
     /// The most harm events one trial can have.
     most_events: usize,
     /// With every group saving alike: failed saves jointly with harm events.
-    failed_harm: Joint,
+    failed_harm: Sums,
     /// Whether mortal wounds are counted in the state.
     carry_mortal: bool,
 }
@@ -47,7 +47,12 @@ impl Evaluator<'_> {
     pub(super) fn pool(&mut self, pool: &RunPool, tabled: Option<Tabled>) -> Result<(), CoreError> {
         let outcomes = self.pool_outcomes(pool, tabled)?;
         let damage = dice_pmf(pool.damage);
-        let most_failed = outcomes.failed_harm.keys().map(|k| k.0).max().unwrap_or(0) as usize;
+        let most_failed = outcomes
+            .failed_harm
+            .iter()
+            .map(|e| e.0 .0)
+            .max()
+            .unwrap_or(0) as usize;
         // The target: for each state at the start of the pool, its declared
         // order, then the saves, then the harm events.
         let same_faces = pool.save.alike(self.unit.groups);
@@ -142,14 +147,16 @@ impl Evaluator<'_> {
             Some(one) if alike => {
                 let one = thinned(&one_die(one, &[m, m + 1]), q);
                 let failed_harm = nfold(&one, &attacks).ok_or_else(|| too_many(pool))?;
-                (Joint::default(), failed_harm)
+                (Sums::new(), failed_harm)
             }
             _ => {
                 let save_harm = project(&token, &attacks, &[m, m + 1], &mut builder, pool)?;
                 let failed_harm = if alike {
-                    thinned(&save_harm, q)
+                    thinned(&save_harm.iter().copied().collect(), q)
+                        .into_iter()
+                        .collect()
                 } else {
-                    Joint::default()
+                    Sums::new()
                 };
                 (save_harm, failed_harm)
             }
@@ -161,9 +168,9 @@ impl Evaluator<'_> {
         }
         // Harm events, whatever the state.
         let joint = if alike { &failed_harm } else { &save_harm };
-        let most_events = joint.keys().map(|k| k.1).max().unwrap_or(0) as usize;
+        let most_events = joint.iter().map(|e| e.0 .1).max().unwrap_or(0) as usize;
         let mut events = vec![0.0; most_events + 1];
-        for (&(_, e), &p) in joint {
+        for &((_, e), p) in joint {
             events[e as usize] += p;
         }
         // Mortal wounds counted: each event's amount (unless they depend on
@@ -273,12 +280,7 @@ impl Evaluator<'_> {
     /// in the tokens saved and do not depend on the state, and are counted
     /// here (from `failed_harm`, failed saves jointly with harm events)
     /// unless failed saves are carried in the state.
-    fn count_failed_saves(
-        &mut self,
-        pool: &RunPool,
-        inflict: Option<Inflict>,
-        failed_harm: &Joint,
-    ) {
+    fn count_failed_saves(&mut self, pool: &RunPool, inflict: Option<Inflict>, failed_harm: &Sums) {
         let groups = self.unit.groups;
         if !pool.save.alike(groups) || self.carry_failed {
             return;
@@ -294,7 +296,7 @@ impl Evaluator<'_> {
             _ => None,
         };
         let mut failed = Vec::new();
-        for (&(f, e), &p) in failed_harm {
+        for &((f, e), p) in failed_harm {
             // f failed saves, plus the own saves' binomial failures.
             match own {
                 Some(q) => {
@@ -356,7 +358,7 @@ impl Evaluator<'_> {
             }
         };
         if self.carry_failed {
-            for (&(f, e), &p) in &outcomes.failed_harm {
+            for &((f, e), p) in &outcomes.failed_harm {
                 let Some(at) = reached(f) else {
                     continue;
                 };
@@ -375,7 +377,7 @@ impl Evaluator<'_> {
         // first, and each list's states are weighed once per harm count.
         let width = after_saves.len();
         let mut weights = vec![0.0; steps * width];
-        for (&(f, e), &p) in &outcomes.failed_harm {
+        for &((f, e), p) in &outcomes.failed_harm {
             if let Some(at) = reached(f) {
                 weights[at * width + e as usize] += p;
             }
@@ -417,7 +419,7 @@ impl Evaluator<'_> {
         let start: HashMap<(u128, u32, u32), f64, Fast> = outcomes
             .save_harm
             .iter()
-            .map(|(&(w, e), &p)| ((s0, w, e), p))
+            .map(|&((w, e), p)| ((s0, w, e), p))
             .collect();
         for ((s, e), q) in self.lowest_first(start, order, last, pool, damage)? {
             add(&mut after_saves[e as usize], s, q);
@@ -437,7 +439,7 @@ impl Evaluator<'_> {
             outcomes,
         } = *step;
         let last = last_standing(s0, order);
-        let most = outcomes.save_harm.keys().map(|k| k.0).max().unwrap_or(0);
+        let most = outcomes.save_harm.iter().map(|e| e.0 .0).max().unwrap_or(0);
         // chain[w]: the states after w tokens saved in turn.
         let mut chain = vec![Dist::from_iter([(s0, 1.0)])];
         let mut held = 0u64;
@@ -455,7 +457,7 @@ impl Evaluator<'_> {
             chain.push(d);
         }
         let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
-        for (&(w, e), &p) in &outcomes.save_harm {
+        for &((w, e), p) in &outcomes.save_harm {
             for (&s, &q) in &chain[w as usize] {
                 add(&mut after_saves[e as usize], s, p * q);
             }
