@@ -14,7 +14,7 @@ use super::evaluator::{spill_one, Evaluator, Landing};
 use super::pmf::powers;
 use super::state::{
     add, held, held_focus, marker, mortals, with_held, with_held_focus, with_marker, with_mortals,
-    Dist, Fast, Unit,
+    Dist, Fast, Lists, Unit,
 };
 use crate::error::CoreError;
 use crate::plan::Group;
@@ -22,13 +22,12 @@ use crate::program::{Inflict, InflictKind, RunPool};
 use std::collections::HashMap;
 
 /// The states after 0, 1, 2, ... wounds spilled from one starting state,
-/// one list after another in `flat` (step `t` ends at `ends[t]`), until the
-/// unit is destroyed and every later step would repeat the last (`settled`);
-/// and for each step the mean wounds lost and mortal wounds carried over
-/// its states (filled in as the credit needs them).
+/// a list a step, until the unit is destroyed and every later step would
+/// repeat the last (`settled`); and for each step the mean wounds lost and
+/// mortal wounds carried over its states (filled in as the credit needs
+/// them).
 struct Chain {
-    flat: Vec<(u128, f64)>,
-    ends: Vec<usize>,
+    lists: Lists,
     settled: bool,
     means: Vec<[f64; 2]>,
 }
@@ -36,8 +35,7 @@ struct Chain {
 impl Chain {
     fn new(s: u128) -> Self {
         Chain {
-            flat: vec![(s, 1.0)],
-            ends: vec![1],
+            lists: Lists::new(s),
             settled: false,
             means: Vec::new(),
         }
@@ -45,9 +43,7 @@ impl Chain {
 
     /// The states after `t` wounds.
     fn step(&self, t: usize) -> &[(u128, f64)] {
-        let t = t.min(self.ends.len() - 1);
-        let from = if t == 0 { 0 } else { self.ends[t - 1] };
-        &self.flat[from..self.ends[t]]
+        self.lists.get(t.min(self.lists.count() - 1))
     }
 
     /// Spill wounds one at a time until the chain reaches `len` steps (or
@@ -60,8 +56,8 @@ impl Chain {
     ) -> Result<u64, CoreError> {
         let mut bytes = 0;
         let mut next = Vec::new();
-        while !self.settled && self.ends.len() < len {
-            let last = self.step(self.ends.len() - 1);
+        while !self.settled && self.lists.count() < len {
+            let last = self.lists.last();
             if spend(last.len()) {
                 verdict()?;
             }
@@ -72,8 +68,7 @@ impl Chain {
                 break;
             }
             bytes += next.len() as u64 * STATE_BYTES;
-            self.flat.extend_from_slice(&next);
-            self.ends.push(self.flat.len());
+            self.lists.push(next.iter().copied());
         }
         Ok(bytes)
     }

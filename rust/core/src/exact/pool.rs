@@ -10,7 +10,7 @@ use super::nfold::{binomial, nfold, thinned, Sums};
 use super::pmf::{accumulate, attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
     add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, with_one_left,
-    Dist, Fast, Unit,
+    Dist, Fast, Lists, Unit,
 };
 use super::{MAX_STATES, TABLE_BUDGET};
 use crate::dice::ModifiedDice;
@@ -145,16 +145,14 @@ impl Evaluator<'_> {
         let q = pool.save.fail_chance(0, self.unit.groups);
         let (save_harm, failed_harm) = match token.plain() {
             Some(one) if alike => {
-                let one = thinned(&one_die(one, &[m, m + 1]), q);
+                let one = thinned(one_die(one, &[m, m + 1]), q);
                 let failed_harm = nfold(&one, &attacks).ok_or_else(|| too_many(pool))?;
                 (Sums::new(), failed_harm)
             }
             _ => {
                 let save_harm = project(&token, &attacks, &[m, m + 1], &mut builder, pool)?;
                 let failed_harm = if alike {
-                    thinned(&save_harm.iter().copied().collect(), q)
-                        .into_iter()
-                        .collect()
+                    thinned(save_harm.iter().copied(), q).into_iter().collect()
                 } else {
                     Sums::new()
                 };
@@ -319,18 +317,16 @@ impl Evaluator<'_> {
             damage,
             outcomes,
         } = *step;
-        // The states after f failed saves, f = 0, 1, ..., one list after
-        // another in `flat`, list f ending at `ends[f]`.
-        let mut flat = vec![(s0, 1.0)];
-        let mut ends = vec![1];
+        // The states after f failed saves, list f of `after_f`.
+        let mut after_f = Lists::new(s0);
         let mut step = Dist::default();
         let mut held = 0u64;
         // Once no state has a model left to take damage, a failed save
         // changes nothing (`unsaved` keeps such a state as it is): the chain
         // has settled, and more failed saves leave its last list.
         let mut settled = false;
-        for f in 0..most_failed {
-            let last = &flat[if f == 0 { 0 } else { ends[f - 1] }..ends[f]];
+        for _ in 0..most_failed {
+            let last = after_f.last();
             if last.iter().all(|&(s, _)| Unit::current(s, order).is_none()) {
                 settled = true;
                 break;
@@ -341,12 +337,10 @@ impl Evaluator<'_> {
             if hold(held) {
                 break;
             }
-            flat.extend(step.drain());
-            ends.push(flat.len());
+            after_f.push(step.drain());
         }
-        let steps = ends.len();
+        let steps = after_f.count();
         let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
-        let after_f = |f: usize| &flat[if f == 0 { 0 } else { ends[f - 1] }..ends[f]];
         // Past the memory budget the chain stops short; the evaluation then
         // declines, whatever is left out here.
         let reached = |f: u32| {
@@ -362,7 +356,7 @@ impl Evaluator<'_> {
                 let Some(at) = reached(f) else {
                     continue;
                 };
-                for &(s, q) in after_f(at) {
+                for &(s, q) in after_f.get(at) {
                     add(
                         &mut after_saves[e as usize],
                         with_failed(s, failed(s) + f),
@@ -388,7 +382,7 @@ impl Evaluator<'_> {
         for (e, after) in after_saves.iter_mut().enumerate() {
             let room: usize = (0..steps)
                 .filter(|&at| weights[at * width + e] > 0.0)
-                .map(|at| after_f(at).len())
+                .map(|at| after_f.get(at).len())
                 .sum();
             after.reserve(room.min(1 << 10));
         }
@@ -397,7 +391,7 @@ impl Evaluator<'_> {
                 if p == 0.0 {
                     continue;
                 }
-                for &(s, q) in after_f(at) {
+                for &(s, q) in after_f.get(at) {
                     add(&mut after_saves[e], s, p * q);
                 }
             }

@@ -275,6 +275,46 @@ pub(super) fn set(s: u128, g: usize, alive: u32, front: u32) -> u128 {
     )
 }
 
+/// Lists of states one after another in one vector, list `t` ending at
+/// `ends[t]`: the states after 0, 1, 2, ... failed saves or wounds from one
+/// starting state, kept without a map or a vector a list.
+pub(super) struct Lists {
+    flat: Vec<(u128, f64)>,
+    ends: Vec<usize>,
+}
+
+impl Lists {
+    /// One list: state `s`, surely.
+    pub(super) fn new(s: u128) -> Self {
+        Lists {
+            flat: vec![(s, 1.0)],
+            ends: vec![1],
+        }
+    }
+
+    /// How many lists there are (never none).
+    pub(super) fn count(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// List `t`.
+    pub(super) fn get(&self, t: usize) -> &[(u128, f64)] {
+        let from = if t == 0 { 0 } else { self.ends[t - 1] };
+        &self.flat[from..self.ends[t]]
+    }
+
+    /// The last list.
+    pub(super) fn last(&self) -> &[(u128, f64)] {
+        self.get(self.count() - 1)
+    }
+
+    /// A list after the last.
+    pub(super) fn push(&mut self, states: impl IntoIterator<Item = (u128, f64)>) {
+        self.flat.extend(states);
+        self.ends.push(self.flat.len());
+    }
+}
+
 pub(super) fn add(into: &mut Dist, s: u128, p: f64) {
     if p > 0.0 {
         *into.entry(s).or_insert(0.0) += p;
