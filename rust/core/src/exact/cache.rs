@@ -30,8 +30,11 @@ impl Cache {
     /// The Program's dense work: kept from an earlier evaluation, or worked
     /// out by `work` now (and kept, when its tables are small).
     pub(super) fn dense_work(&self, work: impl FnOnce() -> DenseWork) -> DenseWork {
-        if let Some(Some(kept)) = self.0.get() {
-            return kept.clone();
+        match self.0.get() {
+            Some(Some(kept)) => return kept.clone(),
+            // Found too large to keep.
+            Some(None) => return work(),
+            None => {}
         }
         let fresh = work();
         let entries: usize = match &fresh {
