@@ -63,9 +63,18 @@ thread_local! {
     /// The work, and the time, after which the evaluation is handed to a
     /// worker thread.
     static HAND_OFF: Cell<Option<(u64, Instant)>> = const { Cell::new(None) };
-    /// Calls of [`spend`] so far, to look at the clock every so often.
-    static CALLS: Cell<u32> = const { Cell::new(0) };
+    /// Calls of [`spend`] left before it looks at the clock and the stop.
+    static CALLS_LEFT: Cell<u32> = const { Cell::new(0) };
+    /// The work at which [`spend`] next checks every limit: below it, none
+    /// can be reached, and counting a step is all a call does.
+    static CHECK_AT: Cell<u64> = const { Cell::new(0) };
 }
+
+/// Calls of [`spend`] between two looks at the clock and the caller's stop.
+const CALLS_PER_CHECK: u32 = 256;
+/// Steps of work between two looks at the clock and the caller's stop, at
+/// most: half a millisecond or so.
+const STEPS_PER_CHECK: u64 = 4096;
 
 /// Start counting afresh, for a new evaluation on this thread, which stops
 /// early once `stop` is set, or once it would take more than `hand_off`'s
@@ -79,7 +88,13 @@ pub(super) fn reset(stop: Option<Arc<AtomicBool>>, hand_off: Option<(u64, Durati
     STOPPED.with(|s| s.set(None));
     STOP.with(|s| *s.borrow_mut() = stop);
     HAND_OFF.with(|h| h.set(hand_off.map(|(steps, time)| (steps, Instant::now() + time))));
-    CALLS.with(|c| c.set(0));
+    recheck();
+}
+
+/// Have the next call of [`spend`] check every limit (one changed).
+fn recheck() {
+    CHECK_AT.with(|c| c.set(0));
+    CALLS_LEFT.with(|c| c.set(0));
 }
 
 /// Did the evaluation stop because it is too big to finish on the caller's
@@ -95,12 +110,14 @@ fn stop(why: Stop) {
             s.set(Some(why));
         }
     });
+    recheck();
 }
 
 /// The work estimated for the evaluation once it is admitted: from then on
 /// it stops once it has taken [`OVERRUN`] times as much.
 pub(super) fn expect(estimate: u64) {
     ESTIMATE.with(|e| e.set(Some(estimate)));
+    recheck();
 }
 
 /// Whether the estimate is being measured rather than obeyed
@@ -111,6 +128,7 @@ pub(super) fn measuring() -> bool {
 
 pub(super) fn set_measuring(on: bool) {
     MEASURING.with(|m| m.set(on));
+    recheck();
 }
 
 /// The work done so far, and the work estimated (none before admission).
@@ -125,27 +143,48 @@ pub(super) fn stopped() -> bool {
 
 /// Count `n` steps; true once the evaluation must stop (over budget, or
 /// asked to), when the work is skipped.
+///
+/// Most calls only count: the limits on work are checked once the work
+/// reaches the least of them (so a stop for work comes on the same call as
+/// if every call checked), and the clock and the caller's stop every
+/// [`CALLS_PER_CHECK`] calls, every [`STEPS_PER_CHECK`] steps and on every
+/// call of `n` 0 (one between long pieces of work).
+#[inline]
 pub(super) fn spend(n: usize) -> bool {
-    if stopped() {
-        return true;
-    }
     let total = WORK.with(|w| {
         let total = w.get().saturating_add(n as u64);
         w.set(total);
         total
     });
+    if n != 0 && total < CHECK_AT.with(Cell::get) {
+        let left = CALLS_LEFT.with(|c| {
+            let left = c.get().wrapping_sub(1);
+            c.set(left);
+            left
+        });
+        if left != 0 {
+            return false;
+        }
+    }
+    check(total)
+}
+
+/// Every limit, at `total` steps of work; true once the evaluation must
+/// stop. Sets when [`spend`] checks next.
+#[cold]
+fn check(total: u64) -> bool {
+    if stopped() {
+        return true;
+    }
     // A run is held to its estimate once admitted, unless it is measured.
     let estimate = ESTIMATE.with(Cell::get).filter(|_| !measuring());
-    if HAND_OFF
-        .with(Cell::get)
-        .is_some_and(|(steps, deadline)| total > steps || past(deadline, n))
-    {
+    let overrun = estimate.map(|e| OVERRUN.saturating_mul(e.max(OVERRUN_FLOOR)));
+    let hand_off = HAND_OFF.with(Cell::get);
+    if hand_off.is_some_and(|(steps, deadline)| total > steps || Instant::now() >= deadline) {
         stop(Stop::HandOff);
     } else if total > MAX_WORK {
         stop(Stop::Work);
-    } else if let Some(e) =
-        estimate.filter(|&e| total > OVERRUN.saturating_mul(e.max(OVERRUN_FLOOR)))
-    {
+    } else if let Some(e) = estimate.filter(|_| overrun.is_some_and(|o| total > o)) {
         stop(Stop::Overrun(e));
     } else if STOP.with(|s| {
         s.borrow()
@@ -154,20 +193,19 @@ pub(super) fn spend(n: usize) -> bool {
     }) {
         stop(Stop::Interrupted);
     }
-    stopped()
-}
-
-/// Whether `deadline` has passed, looked at on a call of [`spend`] that
-/// only checks for a stop (`n` of 0: it comes between long pieces of work)
-/// and every 64th call otherwise, as reading the clock costs more than
-/// counting a step.
-fn past(deadline: Instant, n: usize) -> bool {
-    let calls = CALLS.with(|c| {
-        let calls = c.get().wrapping_add(1);
-        c.set(calls);
-        calls
-    });
-    (n == 0 || calls % 64 == 0) && Instant::now() >= deadline
+    if stopped() {
+        return true;
+    }
+    // The first work at which a limit could be passed, or the clock and the
+    // stop are due.
+    let limits = [Some(MAX_WORK), overrun, hand_off.map(|(steps, _)| steps)];
+    let next = limits
+        .into_iter()
+        .flatten()
+        .fold(total.saturating_add(STEPS_PER_CHECK), u64::min);
+    CHECK_AT.with(|c| c.set(next.saturating_add(1)));
+    CALLS_LEFT.with(|c| c.set(CALLS_PER_CHECK));
+    false
 }
 
 /// Check that a structure of `bytes` fits the memory budget; true once the
