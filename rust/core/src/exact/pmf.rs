@@ -48,10 +48,30 @@ pub(super) fn sum_of(a: &[f64], b: &[f64]) -> Vec<f64> {
     out
 }
 
-/// The distribution of the sum of `n` draws from `pmf`, for every `n` up to `most`.
+/// The distribution of the sum of `n` draws from `pmf`, for every `n` up to
+/// `most`: shifts of one point when `pmf` has one value (a fixed number of
+/// mortal wounds), otherwise one convolution each.
 pub(super) fn powers(pmf: &[f64], most: usize) -> Vec<Vec<f64>> {
     let mut out = vec![vec![1.0]];
     let mut bytes = 8u64;
+    if let Some((v, p)) = one_point(pmf) {
+        if spend(most.saturating_mul(v + 1)) {
+            // As `convolve` does once the evaluation must stop: one-point
+            // pmfs, never read.
+            out.resize(most + 1, vec![1.0]);
+            return out;
+        }
+        let mut chance = 1.0;
+        for n in 1..=most {
+            chance *= p;
+            let mut next = vec![0.0; v * n + 1];
+            next[v * n] = chance;
+            bytes += 8 * next.len() as u64;
+            hold(bytes);
+            out.push(next);
+        }
+        return out;
+    }
     for _ in 0..most {
         let next = convolve(out.last().expect("starts with one"), pmf);
         bytes += 8 * next.len() as u64;
@@ -107,15 +127,23 @@ pub(super) fn terms_pmf(terms: &[Attacks], alive: Option<u32>) -> Vec<f64> {
     total
 }
 
+/// The one value `pmf` can take and its chance, if it has only one.
+fn one_point(pmf: &[f64]) -> Option<(usize, f64)> {
+    let mut values = pmf.iter().enumerate().filter(|e| *e.1 != 0.0);
+    match (values.next(), values.next()) {
+        (Some((v, &p)), None) => Some((v, p)),
+        _ => None,
+    }
+}
+
 /// The distribution of the sum of `n` draws from `one`: a shift when `one`
 /// is a single value (a fixed number of attacks a model), otherwise by
 /// squaring, so thousands of models cost a few convolutions rather than
 /// thousands (`estimate::power_steps` counts them).
 pub(super) fn power(one: &[f64], n: u32) -> Vec<f64> {
-    let nonzero: Vec<usize> = (0..one.len()).filter(|&v| one[v] != 0.0).collect();
-    if let [v] = nonzero[..] {
+    if let Some((v, p)) = one_point(one) {
         let mut out = vec![0.0; v * n as usize + 1];
-        out[v * n as usize] = one[v].powi(n as i32);
+        out[v * n as usize] = p.powi(n as i32);
         return out;
     }
     let mut result = vec![1.0];
@@ -150,4 +178,31 @@ pub(super) fn dice_pmf(d: impl Into<ModifiedDice>) -> Vec<f64> {
         return vec![1.0];
     }
     d.distribution()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::budget::{hold, reset, MAX_BYTES};
+    use super::*;
+
+    #[test]
+    fn powers_of_one_value_are_its_multiples() {
+        reset(None, None);
+        let p = powers(&[0.0, 0.0, 0.5], 3);
+        assert_eq!(p.len(), 4);
+        assert_eq!(p[0], vec![1.0]);
+        assert_eq!(p[3], vec![0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.125]);
+        let convolved = powers(&[0.0, 0.5, 0.5], 2);
+        assert_eq!(convolved[2], vec![0.0, 0.0, 0.25, 0.5, 0.25]);
+    }
+
+    #[test]
+    fn powers_have_every_count_once_the_evaluation_must_stop() {
+        for pmf in [&[0.0, 1.0][..], &[0.5, 0.5][..]] {
+            reset(None, None);
+            assert!(hold(MAX_BYTES + 1));
+            assert_eq!(powers(pmf, 5).len(), 6, "{pmf:?}");
+        }
+        reset(None, None);
+    }
 }
