@@ -46,6 +46,10 @@ pub(super) struct Evaluator<'p> {
     /// Per sequence aimed at the target (`Program::attributed`), what it did:
     /// see [`Credit`].
     pub(super) credit: Vec<Credit>,
+    /// Whether any credit's means are read in the end: not with one sequence
+    /// aimed at the target (its distributions are known) and no mortal
+    /// wounds carried in the state, when they are not worked out at all.
+    pub(super) credit_means: bool,
     /// The distribution of the mortal wounds the sequence just evaluated
     /// inflicted, when it does not depend on the target's state.
     pub(super) mortal_pmf: Option<Vec<f64>>,
@@ -171,6 +175,7 @@ impl<'p> Evaluator<'p> {
             carry_failed: admission.carry_failed,
             carry_mortal: admission.carry_mortal,
             credit: Vec::new(),
+            credit_means: false,
             mortal_pmf: None,
             holders: Vec::new(),
             one_damage: None,
@@ -259,8 +264,12 @@ impl<'p> Evaluator<'p> {
         (pmfs, means)
     }
 
-    /// The mean wounds lost and mortal wounds carried over every state.
+    /// The mean wounds lost and mortal wounds carried over every state (0s
+    /// when no credit's means are read).
     pub(super) fn expected_harm(&self) -> [f64; 2] {
+        if !self.credit_means {
+            return [0.0; 2];
+        }
         expected(&self.unit, &self.states, self.carry_mortal.is_some())
     }
 
@@ -534,6 +543,13 @@ impl Evaluator<'_> {
             return self.spill_held(how);
         }
         let carried = self.carry_mortal.is_some();
+        let harm = |d: &Dist| {
+            if self.credit_means {
+                expected(&self.unit, d, carried)
+            } else {
+                [0.0; 2]
+            }
+        };
         let mut next = Dist::default();
         for (&s0, &p0) in &self.states {
             let n = held(s0);
@@ -547,7 +563,7 @@ impl Evaluator<'_> {
                 .collect();
             let mut d = Dist::from_iter([(self.held_cleared(s0), p0)]);
             for i in 0..n {
-                let before = expected(&self.unit, &d, carried);
+                let before = harm(&d);
                 d = match what.kind {
                     InflictKind::Mortal {
                         spill,
@@ -594,7 +610,7 @@ impl Evaluator<'_> {
                         out
                     }
                 };
-                let after = expected(&self.unit, &d, carried);
+                let after = harm(&d);
                 let holder = ends
                     .iter()
                     .position(|&end| i < end)

@@ -26,7 +26,7 @@ use std::collections::HashMap;
 /// repeat the last (`settled`); and for each step the mean wounds lost and
 /// mortal wounds carried over its states (filled in as the credit needs
 /// them).
-struct Chain {
+pub(super) struct Chain {
     lists: Lists,
     settled: bool,
     means: Vec<[f64; 2]>,
@@ -72,6 +72,82 @@ impl Chain {
         }
         Ok(bytes)
     }
+}
+
+/// Chains of spilled states, by the state they start from and the focus
+/// group the wounds go to first.
+pub(super) type Chains = HashMap<(u128, Option<usize>), Chain, Fast>;
+
+/// State `s` with `t` more mortal wounds counted in it, when they are
+/// counted there (`count`).
+fn shifted(s: u128, t: usize, count: bool) -> u128 {
+    if count {
+        with_mortals(s, mortals(s) + t as u32)
+    } else {
+        s
+    }
+}
+
+/// Chance `p` of a state after the wounds of `total` (numbers of wounds with
+/// their chances) spilled along `chain` from it, added to `next`.
+pub(super) fn land(
+    chain: &Chain,
+    total: &[(usize, f64)],
+    p: f64,
+    count: bool,
+    next: &mut Dist,
+) -> Result<(), CoreError> {
+    if spend(total.iter().map(|&(t, _)| chain.step(t).len()).sum()) {
+        verdict()?;
+    }
+    for &(t, q) in total {
+        for &(s, x) in chain.step(t) {
+            add(next, shifted(s, t, count), p * q * x);
+        }
+    }
+    Ok(())
+}
+
+/// [`land`] for several chances at once (each with its numbers of wounds),
+/// along one chain: without the count in the state, a step's states are
+/// the same however many wounds reached it, so each step's chances are
+/// added up first (in `weights`, kept between calls) and its states added
+/// to `next` once.
+pub(super) fn land_all<'t>(
+    chain: &Chain,
+    landings: impl Iterator<Item = (&'t [(usize, f64)], f64)>,
+    count: bool,
+    weights: &mut Vec<f64>,
+    next: &mut Dist,
+) -> Result<(), CoreError> {
+    if count {
+        for (total, p) in landings {
+            land(chain, total, p, true, next)?;
+        }
+        return Ok(());
+    }
+    let steps = chain.lists.count();
+    weights.clear();
+    weights.resize(steps, 0.0);
+    for (total, p) in landings {
+        for &(t, q) in total {
+            weights[t.min(steps - 1)] += p * q;
+        }
+    }
+    let states = (0..steps)
+        .filter(|&i| weights[i] != 0.0)
+        .map(|i| chain.lists.get(i).len());
+    if spend(states.sum()) {
+        verdict()?;
+    }
+    for (i, &w) in weights.iter().enumerate() {
+        if w != 0.0 {
+            for &(s, x) in chain.lists.get(i) {
+                add(next, s, w * x);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How held spilling mortal wounds land on the target.
@@ -130,58 +206,65 @@ impl Evaluator<'_> {
         })
     }
 
+    /// The wounds `n` held harms inflict, for every `n` up to `most`: the
+    /// numbers of wounds they can inflict, with their chances.
+    pub(super) fn totals(amount: &[f64], most: usize) -> Vec<Vec<(usize, f64)>> {
+        powers(amount, most)
+            .into_iter()
+            .map(|pmf| pmf.into_iter().enumerate().filter(|e| e.1 > 0.0).collect())
+            .collect()
+    }
+
+    /// The chain of states spilled from `s` onto `focus` first, kept in
+    /// `chains`, extended to `len` steps (or until it settles); the bytes it
+    /// holds are added to `held_bytes`.
+    pub(super) fn spill_chain<'c>(
+        &self,
+        chains: &'c mut Chains,
+        (s, focus): (u128, Option<usize>),
+        len: usize,
+        how: &Spilled<'_>,
+        held_bytes: &mut u64,
+    ) -> Result<&'c mut Chain, CoreError> {
+        let chain = chains.entry((s, focus)).or_insert_with(|| Chain::new(s));
+        let landing = Landing {
+            spill: true,
+            focus,
+            fnp: Some(how.fnp),
+        };
+        *held_bytes += chain.extend(&self.unit, len, landing)?;
+        if hold(*held_bytes) {
+            verdict()?;
+        }
+        Ok(chain)
+    }
+
     /// Every state's held harms as spilling mortal wounds (see
     /// [`Self::spilled`]): in bulk (see the module's documentation),
     /// crediting each holder as `resolve_held` does.
     pub(super) fn spill_held(&mut self, how: Spilled<'_>) -> Result<(), CoreError> {
         let most = self.states.keys().map(|&s| held(s)).max().unwrap_or(0);
-        // totals[n]: the wounds n held harms inflict, as (wounds, chance)
-        // for the numbers of wounds they can inflict.
-        let totals: Vec<Vec<(usize, f64)>> = powers(how.amount, most as usize)
-            .into_iter()
-            .map(|pmf| pmf.into_iter().enumerate().filter(|e| e.1 > 0.0).collect())
-            .collect();
+        let totals = Self::totals(how.amount, most as usize);
         verdict()?;
-        let credited = self.holders.iter().any(|h| h.0.is_some());
+        let credited = self.credit_means && self.holders.iter().any(|h| h.0.is_some());
         let carried = self.carry_mortal.is_some();
         let mut credit = vec![[0.0; 2]; self.credit.len()];
-        let mut chains: HashMap<(u128, Option<usize>), Chain, Fast> = HashMap::default();
+        let mut chains = Chains::default();
         let mut held_bytes = 0u64;
         let mut next = Dist::with_capacity_and_hasher(self.states.len(), Fast::default());
         for (&s0, &p0) in &self.states {
             let n = held(s0) as usize;
             let focus = held_focus(s0).filter(|_| how.to_focus);
-            let s = self.held_cleared(s0);
-            let chain = chains.entry((s, focus)).or_insert_with(|| Chain::new(s));
             let total = &totals[n];
-            let landing = Landing {
-                spill: true,
-                focus,
-                fnp: Some(how.fnp),
-            };
             let most_wounds = total.last().map_or(0, |e| e.0);
-            held_bytes += chain.extend(&self.unit, most_wounds + 1, landing)?;
-            if hold(held_bytes) {
-                verdict()?;
-            }
-            let shifted = |s: u128, t: usize| {
-                if how.count {
-                    with_mortals(s, mortals(s) + t as u32)
-                } else {
-                    s
-                }
-            };
-            if spend(total.iter().map(|&(t, _)| chain.step(t).len()).sum()) {
-                verdict()?;
-            }
-            for &(t, q) in total {
-                for &(s, x) in chain.step(t) {
-                    add(&mut next, shifted(s, t), p0 * q * x);
-                }
-            }
+            let key = (self.held_cleared(s0), focus);
+            let chain =
+                self.spill_chain(&mut chains, key, most_wounds + 1, &how, &mut held_bytes)?;
+            land(chain, total, p0, how.count, &mut next)?;
             if !credited || n == 0 {
                 continue;
             }
+            let shifted = |s: u128, t: usize| shifted(s, t, how.count);
             while chain.means.len() <= most_wounds {
                 // As `expected` weighs a distribution's states.
                 let t = chain.means.len();

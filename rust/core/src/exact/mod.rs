@@ -264,13 +264,19 @@ fn evaluate_numbers(program: &Program) -> Result<Finished, CoreError> {
     budget::expect(admission.estimate);
     let mut ev = Evaluator::new(&program.plan, admission);
     ev.credit = vec![Credit::default(); program.attributed_sequences().len()];
+    // One sequence's wounds are the target's, and its mortal wounds are
+    // counted unless carried in the state (see `finish`).
+    ev.credit_means = ev.credit.len() > 1 || admission.carry_mortal.is_some();
     ev.holders = holders(program, admission)?;
     let holding = ev.holders.len();
     let mut before = ev.expected_harm();
     for (index, seq) in program.sequences.iter().enumerate() {
         ev.mortal_pmf = None;
         match seq {
-            RunSequence::Pool(pool) => ev.pool(pool, tables[index].take())?,
+            RunSequence::Pool(pool) => {
+                let last = index + 1 == program.sequences.len();
+                ev.pool(pool, tables[index].take(), last)?;
+            }
             RunSequence::Mortal { .. } => ev.mortal_source(seq)?,
             RunSequence::Heal { .. } => return Err(decline("the plan heals a side")),
             RunSequence::Mark { .. } => {

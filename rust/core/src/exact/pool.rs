@@ -6,6 +6,7 @@ use super::budget::{decline, hold, verdict, STATE_BYTES};
 use super::counts::{one_die, project, too_many, why_not_counted};
 use super::estimate::Tabled;
 use super::evaluator::{Evaluator, Landing};
+use super::held::{land_all, Chains, Spilled};
 use super::nfold::{binomial, nfold, thinned, Sums};
 use super::pmf::{accumulate, attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
@@ -27,6 +28,18 @@ struct Step<'a> {
     outcomes: &'a PoolOutcomes,
 }
 
+/// Held harm landing right after the pool that holds it
+/// ([`Evaluator::lands_now`]): how it lands, the wounds each number of harms
+/// inflicts, and the chains of spilled states so far.
+struct LandsNow<'a> {
+    how: Spilled<'a>,
+    totals: Vec<Vec<(usize, f64)>>,
+    chains: Chains,
+    held_bytes: u64,
+    /// Scratch for [`land_all`].
+    weights: Vec<f64>,
+}
+
 /// What a pool's tests hand on to the target, whatever its state.
 struct PoolOutcomes {
     /// The one kind of harm outside the save the pool's tokens may queue.
@@ -43,8 +56,14 @@ struct PoolOutcomes {
 
 impl Evaluator<'_> {
     /// Run `pool` on every state; `tabled` is its one-die table when the
-    /// estimate built it already.
-    pub(super) fn pool(&mut self, pool: &RunPool, tabled: Option<Tabled>) -> Result<(), CoreError> {
+    /// estimate built it already, and `last` says whether it is the Plan's
+    /// last sequence.
+    pub(super) fn pool(
+        &mut self,
+        pool: &RunPool,
+        tabled: Option<Tabled>,
+        last: bool,
+    ) -> Result<(), CoreError> {
         let outcomes = self.pool_outcomes(pool, tabled)?;
         let damage = dice_pmf(pool.damage);
         let most_failed = outcomes
@@ -68,6 +87,14 @@ impl Evaluator<'_> {
             .saturating_mul(outcomes.most_events + 1)
             .saturating_mul(most_failed + 1);
         let mut next = Dist::with_capacity_and_hasher(likely.min(1 << 12), Fast::default());
+        let amount = held_amount(pool, outcomes.inflict);
+        let mut now = self.lands_now(
+            pool,
+            outcomes.inflict,
+            &amount,
+            outcomes.most_events,
+            last && same_faces,
+        );
         for (&s0, &p0) in &self.states {
             verdict()?;
             if next.len() > MAX_STATES {
@@ -84,6 +111,10 @@ impl Evaluator<'_> {
                 outcomes: &outcomes,
             };
             let s0 = with_one_left(s0, self.one_damage.is_some());
+            if let Some(now) = &mut now {
+                self.saved_and_landed(s0, p0, focus, &step, most_failed, now, &mut next)?;
+                continue;
+            }
             let mut after_saves = if same_faces {
                 self.saved_alike(s0, &step, most_failed)
             } else if pool.save.in_turn {
@@ -104,7 +135,87 @@ impl Evaluator<'_> {
         }
         self.states = next;
         self.one_damage = None;
+        if now.is_some() {
+            // Its held harm has landed.
+            self.deferred = None;
+        }
         self.check_size()
+    }
+
+    /// How the harm `pool` holds lands right after it, straight from the
+    /// states after its saves, rather than held in the state until every
+    /// attack is resolved: when nothing comes between (`last`, the Plan's
+    /// last sequence, every group saving alike), no other pool holds harm,
+    /// it spills in bulk (see `held.rs`), and no sequence's share of the
+    /// harm is asked for (`credit_means`).
+    fn lands_now<'a>(
+        &self,
+        pool: &'a RunPool,
+        inflict: Option<Inflict>,
+        amount: &'a [f64],
+        most_events: usize,
+        last: bool,
+    ) -> Option<LandsNow<'a>> {
+        let what = inflict.filter(|i| i.after_all)?;
+        if !last || self.carry_failed || self.credit_means || self.holders.len() != 1 {
+            return None;
+        }
+        let how = self.spilled(what, pool, amount)?;
+        Some(LandsNow {
+            how,
+            totals: Self::totals(amount, most_events),
+            chains: Chains::default(),
+            held_bytes: 0,
+            weights: Vec::new(),
+        })
+    }
+
+    /// The states after the saves from `s0` (of chance `p0`, its first focus
+    /// group alive `focus`), every group saving alike, with the harm held in
+    /// each landed at once as `now` says, added to `next`.
+    #[allow(clippy::too_many_arguments)]
+    fn saved_and_landed(
+        &self,
+        s0: u128,
+        p0: f64,
+        focus: Option<usize>,
+        step: &Step<'_>,
+        most_failed: usize,
+        now: &mut LandsNow<'_>,
+        next: &mut Dist,
+    ) -> Result<(), CoreError> {
+        let (after_f, settled) = self.failed_chain(s0, step, most_failed);
+        let steps = after_f.count();
+        let weights = list_weights(step.outcomes, steps, settled);
+        let width = step.outcomes.most_events + 1;
+        let focus = focus.filter(|_| now.how.to_focus);
+        for (at, row) in weights.chunks_exact(width).enumerate() {
+            // Each state of the list spills along one chain, as long as the
+            // most harm events any weighed count has need.
+            let Some(most) = row.iter().rposition(|&w| w > 0.0) else {
+                continue;
+            };
+            let len = now.totals[most].last().map_or(0, |e| e.0) + 1;
+            for &(s, q) in after_f.get(at) {
+                // Only the damage of attacks that failed their save takes
+                // the damage re-roll.
+                let s = with_one_left(s, false);
+                let chain = self.spill_chain(
+                    &mut now.chains,
+                    (s, focus),
+                    len,
+                    &now.how,
+                    &mut now.held_bytes,
+                )?;
+                let landings = row
+                    .iter()
+                    .enumerate()
+                    .filter(|e| *e.1 > 0.0)
+                    .map(|(e, &w)| (&now.totals[e][..], p0 * w * q));
+                land_all(chain, landings, now.how.count, &mut now.weights, next)?;
+            }
+        }
+        Ok(())
     }
 
     /// The pool's tables and the counters that do not depend on the target.
@@ -311,49 +422,13 @@ impl Evaluator<'_> {
     /// The states after the saves from `s0` when every group saves alike:
     /// `after[e]` holds them weighted by P(e harm events).
     fn saved_alike(&self, s0: u128, step: &Step<'_>, most_failed: usize) -> Vec<Dist> {
-        let Step {
-            pool,
-            order,
-            damage,
-            outcomes,
-        } = *step;
-        // The states after f failed saves, list f of `after_f`.
-        let mut after_f = Lists::new(s0);
-        let mut step = Dist::default();
-        let mut held = 0u64;
-        // Once no state has a model left to take damage, a failed save
-        // changes nothing (`unsaved` keeps such a state as it is): the chain
-        // has settled, and more failed saves leave its last list.
-        let mut settled = false;
-        for _ in 0..most_failed {
-            let last = after_f.last();
-            if last.iter().all(|&(s, _)| Unit::current(s, order).is_none()) {
-                settled = true;
-                break;
-            }
-            step.clear();
-            self.unsaved_into(last.iter().copied(), order, pool, damage, &mut step);
-            held += step.len() as u64 * STATE_BYTES;
-            if hold(held) {
-                break;
-            }
-            after_f.push(step.drain());
-        }
+        let outcomes = step.outcomes;
+        let (after_f, settled) = self.failed_chain(s0, step, most_failed);
         let steps = after_f.count();
         let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
-        // Past the memory budget the chain stops short; the evaluation then
-        // declines, whatever is left out here.
-        let reached = |f: u32| {
-            let f = f as usize;
-            if settled {
-                Some(f.min(steps - 1))
-            } else {
-                (f < steps).then_some(f)
-            }
-        };
         if self.carry_failed {
             for &((f, e), p) in &outcomes.failed_harm {
-                let Some(at) = reached(f) else {
+                let Some(at) = reached(f, steps, settled) else {
                     continue;
                 };
                 for &(s, q) in after_f.get(at) {
@@ -366,16 +441,8 @@ impl Evaluator<'_> {
             }
             return after_saves;
         }
-        // Without failed saves in the state, every count of them past the
-        // settled list leaves the same states: their chances are added up
-        // first, and each list's states are weighed once per harm count.
         let width = after_saves.len();
-        let mut weights = vec![0.0; steps * width];
-        for &((f, e), p) in &outcomes.failed_harm {
-            if let Some(at) = reached(f) {
-                weights[at * width + e as usize] += p;
-            }
-        }
+        let weights = list_weights(outcomes, steps, settled);
         // Room in each harm count's map for the states of the lists it
         // weighs, at most (growing a map as states come rehashes it again
         // and again; a count no list weighs gets none).
@@ -397,6 +464,39 @@ impl Evaluator<'_> {
             }
         }
         after_saves
+    }
+
+    /// The states after 0, 1, 2, ... failed saves from `s0` when every group
+    /// saves alike, a list each, and whether the chain has settled: once no
+    /// state has a model left to take damage, a failed save changes nothing
+    /// (`unsaved` keeps such a state as it is), and more failed saves leave
+    /// its last list.
+    fn failed_chain(&self, s0: u128, step: &Step<'_>, most_failed: usize) -> (Lists, bool) {
+        let Step {
+            pool,
+            order,
+            damage,
+            ..
+        } = *step;
+        let mut after_f = Lists::new(s0);
+        let mut next = Dist::default();
+        let mut held = 0u64;
+        for _ in 0..most_failed {
+            let last = after_f.last();
+            if last.iter().all(|&(s, _)| Unit::current(s, order).is_none()) {
+                return (after_f, true);
+            }
+            next.clear();
+            self.unsaved_into(last.iter().copied(), order, pool, damage, &mut next);
+            held += next.len() as u64 * STATE_BYTES;
+            // Past the memory budget the chain stops short; the evaluation
+            // then declines, whatever is left out.
+            if hold(held) {
+                break;
+            }
+            after_f.push(next.drain());
+        }
+        (after_f, false)
     }
 
     /// The states after the saves from `s0` when groups save differently,
@@ -541,6 +641,46 @@ impl Evaluator<'_> {
         }
         Ok(())
     }
+}
+
+/// One held harm's mortal wounds, as a pmf, for a pool holding mortal
+/// wounds until every attack is resolved (else empty).
+fn held_amount(pool: &RunPool, inflict: Option<Inflict>) -> Vec<f64> {
+    match inflict {
+        Some(Inflict {
+            after_all: true,
+            kind: InflictKind::Mortal { amount, .. },
+            ..
+        }) => dice_pmf(amount.map_or(pool.damage, ModifiedDice::from)),
+        _ => Vec::new(),
+    }
+}
+
+/// The list of a chain of `steps` lists (see [`Evaluator::failed_chain`])
+/// that `f` failed saves leave: past a settled chain's end, its last.
+fn reached(f: u32, steps: usize, settled: bool) -> Option<usize> {
+    let f = f as usize;
+    if settled {
+        Some(f.min(steps - 1))
+    } else {
+        (f < steps).then_some(f)
+    }
+}
+
+/// The chance of each list of a chain of `steps` lists jointly with each
+/// number of harm events, `weights[list * (most_events + 1) + events]`:
+/// every count of failed saves past a settled chain's end leaves the same
+/// states, so their chances are added up first and each list's states are
+/// weighed once per number of harm events.
+fn list_weights(outcomes: &PoolOutcomes, steps: usize, settled: bool) -> Vec<f64> {
+    let width = outcomes.most_events + 1;
+    let mut weights = vec![0.0; steps * width];
+    for &((f, e), p) in &outcomes.failed_harm {
+        if let Some(at) = reached(f, steps, settled) {
+            weights[at * width + e as usize] += p;
+        }
+    }
+    weights
 }
 
 /// The group a save is checked against once the unit is destroyed during a
