@@ -56,7 +56,7 @@ fn compound_steps(events: u64, values: u64, counter: u64) -> u64 {
 /// Steps of `pmf::power`: the n-fold sum of a pmf of `values` values by
 /// squaring (each squaring of a pmf of s values costs s^2, each product
 /// with the result its sizes' product).
-fn power_steps(values: u64, n: u32) -> u64 {
+pub(super) fn power_steps(values: u64, n: u64) -> u64 {
     let (mut steps, mut square, mut result) = (0u64, values, 1u64);
     let mut left = n;
     while left > 0 {
@@ -83,7 +83,7 @@ fn pool_steps(pool: &RunPool, counter: u64) -> (u64, u64) {
         let fixed = term.maximize || term.dice.min() == term.dice.max();
         let power = one.saturating_sub(1).saturating_mul(u64::from(term.models)) + 1;
         if !fixed {
-            steps = steps.saturating_add(power_steps(one, term.models));
+            steps = steps.saturating_add(power_steps(one, u64::from(term.models)));
         }
         steps = steps.saturating_add(total.max(1).saturating_mul(power));
         total = total.saturating_add(power);

@@ -26,7 +26,8 @@
 //!   grid costs about n^3 times the die's outcomes.
 
 use super::budget::{hold, spend};
-use super::pmf::sum_of;
+use super::estimate::power_steps;
+use super::pmf::{squared, sum_of};
 use super::state::Fast;
 use std::collections::HashMap;
 
@@ -198,6 +199,27 @@ fn extent(one: &Joint) -> (u32, u32) {
 /// (`attacks[n]` = P(n)). `None` past [`MAX_NFOLD_WORK`] multiply-adds, or
 /// once the evaluation must stop (a Ctrl-C, or its budget spent).
 pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Sums> {
+    summed(one, attacks, None)
+}
+
+/// [`nfold`] with the first count of every sum taken as at most `cap`
+/// (a number of failed saves past which nothing changes): a die split by
+/// its second count sums no further; any other is summed, then capped.
+pub(super) fn nfold_capped(one: &Joint, attacks: &[f64], cap: u32) -> Option<Sums> {
+    let sums = summed(one, attacks, Some(cap))?;
+    if sums.iter().all(|e| e.0 .0 <= cap) {
+        return Some(sums);
+    }
+    let mut capped = Joint::default();
+    for ((a, b), p) in sums {
+        *capped.entry((a.min(cap), b)).or_insert(0.0) += p;
+    }
+    Some(capped.into_iter().collect())
+}
+
+/// [`nfold`], the first count capped at `cap` where the way of summing
+/// allows it.
+fn summed(one: &Joint, attacks: &[f64], cap: Option<u32>) -> Option<Sums> {
     let mut kernel: Vec<((u32, u32), f64)> = one
         .iter()
         .filter(|e| *e.1 > 0.0)
@@ -210,6 +232,12 @@ pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Sums> {
     let (way, cost) = way(kernel.len() as u64, (amax, bmax), least, most);
     if cost > MAX_NFOLD_WORK || spend(0) {
         return None;
+    }
+    // One count over one number of dice (a test's count, with a fixed
+    // number of attacks): by squaring when that is cheaper still. The
+    // estimate counts the way above, which this never costs more than.
+    if bmax == 0 && least == most && power_steps(u64::from(amax) + 1, most) < cost {
+        return Some(by_squaring(&kernel, amax, most, attacks[most as usize]));
     }
     match way {
         Way::Counts => {
@@ -235,7 +263,7 @@ pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Sums> {
             Some(out.into_iter().collect())
         }
         Way::Grid => on_grid(&kernel, (amax, bmax), attacks),
-        Way::Split => on_split(&kernel, amax, attacks),
+        Way::Split => on_split(&kernel, amax, attacks, cap.map(|c| c as usize)),
     }
 }
 
@@ -246,8 +274,14 @@ pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Sums> {
 /// C(n, k) a^(n-k) b^k = Binomial(n, b / (a + b))[k] (a + b)^n, so no
 /// coefficient overflows however many dice. Each part first gathers its
 /// powers of A over every number of dice, then takes one convolution with
-/// its power of B.
-fn on_split(kernel: &[((u32, u32), f64)], amax: u32, attacks: &[f64]) -> Option<Sums> {
+/// its power of B. With `cap`, every first count past it is kept as `cap`,
+/// so no pmf grows longer.
+fn on_split(
+    kernel: &[((u32, u32), f64)],
+    amax: u32,
+    attacks: &[f64],
+    cap: Option<usize>,
+) -> Option<Sums> {
     let width = amax as usize + 1;
     let (mut a, mut b) = (vec![0.0; width], vec![0.0; width]);
     for &((x, event), p) in kernel {
@@ -278,14 +312,15 @@ fn on_split(kernel: &[((u32, u32), f64)], amax: u32, attacks: &[f64]) -> Option<
                 if spend(0) {
                     return None;
                 }
-                all.push(sum_of(all.last().expect("starts with one"), d));
+                all.push(sum_capped(all.last().expect("starts with one"), d, cap));
             }
         }
         Some(all)
     };
     let (pow_a, pow_b) = (powers(&mut a, mass_a)?, powers(&mut b, mass_b)?);
+    let longest = cap.map_or(usize::MAX, |c| c + 1);
     let mut parts: Vec<Vec<f64>> = (0..=most)
-        .map(|k| vec![0.0; (most - k) * (width - 1) + 1])
+        .map(|k| vec![0.0; ((most - k) * (width - 1) + 1).min(longest)])
         .collect();
     for (n, &pn) in attacks.iter().enumerate() {
         if pn == 0.0 {
@@ -313,13 +348,43 @@ fn on_split(kernel: &[((u32, u32), f64)], amax: u32, attacks: &[f64]) -> Option<
         if part.iter().all(|&x| x == 0.0) {
             continue;
         }
-        for (x, &p) in sum_of(part, &pow_b[k]).iter().enumerate() {
+        for (x, &p) in sum_capped(part, &pow_b[k], cap).iter().enumerate() {
             if p > 0.0 {
                 out.push(((x as u32, k as u32), p));
             }
         }
     }
     Some(out)
+}
+
+/// The pmf of the sum of draws from `a` and `b`, every value past `cap`
+/// (when given) kept as `cap`.
+fn sum_capped(a: &[f64], b: &[f64], cap: Option<usize>) -> Vec<f64> {
+    let Some(cap) = cap.filter(|&c| a.len() + b.len() - 1 > c + 1) else {
+        return sum_of(a, b);
+    };
+    // tail[j]: b's chance from j on.
+    let mut tail = vec![0.0; b.len() + 1];
+    for j in (0..b.len()).rev() {
+        tail[j] = tail[j + 1] + b[j];
+    }
+    let mut out = vec![0.0; cap + 1];
+    for (i, &x) in a.iter().enumerate() {
+        if x == 0.0 {
+            continue;
+        }
+        if i >= cap {
+            out[cap] += x * tail[0];
+            continue;
+        }
+        // Sums below the cap, then the rest at it.
+        let below = (cap - i).min(b.len());
+        for (o, &y) in out[i..i + below].iter_mut().zip(&b[..below]) {
+            *o += x * y;
+        }
+        out[cap] += x * tail[below];
+    }
+    out
 }
 
 /// Add to `out`, at `base` plus the sum of `n` dice showing the outcomes of
@@ -356,6 +421,23 @@ fn by_counts(
         let at = (base.0 + c * a, base.1 + c * b);
         by_counts(&kernel[1..], rest, n - c, w, at, out);
     }
+}
+
+/// [`nfold`] of a die with one count over exactly `n` dice, `weight` the
+/// chance of `n`: the die's pmf raised to the `n`th power by squaring, a
+/// few convolutions rather than `n`.
+fn by_squaring(kernel: &[((u32, u32), f64)], amax: u32, n: u64, weight: f64) -> Sums {
+    let mut one = vec![0.0; amax as usize + 1];
+    for &((x, _), p) in kernel {
+        one[x as usize] += p;
+    }
+    let power = squared(&one, n, sum_of);
+    power
+        .into_iter()
+        .enumerate()
+        .filter(|e| e.1 > 0.0)
+        .map(|(x, p)| ((x as u32, 0), p * weight))
+        .collect()
 }
 
 /// [`nfold`] on a dense grid of sums: (n amax + 1) x (n bmax + 1) cells for
@@ -517,26 +599,35 @@ mod tests {
         }
     }
 
-    #[test]
-    fn dice_of_at_most_one_event_split_by_it_match_adding_dice_one_at_a_time() {
-        // Fixed and mixed numbers of dice, some events on every outcome, none
-        // without, and a die holding less than all its chance.
-        let fixed = [0.0; 20].iter().chain(&[1.0]).copied().collect::<Vec<_>>();
-        let mixed = [0.0, 0.1, 0.2, 0.0, 0.3, 0.4];
-        let s2 = Joint::from_iter([
+    /// Twenty dice, and a few dice of a mixed number.
+    fn fixed_and_mixed() -> [Vec<f64>; 2] {
+        let fixed = [0.0; 20].iter().chain(&[1.0]).copied().collect();
+        [fixed, vec![0.0, 0.1, 0.2, 0.0, 0.3, 0.4]]
+    }
+
+    /// Failed saves jointly with Devastating Wounds, a die as S2's.
+    fn s2_die() -> Joint {
+        Joint::from_iter([
             ((0, 0), 0.5),
             ((1, 0), 0.2),
             ((2, 0), 0.05),
             ((0, 1), 0.15),
             ((1, 1), 0.1),
-        ]);
+        ])
+    }
+
+    #[test]
+    fn dice_of_at_most_one_event_split_by_it_match_adding_dice_one_at_a_time() {
+        // Fixed and mixed numbers of dice, some events on every outcome, none
+        // without, and a die holding less than all its chance.
+        let [fixed, mixed] = fixed_and_mixed();
         let always = Joint::from_iter([((0, 1), 0.4), ((3, 1), 0.6)]);
         let short = Joint::from_iter([((1, 0), 0.3), ((0, 1), 0.2), ((2, 1), 0.1)]);
-        for one in [s2, always, short] {
+        for one in [s2_die(), always, short] {
             for attacks in [&fixed[..], &mixed[..]] {
                 let (mut kernel, (amax, _)) = (Vec::new(), extent(&one));
                 kernel.extend(one.iter().map(|(&k, &p)| (k, p)));
-                let out = joint(&on_split(&kernel, amax, attacks).unwrap());
+                let out = joint(&on_split(&kernel, amax, attacks, None).unwrap());
                 assert_same(&out, &slow_nfold(&one, attacks));
             }
         }
@@ -584,5 +675,47 @@ mod tests {
             &joint(&nfold(&thinned(one.clone(), q), &attacks).unwrap()),
             &thinned_after,
         );
+    }
+
+    /// `sums` with every first count past `cap` kept as `cap`.
+    fn capped(sums: &Joint, cap: u32) -> Joint {
+        let mut out = Joint::default();
+        for (&(a, b), &p) in sums {
+            *out.entry((a.min(cap), b)).or_insert(0.0) += p;
+        }
+        out
+    }
+
+    #[test]
+    fn sums_capped_keep_every_first_count_past_the_cap_as_the_cap() {
+        // Split by the event (as S2's failed saves are summed) and, for a
+        // die with two events, summed then capped.
+        let [fixed, mixed] = fixed_and_mixed();
+        let short = Joint::from_iter([((1, 0), 0.3), ((0, 1), 0.2), ((2, 1), 0.1)]);
+        let two_events = Joint::from_iter([((0, 0), 0.5), ((3, 2), 0.3), ((1, 1), 0.2)]);
+        for one in [s2_die(), short, two_events] {
+            for attacks in [&fixed[..], &mixed[..]] {
+                for cap in [0, 1, 3, 10, 60] {
+                    let got = joint(&nfold_capped(&one, attacks, cap).unwrap());
+                    assert!(got.keys().all(|k| k.0 <= cap), "cap {cap}");
+                    assert_same(&got, &capped(&slow_nfold(&one, attacks), cap));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_count_over_a_fixed_number_of_dice_matches_adding_dice_one_at_a_time() {
+        // Hits with Sustained Hits 1 over exactly 20 dice are summed by
+        // squaring; over a random number of dice, as before.
+        let hits = Joint::from_iter([((0, 0), 1.0 / 3.0), ((1, 0), 0.5), ((2, 0), 1.0 / 6.0)]);
+        let [fixed, mixed] = fixed_and_mixed();
+        for attacks in [&fixed[..], &mixed[..], &[1.0][..]] {
+            assert_same(
+                &joint(&nfold(&hits, attacks).unwrap()),
+                &slow_nfold(&hits, attacks),
+            );
+        }
+        assert!(power_steps(3, 20) < way(3, (2, 0), 20, 20).1);
     }
 }

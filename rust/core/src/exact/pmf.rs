@@ -146,16 +146,22 @@ pub(super) fn power(one: &[f64], n: u32) -> Vec<f64> {
         out[v * n as usize] = p.powi(n as i32);
         return out;
     }
+    squared(one, u64::from(n), convolve)
+}
+
+/// The distribution of the sum of `n` draws from `one` by squaring, each
+/// product of two pmfs taken by `times` (counting its work or not).
+pub(super) fn squared(one: &[f64], n: u64, times: fn(&[f64], &[f64]) -> Vec<f64>) -> Vec<f64> {
     let mut result = vec![1.0];
     let mut square = one.to_vec();
     let mut left = n;
     while left > 0 {
         if left & 1 == 1 {
-            result = convolve(&result, &square);
+            result = times(&result, &square);
         }
         left >>= 1;
         if left > 0 {
-            square = convolve(&square, &square);
+            square = times(&square, &square);
         }
     }
     result

@@ -7,7 +7,7 @@ use super::counts::{one_die, project, too_many, why_not_counted};
 use super::estimate::Tabled;
 use super::evaluator::{Evaluator, Landing};
 use super::held::{land_all, Chains, Spilled};
-use super::nfold::{binomial, nfold, thinned, Sums};
+use super::nfold::{binomial, nfold, nfold_capped, thinned, Sums};
 use super::pmf::{accumulate, attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
     add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, with_one_left,
@@ -17,7 +17,7 @@ use super::{MAX_STATES, TABLE_BUDGET};
 use crate::dice::ModifiedDice;
 use crate::error::CoreError;
 use crate::program::{Inflict, InflictKind, RunPool};
-use crate::tables::{one_token, Builder, Token};
+use crate::tables::{one_token, slot, Builder, Token};
 use std::collections::HashMap;
 
 /// One pool's step from one starting state: what every part of it reads.
@@ -64,14 +64,10 @@ impl Evaluator<'_> {
         tabled: Option<Tabled>,
         last: bool,
     ) -> Result<(), CoreError> {
-        let outcomes = self.pool_outcomes(pool, tabled)?;
+        let mut builder = Builder::default();
+        let (token, inflict) = self.admit_pool(pool, &mut builder, tabled)?;
+        let attacks = attacks_pmf(pool, None);
         let damage = dice_pmf(pool.damage);
-        let most_failed = outcomes
-            .failed_harm
-            .iter()
-            .map(|e| e.0 .0)
-            .max()
-            .unwrap_or(0) as usize;
         // The target: for each state at the start of the pool, its declared
         // order, then the saves, then the harm events.
         let same_faces = pool.save.alike(self.unit.groups);
@@ -79,6 +75,25 @@ impl Evaluator<'_> {
         self.one_damage = pool
             .damage_reroll_one
             .then(|| pool.damage.once_more_split());
+        // A pool starting from one state (the first pool, most often) has
+        // that state's chain of failed saves built first: once the chain
+        // settles, more failed saves change nothing, and their sums need go
+        // no further than its end.
+        let (mut first, cap) = match self.first_chain(pool, &token, &attacks, &damage, same_faces) {
+            Some((chain, most)) => {
+                let end = chain.0.count() - 1;
+                let cap = (chain.1 && end < most).then_some(end as u32);
+                (Some(chain), cap)
+            }
+            None => (None, None),
+        };
+        let outcomes = self.pool_outcomes(pool, (token, inflict), &attacks, &mut builder, cap)?;
+        let most_failed = outcomes
+            .failed_harm
+            .iter()
+            .map(|e| e.0 .0)
+            .max()
+            .unwrap_or(0) as usize;
         // Room for the states it will likely reach, within reason: growing
         // a map as states come rehashes it again and again.
         let likely = self
@@ -111,12 +126,13 @@ impl Evaluator<'_> {
                 outcomes: &outcomes,
             };
             let s0 = with_one_left(s0, self.one_damage.is_some());
+            let chain = first.take();
             if let Some(now) = &mut now {
-                self.saved_and_landed(s0, p0, focus, &step, most_failed, now, &mut next)?;
+                self.saved_and_landed(s0, p0, focus, &step, most_failed, chain, now, &mut next)?;
                 continue;
             }
             let mut after_saves = if same_faces {
-                self.saved_alike(s0, &step, most_failed)
+                self.saved_alike(s0, &step, most_failed, chain)
             } else if pool.save.in_turn {
                 self.saved_in_turn(s0, &step)?
             } else {
@@ -140,6 +156,40 @@ impl Evaluator<'_> {
             self.deferred = None;
         }
         self.check_size()
+    }
+
+    /// The chain of failed saves (see [`Self::failed_chain`]) of the one
+    /// state a pool starts from, when it has one, every group saves alike,
+    /// failed saves are not carried in the state, and its dice are tabled
+    /// one at a time (`token.plain()`): as long as the most tokens the pool
+    /// can bring to the save, which it returns too.
+    fn first_chain(
+        &self,
+        pool: &RunPool,
+        token: &Token,
+        attacks: &[f64],
+        damage: &[f64],
+        same_faces: bool,
+    ) -> Option<((Lists, bool), usize)> {
+        if !same_faces || self.carry_failed || self.states.len() != 1 {
+            return None;
+        }
+        let one = token.plain()?;
+        let m = pool.tests.len();
+        let most_tokens = one
+            .iter()
+            .filter(|e| *e.1 > 0.0)
+            .map(|(&k, _)| slot(k, m))
+            .max()
+            .unwrap_or(0) as usize;
+        let most_failed = most_tokens.saturating_mul(attacks.len().saturating_sub(1));
+        let (&s0, _) = self.states.iter().next()?;
+        let order = self.unit.declare(s0, &pool.focus);
+        let s0 = with_one_left(s0, self.one_damage.is_some());
+        Some((
+            self.failed_chain(s0, pool, &order, damage, most_failed),
+            most_failed,
+        ))
     }
 
     /// How the harm `pool` holds lands right after it, straight from the
@@ -181,10 +231,13 @@ impl Evaluator<'_> {
         focus: Option<usize>,
         step: &Step<'_>,
         most_failed: usize,
+        chain: Option<(Lists, bool)>,
         now: &mut LandsNow<'_>,
         next: &mut Dist,
     ) -> Result<(), CoreError> {
-        let (after_f, settled) = self.failed_chain(s0, step, most_failed);
+        let (after_f, settled) = chain.unwrap_or_else(|| {
+            self.failed_chain(s0, step.pool, step.order, step.damage, most_failed)
+        });
         let steps = after_f.count();
         let weights = list_weights(step.outcomes, steps, settled);
         let width = step.outcomes.most_events + 1;
@@ -219,27 +272,32 @@ impl Evaluator<'_> {
     }
 
     /// The pool's tables and the counters that do not depend on the target.
+    /// `token` and `inflict` are what [`Self::admit_pool`] gave, `attacks`
+    /// the pool's attack dice as a pmf, and `cap`, when given, a number of
+    /// failed saves past which the target's states no longer change: failed
+    /// saves jointly with harm events then go no further (the counter of
+    /// failed saves is summed apart).
     fn pool_outcomes(
         &mut self,
         pool: &RunPool,
-        tabled: Option<Tabled>,
+        (token, inflict): (Token, Option<Inflict>),
+        attacks: &[f64],
+        builder: &mut Builder,
+        cap: Option<u32>,
     ) -> Result<PoolOutcomes, CoreError> {
-        let mut builder = Builder::default();
-        let (token, inflict) = self.admit_pool(pool, &mut builder, tabled)?;
         let carry_mortal = self.carry_mortal.is_some() && self.carry_mortal == pool.mortal_counter;
         let m = pool.tests.len();
         // Only each test's count (alone) and the joint of tokens to save and
         // harm events are needed, so one die's outcome is projected onto
         // those slots before the n-fold convolutions: projecting commutes
         // with adding up dice, and the tables stay small.
-        let attacks = attacks_pmf(pool, None);
-        self.count(pool.attacks_counter, &attacks);
+        self.count(pool.attacks_counter, attacks);
         let mut test_pmfs = vec![Vec::<f64>::new(); m];
         for (t, pmf) in test_pmfs.iter_mut().enumerate() {
             if pool.tests[t].counter.is_none() {
                 continue;
             }
-            for ((v, _), p) in project(&token, &attacks, &[t], &mut builder, pool)? {
+            for ((v, _), p) in project(&token, attacks, &[t], builder, pool)? {
                 let v = v as usize;
                 if pmf.len() <= v {
                     pmf.resize(v + 1, 0.0);
@@ -254,14 +312,28 @@ impl Evaluator<'_> {
         // square. Otherwise tokens reaching the save, for the state to take.
         let alike = pool.save.alike(self.unit.groups);
         let q = pool.save.fail_chance(0, self.unit.groups);
+        // Failed saves summed apart, for their counter, when the joint stops
+        // at `cap`.
+        let mut failed_apart = None;
         let (save_harm, failed_harm) = match token.plain() {
             Some(one) if alike => {
-                let one = thinned(one_die(one, &[m, m + 1]), q);
-                let failed_harm = nfold(&one, &attacks).ok_or_else(|| too_many(pool))?;
-                (Sums::new(), failed_harm)
+                let joint = thinned(one_die(one, &[m, m + 1]), q);
+                let cap = cap.filter(|_| !counts_own_saves(pool, inflict) && !self.carry_failed);
+                let failed_harm = match cap {
+                    Some(cap) => {
+                        if pool.save.counter.is_some() {
+                            let failed = thinned(one_die(one, &[m]), q);
+                            failed_apart =
+                                Some(nfold(&failed, attacks).ok_or_else(|| too_many(pool))?);
+                        }
+                        nfold_capped(&joint, attacks, cap)
+                    }
+                    None => nfold(&joint, attacks),
+                };
+                (Sums::new(), failed_harm.ok_or_else(|| too_many(pool))?)
             }
             _ => {
-                let save_harm = project(&token, &attacks, &[m, m + 1], &mut builder, pool)?;
+                let save_harm = project(&token, attacks, &[m, m + 1], builder, pool)?;
                 let failed_harm = if alike {
                     thinned(save_harm.iter().copied(), q).into_iter().collect()
                 } else {
@@ -301,7 +373,7 @@ impl Evaluator<'_> {
                 self.mortal_pmf = Some(total);
             }
         }
-        self.count_failed_saves(pool, inflict, &failed_harm);
+        self.count_failed_saves(pool, inflict, failed_apart.as_ref().unwrap_or(&failed_harm));
         Ok(PoolOutcomes {
             inflict,
             save_harm,
@@ -397,9 +469,7 @@ impl Evaluator<'_> {
         // Tokens taking an own save counted with the pool's failed saves
         // (checked alike for every group): binomial too.
         let own = match inflict.map(|i| i.kind) {
-            Some(InflictKind::Damage { save: Some(i), .. })
-                if pool.own_saves[i].counter.is_some() =>
-            {
+            Some(InflictKind::Damage { save: Some(i), .. }) if counts_own_saves(pool, inflict) => {
                 Some(pool.own_saves[i].fail_chance(0, groups))
             }
             _ => None,
@@ -421,9 +491,18 @@ impl Evaluator<'_> {
 
     /// The states after the saves from `s0` when every group saves alike:
     /// `after[e]` holds them weighted by P(e harm events).
-    fn saved_alike(&self, s0: u128, step: &Step<'_>, most_failed: usize) -> Vec<Dist> {
+    /// `chain` is `s0`'s chain of failed saves when it was built already.
+    fn saved_alike(
+        &self,
+        s0: u128,
+        step: &Step<'_>,
+        most_failed: usize,
+        chain: Option<(Lists, bool)>,
+    ) -> Vec<Dist> {
         let outcomes = step.outcomes;
-        let (after_f, settled) = self.failed_chain(s0, step, most_failed);
+        let (after_f, settled) = chain.unwrap_or_else(|| {
+            self.failed_chain(s0, step.pool, step.order, step.damage, most_failed)
+        });
         let steps = after_f.count();
         let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
         if self.carry_failed {
@@ -471,13 +550,14 @@ impl Evaluator<'_> {
     /// state has a model left to take damage, a failed save changes nothing
     /// (`unsaved` keeps such a state as it is), and more failed saves leave
     /// its last list.
-    fn failed_chain(&self, s0: u128, step: &Step<'_>, most_failed: usize) -> (Lists, bool) {
-        let Step {
-            pool,
-            order,
-            damage,
-            ..
-        } = *step;
+    fn failed_chain(
+        &self,
+        s0: u128,
+        pool: &RunPool,
+        order: &[usize],
+        damage: &[f64],
+        most_failed: usize,
+    ) -> (Lists, bool) {
         let mut after_f = Lists::new(s0);
         let mut next = Dist::default();
         let mut held = 0u64;
@@ -654,6 +734,15 @@ fn held_amount(pool: &RunPool, inflict: Option<Inflict>) -> Vec<f64> {
         }) => dice_pmf(amount.map_or(pool.damage, ModifiedDice::from)),
         _ => Vec::new(),
     }
+}
+
+/// Whether the tokens `inflict` queues take an own save whose failures are
+/// counted with the pool's failed saves.
+fn counts_own_saves(pool: &RunPool, inflict: Option<Inflict>) -> bool {
+    matches!(
+        inflict.map(|i| i.kind),
+        Some(InflictKind::Damage { save: Some(i), .. }) if pool.own_saves[i].counter.is_some()
+    )
 }
 
 /// The list of a chain of `steps` lists (see [`Evaluator::failed_chain`])
