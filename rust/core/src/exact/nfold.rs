@@ -300,28 +300,37 @@ fn on_split(
     if hold(values.saturating_mul(3 * 8)) {
         return None;
     }
-    // Normalised powers: `powers(d)[j]` is d^j / mass(d)^j (only the 0th
-    // when d is empty, whose higher powers every weight leaves out).
-    let powers = |d: &mut Vec<f64>, m: f64| -> Option<Vec<Vec<f64>>> {
-        let mut all = vec![vec![1.0]];
+    // Every pmf here is a row of one flat buffer, of the length of the sums
+    // of j dice (at most `cap` + 1 values): no allocation a row.
+    let limit = cap.map_or(usize::MAX, |c| c + 1);
+    let len = |j: usize| (j * (width - 1) + 1).min(limit);
+    let stride = len(most);
+    // Normalised powers: row j of `powers(d)` is d^j / mass(d)^j (only the
+    // 0th when d is empty, whose higher powers every weight leaves out).
+    let powers = |d: &mut Vec<f64>, m: f64| -> Option<Vec<f64>> {
+        let mut all = vec![0.0; (most + 1) * stride];
+        all[0] = 1.0;
         if m > 0.0 {
             for x in d.iter_mut() {
                 *x /= m;
             }
-            for _ in 0..most {
+            for j in 1..=most {
                 if spend(0) {
                     return None;
                 }
-                all.push(sum_capped(all.last().expect("starts with one"), d, cap));
+                let (before, rest) = all.split_at_mut(j * stride);
+                let last = &before[(j - 1) * stride..][..len(j - 1)];
+                add_sum_capped(last, d, &mut rest[..len(j)]);
             }
         }
         Some(all)
     };
     let (pow_a, pow_b) = (powers(&mut a, mass_a)?, powers(&mut b, mass_b)?);
-    let longest = cap.map_or(usize::MAX, |c| c + 1);
-    let mut parts: Vec<Vec<f64>> = (0..=most)
-        .map(|k| vec![0.0; ((most - k) * (width - 1) + 1).min(longest)])
-        .collect();
+    // Row j of a flat buffer of rows.
+    let row = |j: usize| j * stride..j * stride + len(j);
+    // Part k of the sums, row k of `parts`: the sums of the dice without the
+    // event when k have it.
+    let mut parts = vec![0.0; (most + 1) * stride];
     for (n, &pn) in attacks.iter().enumerate() {
         if pn == 0.0 {
             continue;
@@ -337,18 +346,25 @@ fn on_split(
             if w == 0.0 {
                 continue;
             }
-            for (y, &x) in parts[k].iter_mut().zip(&pow_a[n - k]) {
+            let part = &mut parts[k * stride..][..len(most - k)];
+            for (y, &x) in part.iter_mut().zip(&pow_a[row(n - k)]) {
                 *y += w * x;
             }
         }
     }
     // Each part is its own second count, so no two sums meet.
-    let mut out = Sums::new();
-    for (k, part) in parts.iter().enumerate() {
+    let mut out = Sums::with_capacity((most + 1) * stride);
+    let mut sums = Vec::with_capacity(stride + width);
+    for k in 0..=most {
+        let part = &parts[k * stride..][..len(most - k)];
         if part.iter().all(|&x| x == 0.0) {
             continue;
         }
-        for (x, &p) in sum_capped(part, &pow_b[k], cap).iter().enumerate() {
+        let b = &pow_b[row(k)];
+        sums.clear();
+        sums.resize((part.len() + b.len() - 1).min(limit), 0.0);
+        add_sum_capped(part, b, &mut sums);
+        for (x, &p) in sums.iter().enumerate() {
             if p > 0.0 {
                 out.push(((x as u32, k as u32), p));
             }
@@ -357,34 +373,28 @@ fn on_split(
     Some(out)
 }
 
-/// The pmf of the sum of draws from `a` and `b`, every value past `cap`
-/// (when given) kept as `cap`.
-fn sum_capped(a: &[f64], b: &[f64], cap: Option<usize>) -> Vec<f64> {
-    let Some(cap) = cap.filter(|&c| a.len() + b.len() - 1 > c + 1) else {
-        return sum_of(a, b);
-    };
-    // tail[j]: b's chance from j on.
-    let mut tail = vec![0.0; b.len() + 1];
-    for j in (0..b.len()).rev() {
-        tail[j] = tail[j + 1] + b[j];
-    }
-    let mut out = vec![0.0; cap + 1];
+/// Add the pmf of the sum of draws from `a` and `b` to `out`, every sum
+/// past the end of `out` kept at its last value (exact when `out` is long
+/// enough for every sum).
+fn add_sum_capped(a: &[f64], b: &[f64], out: &mut [f64]) {
+    let last = out.len() - 1;
     for (i, &x) in a.iter().enumerate() {
         if x == 0.0 {
             continue;
         }
-        if i >= cap {
-            out[cap] += x * tail[0];
+        if i >= last {
+            out[last] += x * b.iter().sum::<f64>();
             continue;
         }
-        // Sums below the cap, then the rest at it.
-        let below = (cap - i).min(b.len());
+        // Sums below the last value, then the rest at it.
+        let below = (last - i).min(b.len());
         for (o, &y) in out[i..i + below].iter_mut().zip(&b[..below]) {
             *o += x * y;
         }
-        out[cap] += x * tail[below];
+        if below < b.len() {
+            out[last] += x * b[below..].iter().sum::<f64>();
+        }
     }
-    out
 }
 
 /// Add to `out`, at `base` plus the sum of `n` dice showing the outcomes of
