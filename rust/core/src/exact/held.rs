@@ -74,9 +74,22 @@ impl Chain {
     }
 }
 
-/// Chains of spilled states, by the state they start from and the focus
-/// group the wounds go to first.
-pub(super) type Chains = HashMap<(u128, Option<usize>), Chain, Fast>;
+/// A chain's key: the state it starts from and the focus group the wounds
+/// go to first.
+type Key = (u128, Option<usize>);
+
+/// Chains of spilled states, by their keys. Where a chain reaches a state
+/// surely (a step of one state, of chance 1), whatever follows depends on
+/// that state alone: a chain later asked for from it starts as a copy of
+/// the rest of the first, not spilled again. Without Feel No Pain, chains
+/// from the states a unit passes through on its way down are all of this
+/// kind.
+#[derive(Default)]
+pub(super) struct Chains {
+    chains: HashMap<Key, Chain, Fast>,
+    /// For a state some chain reaches surely, that chain and the step.
+    sure: HashMap<Key, (Key, usize), Fast>,
+}
 
 /// State `s` with `t` more mortal wounds counted in it, when they are
 /// counted there (`count`).
@@ -226,15 +239,43 @@ impl Evaluator<'_> {
         how: &Spilled<'_>,
         held_bytes: &mut u64,
     ) -> Result<&'c mut Chain, CoreError> {
-        let chain = chains.entry((s, focus)).or_insert_with(|| Chain::new(s));
+        let key = (s, focus);
+        let Chains { chains, sure } = chains;
+        if !chains.contains_key(&key) {
+            let chain = match sure.get(&key) {
+                Some(&(from, t)) => {
+                    let rest = chains[&from].lists.after(t);
+                    *held_bytes += rest.len() as u64 * STATE_BYTES;
+                    Chain {
+                        lists: rest,
+                        settled: chains[&from].settled,
+                        means: Vec::new(),
+                    }
+                }
+                None => Chain::new(s),
+            };
+            chains.insert(key, chain);
+        }
+        let chain = chains.get_mut(&key).expect("inserted");
         let landing = Landing {
             spill: true,
             focus,
             fnp: Some(how.fnp),
         };
+        let before = chain.lists.count();
         *held_bytes += chain.extend(&self.unit, len, landing)?;
         if hold(*held_bytes) {
             verdict()?;
+        }
+        for t in before..chain.lists.count() {
+            if let [(s, p)] = chain.lists.get(t) {
+                // Exactly 1: the lists that follow are then the chain of `s`
+                // itself, to the bit.
+                #[allow(clippy::float_cmp)]
+                if *p == 1.0 {
+                    sure.entry((*s, focus)).or_insert((key, t));
+                }
+            }
         }
         Ok(chain)
     }

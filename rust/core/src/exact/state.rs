@@ -308,6 +308,20 @@ impl Lists {
         self.get(self.count() - 1)
     }
 
+    /// The lists from list `t` on, as lists of their own.
+    pub(super) fn after(&self, t: usize) -> Lists {
+        let from = if t == 0 { 0 } else { self.ends[t - 1] };
+        Lists {
+            flat: self.flat[from..].to_vec(),
+            ends: self.ends[t..].iter().map(|&end| end - from).collect(),
+        }
+    }
+
+    /// How many states the lists hold in all.
+    pub(super) fn len(&self) -> usize {
+        self.flat.len()
+    }
+
     /// A list after the last.
     pub(super) fn push(&mut self, states: impl IntoIterator<Item = (u128, f64)>) {
         self.flat.extend(states);
