@@ -11,7 +11,7 @@
 
 use super::budget::{hold, spend, verdict, STATE_BYTES};
 use super::evaluator::{spill_one, Evaluator, Landing};
-use super::pmf::powers;
+use super::pmf::{one_point, powers};
 use super::state::{
     add, held, held_focus, marker, mortals, with_held, with_held_focus, with_marker, with_mortals,
     Dist, Fast, Lists, Unit,
@@ -222,6 +222,20 @@ impl Evaluator<'_> {
     /// The wounds `n` held harms inflict, for every `n` up to `most`: the
     /// numbers of wounds they can inflict, with their chances.
     pub(super) fn totals(amount: &[f64], most: usize) -> Vec<Vec<(usize, f64)>> {
+        if let Some((v, p)) = one_point(amount) {
+            let mut chance = 1.0;
+            return (0..=most)
+                .map(|n| {
+                    let at = (n * v, chance);
+                    chance *= p;
+                    if at.1 > 0.0 {
+                        vec![at]
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect();
+        }
         powers(amount, most)
             .into_iter()
             .map(|pmf| pmf.into_iter().enumerate().filter(|e| e.1 > 0.0).collect())

@@ -378,22 +378,24 @@ fn on_split(
 /// enough for every sum).
 fn add_sum_capped(a: &[f64], b: &[f64], out: &mut [f64]) {
     let last = out.len() - 1;
+    // `tail`: b's chance from `below` on, `below` falling as `i` rises.
+    let (mut tail, mut from) = (0.0, b.len());
     for (i, &x) in a.iter().enumerate() {
+        // Sums below the last value, then the rest at it.
+        let below = last.saturating_sub(i).min(b.len());
+        while from > below {
+            from -= 1;
+            tail += b[from];
+        }
         if x == 0.0 {
             continue;
         }
-        if i >= last {
-            out[last] += x * b.iter().sum::<f64>();
-            continue;
+        if below > 0 {
+            for (o, &y) in out[i..i + below].iter_mut().zip(&b[..below]) {
+                *o += x * y;
+            }
         }
-        // Sums below the last value, then the rest at it.
-        let below = (last - i).min(b.len());
-        for (o, &y) in out[i..i + below].iter_mut().zip(&b[..below]) {
-            *o += x * y;
-        }
-        if below < b.len() {
-            out[last] += x * b[below..].iter().sum::<f64>();
-        }
+        out[last] += x * tail;
     }
 }
 

@@ -84,6 +84,16 @@ pub(super) fn powers(pmf: &[f64], most: usize) -> Vec<Vec<f64>> {
 /// The distribution of the sum of a random number of draws from `one`, the
 /// number following `counts` (`counts[n]` = P(n draws)).
 pub(super) fn compound(counts: &[f64], one: &[f64]) -> Vec<f64> {
+    if let Some((v, p)) = one_point(one) {
+        // n draws of one value are n times it.
+        let mut total = vec![0.0; v * counts.len().saturating_sub(1) + 1];
+        let mut chance = 1.0;
+        for (n, &c) in counts.iter().enumerate() {
+            total[v * n] += c * chance;
+            chance *= p;
+        }
+        return total;
+    }
     let per = powers(one, counts.len().saturating_sub(1));
     let mut total = vec![0.0];
     for (n, &p) in counts.iter().enumerate() {
@@ -128,7 +138,7 @@ pub(super) fn terms_pmf(terms: &[Attacks], alive: Option<u32>) -> Vec<f64> {
 }
 
 /// The one value `pmf` can take and its chance, if it has only one.
-fn one_point(pmf: &[f64]) -> Option<(usize, f64)> {
+pub(super) fn one_point(pmf: &[f64]) -> Option<(usize, f64)> {
     let mut values = pmf.iter().enumerate().filter(|e| *e.1 != 0.0);
     match (values.next(), values.next()) {
         (Some((v, &p)), None) => Some((v, p)),
@@ -200,6 +210,18 @@ mod tests {
         assert_eq!(p[3], vec![0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.125]);
         let convolved = powers(&[0.0, 0.5, 0.5], 2);
         assert_eq!(convolved[2], vec![0.0, 0.0, 0.25, 0.5, 0.25]);
+    }
+
+    #[test]
+    fn a_random_number_of_one_value_compounds_as_convolving_it() {
+        reset(None, None);
+        let counts = [0.2, 0.5, 0.3];
+        assert_eq!(
+            compound(&counts, &[0.0, 0.0, 1.0]),
+            vec![0.2, 0.0, 0.5, 0.0, 0.3]
+        );
+        let half = compound(&counts, &[0.0, 0.5]);
+        assert_eq!(half, vec![0.2, 0.25, 0.075]);
     }
 
     #[test]
