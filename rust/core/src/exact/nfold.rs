@@ -377,25 +377,19 @@ fn on_split(
 /// past the end of `out` kept at its last value (exact when `out` is long
 /// enough for every sum).
 fn add_sum_capped(a: &[f64], b: &[f64], out: &mut [f64]) {
+    // The shorter pmf outside: each of its values adds a run of the other.
+    let (a, b) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let last = out.len() - 1;
-    // `tail`: b's chance from `below` on, `below` falling as `i` rises.
-    let (mut tail, mut from) = (0.0, b.len());
     for (i, &x) in a.iter().enumerate() {
-        // Sums below the last value, then the rest at it.
-        let below = last.saturating_sub(i).min(b.len());
-        while from > below {
-            from -= 1;
-            tail += b[from];
-        }
         if x == 0.0 {
             continue;
         }
-        if below > 0 {
-            for (o, &y) in out[i..i + below].iter_mut().zip(&b[..below]) {
-                *o += x * y;
-            }
+        // Sums below the last value, then the rest at it.
+        let below = last.saturating_sub(i).min(b.len());
+        for (o, &y) in out[i.min(last)..][..below].iter_mut().zip(&b[..below]) {
+            *o += x * y;
         }
-        out[last] += x * tail;
+        out[last] += x * b[below..].iter().sum::<f64>();
     }
 }
 
