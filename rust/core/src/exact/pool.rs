@@ -242,31 +242,51 @@ impl Evaluator<'_> {
         let weights = list_weights(step.outcomes, steps, settled);
         let width = step.outcomes.most_events + 1;
         let focus = focus.filter(|_| now.how.to_focus);
+        // A state may be in several lists (a failed save that Feel No Pain
+        // ignored leaves it as it was): the chances of each number of harm
+        // events are added up per state first, in the order states come,
+        // so each spills once.
+        let mut index: HashMap<u128, usize, Fast> = HashMap::default();
+        let mut states: Vec<u128> = Vec::new();
+        let mut rows: Vec<f64> = Vec::new();
         for (at, row) in weights.chunks_exact(width).enumerate() {
-            // Each state of the list spills along one chain, as long as the
-            // most harm events any weighed count has need.
-            let Some(most) = row.iter().rposition(|&w| w > 0.0) else {
+            if row.iter().all(|&w| w == 0.0) {
                 continue;
-            };
-            let len = now.totals[most].last().map_or(0, |e| e.0) + 1;
+            }
             for &(s, q) in after_f.get(at) {
                 // Only the damage of attacks that failed their save takes
                 // the damage re-roll.
                 let s = with_one_left(s, false);
-                let chain = self.spill_chain(
-                    &mut now.chains,
-                    (s, focus),
-                    len,
-                    &now.how,
-                    &mut now.held_bytes,
-                )?;
-                let landings = row
-                    .iter()
-                    .enumerate()
-                    .filter(|e| *e.1 > 0.0)
-                    .map(|(e, &w)| (&now.totals[e][..], p0 * w * q));
-                land_all(chain, landings, now.how.count, &mut now.weights, next)?;
+                let i = *index.entry(s).or_insert_with(|| {
+                    states.push(s);
+                    rows.resize(rows.len() + width, 0.0);
+                    states.len() - 1
+                });
+                for (y, &w) in rows[i * width..][..width].iter_mut().zip(row) {
+                    *y += w * q;
+                }
             }
+        }
+        for (&s, row) in states.iter().zip(rows.chunks_exact(width)) {
+            // The state spills along one chain, as long as the most harm
+            // events any weighed count has need.
+            let Some(most) = row.iter().rposition(|&w| w > 0.0) else {
+                continue;
+            };
+            let len = now.totals[most].last().map_or(0, |e| e.0) + 1;
+            let chain = self.spill_chain(
+                &mut now.chains,
+                (s, focus),
+                len,
+                &now.how,
+                &mut now.held_bytes,
+            )?;
+            let landings = row
+                .iter()
+                .enumerate()
+                .filter(|e| *e.1 > 0.0)
+                .map(|(e, &w)| (&now.totals[e][..], p0 * w));
+            land_all(chain, landings, now.how.count, &mut now.weights, next)?;
         }
         Ok(())
     }
