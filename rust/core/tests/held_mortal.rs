@@ -330,3 +330,40 @@ fn held_spilling_mortal_wounds_through_groups_agree_with_die_by_die() {
         }
     }
 }
+
+#[test]
+fn held_wounds_landing_right_after_their_pool_answer_and_cost_as_through_the_state() {
+    // The pool is the Plan's last sequence, so its held wounds land straight
+    // from the states after its saves; a sequence after it sends them
+    // through the state instead. A failed save that Feel No Pain ignores
+    // leaves the target as it was, so one state follows several numbers of
+    // failed saves: it must still spill once, as through the state.
+    let group = json!({"name": "M", "models": 4, "wounds": 3, "save": 4, "feel_no_pain": 5});
+    let now = plan(&group, &[pool("A", 8, "D3")]);
+    let mut through = now.clone();
+    through["counters"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("attacker_mortal_wounds"));
+    through["sequences"].as_array_mut().unwrap().push(json!({
+        "kind": "mortal_wounds", "name": "Hazardous", "amount": "1",
+        "counter": "attacker_mortal_wounds", "against": "attacker"
+    }));
+    let (a, b) = (
+        evaluate(&program(&now)).unwrap(),
+        evaluate(&program(&through)).unwrap(),
+    );
+    for name in ["models_destroyed", "damage", "mortal_wounds"] {
+        let (x, y) = (&a.pmfs[number(&now, name)], &b.pmfs[number(&through, name)]);
+        assert_eq!(x.len(), y.len(), "{name}");
+        for (p, q) in x.iter().zip(y) {
+            assert!((p - q).abs() < 1e-13, "{name}: {p} vs {q}");
+        }
+    }
+    assert!(
+        a.work <= b.work,
+        "{} steps landing at once, {} through the state",
+        a.work,
+        b.work
+    );
+}
