@@ -68,6 +68,9 @@ thread_local! {
     /// The work at which [`spend`] next checks every limit: below it, none
     /// can be reached, and counting a step is all a call does.
     static CHECK_AT: Cell<u64> = const { Cell::new(0) };
+    /// Work not counted in steps (see [`pause`]) since the clock and the
+    /// stop were last looked at.
+    static UNCOUNTED: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Calls of [`spend`] between two looks at the clock and the caller's stop.
@@ -95,6 +98,7 @@ pub(super) fn reset(stop: Option<Arc<AtomicBool>>, hand_off: Option<(u64, Durati
 fn recheck() {
     CHECK_AT.with(|c| c.set(0));
     CALLS_LEFT.with(|c| c.set(0));
+    UNCOUNTED.with(|u| u.set(STEPS_PER_CHECK));
 }
 
 /// Did the evaluation stop because it is too big to finish on the caller's
@@ -141,14 +145,33 @@ pub(super) fn stopped() -> bool {
     STOPPED.with(Cell::get).is_some()
 }
 
+/// A pause before `effort` multiply-adds of work that is not counted in
+/// steps (n-fold sums and one die's tables, held to limits of their own, so
+/// that what the evaluator admits does not depend on them); true once the
+/// evaluation must stop. The clock and the caller's stop are looked at once
+/// such work since the last look reaches [`STEPS_PER_CHECK`]: a small sum
+/// then costs no look at all, and a long one is stopped within a fraction of
+/// a millisecond.
+#[inline]
+pub(super) fn pause(effort: u64) -> bool {
+    if stopped() {
+        return true;
+    }
+    let due = UNCOUNTED.with(|u| {
+        let since = u.get().saturating_add(effort);
+        u.set(since);
+        since >= STEPS_PER_CHECK
+    });
+    due && check(WORK.with(Cell::get))
+}
+
 /// Count `n` steps; true once the evaluation must stop (over budget, or
 /// asked to), when the work is skipped.
 ///
 /// Most calls only count: the limits on work are checked once the work
 /// reaches the least of them (so a stop for work comes on the same call as
 /// if every call checked), and the clock and the caller's stop every
-/// [`CALLS_PER_CHECK`] calls, every [`STEPS_PER_CHECK`] steps and on every
-/// call of `n` 0 (one between long pieces of work).
+/// [`CALLS_PER_CHECK`] calls and every [`STEPS_PER_CHECK`] steps.
 #[inline]
 pub(super) fn spend(n: usize) -> bool {
     let total = WORK.with(|w| {
@@ -156,7 +179,7 @@ pub(super) fn spend(n: usize) -> bool {
         w.set(total);
         total
     });
-    if n != 0 && total < CHECK_AT.with(Cell::get) {
+    if total < CHECK_AT.with(Cell::get) {
         let left = CALLS_LEFT.with(|c| {
             let left = c.get().wrapping_sub(1);
             c.set(left);
@@ -205,6 +228,7 @@ fn check(total: u64) -> bool {
         .fold(total.saturating_add(STEPS_PER_CHECK), u64::min);
     CHECK_AT.with(|c| c.set(next.saturating_add(1)));
     CALLS_LEFT.with(|c| c.set(CALLS_PER_CHECK));
+    UNCOUNTED.with(|u| u.set(0));
     false
 }
 
@@ -281,6 +305,25 @@ mod tests {
         expect(10);
         assert!(!spend(usize::try_from(OVERRUN * OVERRUN_FLOOR).unwrap()));
         assert!(spend(1));
+    }
+
+    #[test]
+    fn a_pause_sees_a_stop_once_enough_uncounted_work_has_passed() {
+        let flag = Arc::new(AtomicBool::new(false));
+        reset(Some(Arc::clone(&flag)), None);
+        assert!(!pause(0), "nothing asked yet");
+        flag.store(true, Ordering::Relaxed);
+        // Small pieces of work pass without a look...
+        assert!(!pause(STEPS_PER_CHECK / 4));
+        assert!(!pause(STEPS_PER_CHECK / 4));
+        // ...until as much as one look's worth has come since the last.
+        assert!(pause(STEPS_PER_CHECK / 2));
+        assert!(pause(0), "stopped for good");
+        assert!(matches!(verdict(), Err(CoreError::Interrupted)));
+        // Uncounted work is never charged to the step budget.
+        reset(None, None);
+        assert!(!pause(u64::MAX));
+        assert_eq!(work().0, 0);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! over the pool's dice as `u32` counts, so a pool's dice are bounded by
 //! what a count holds, not by the packing.
 
-use super::budget::{decline, spend};
+use super::budget::{decline, pause};
 use super::nfold::{nfold, Joint, Sums};
 use crate::error::CoreError;
 use crate::program::RunPool;
@@ -89,9 +89,10 @@ fn composed(token: &Token, attacks: &[f64], keep: &[usize], builder: &mut Builde
             // Tabulating honours a stop (Ctrl-C) between two convolutions:
             // three pools of a few dice each could tabulate for half a minute
             // before the builder's own work limit declined. It is not charged
-            // to the step budget (spend(0) only looks at the stop), so what
-            // the evaluator admits is unchanged.
-            if spend(0) {
+            // to the step budget (a pause only looks at the stop), so what
+            // the evaluator admits is unchanged. Each convolution may be long:
+            // every pause looks.
+            if pause(u64::MAX) {
                 return None;
             }
             row = then_row(&row, &projected, builder)?;

@@ -25,7 +25,7 @@
 //!   are one-dimensional, so this costs about n^3/3 multiply-adds where the
 //!   grid costs about n^3 times the die's outcomes.
 
-use super::budget::{hold, spend};
+use super::budget::{hold, pause};
 use super::estimate::power_steps;
 use super::pmf::{squared, sum_of};
 use super::state::Fast;
@@ -230,7 +230,7 @@ fn summed(one: &Joint, attacks: &[f64], cap: Option<u32>) -> Option<Sums> {
     let most = attacks.len().saturating_sub(1) as u64;
     let (amax, bmax) = extent(one);
     let (way, cost) = way(kernel.len() as u64, (amax, bmax), least, most);
-    if cost > MAX_NFOLD_WORK || spend(0) {
+    if cost > MAX_NFOLD_WORK || pause(0) {
         return None;
     }
     // One count over one number of dice (a test's count, with a fixed
@@ -251,7 +251,7 @@ fn summed(one: &Joint, attacks: &[f64], cap: Option<u32>) -> Option<Sums> {
             let mass: f64 = kernel.iter().map(|e| e.1).sum();
             for (n, &pn) in attacks.iter().enumerate() {
                 if pn > 0.0 && !kernel.is_empty() {
-                    if spend(0) {
+                    if pause(multisets(n as u64, kernel.len() as u64).saturating_mul(COUNTS_LEAF)) {
                         return None;
                     }
                     // A die's outcomes may hold less than all its chance (an
@@ -315,7 +315,7 @@ fn on_split(
                 *x /= m;
             }
             for j in 1..=most {
-                if spend(0) {
+                if pause((len(j - 1) * width) as u64) {
                     return None;
                 }
                 let (before, rest) = all.split_at_mut(j * stride);
@@ -335,7 +335,7 @@ fn on_split(
         if pn == 0.0 {
             continue;
         }
-        if spend(0) {
+        if pause(((n + 1) * stride) as u64) {
             return None;
         }
         // As `by_counts`: a die whose outcomes hold less than all its chance
@@ -421,7 +421,7 @@ fn by_counts(
         // branch of more than a few thousand, so the look costs nothing.
         let c = c as u32;
         let leaves = multisets(u64::from(n - c), kernel.len() as u64 - 1);
-        if leaves > 4096 && spend(0) {
+        if leaves > 4096 && pause(leaves.saturating_mul(COUNTS_LEAF)) {
             return;
         }
         let at = (base.0 + c * a, base.1 + c * b);
@@ -466,7 +466,7 @@ fn on_grid(
     let (mut rows, mut cols) = (1usize, 1usize);
     for (n, &pn) in attacks.iter().enumerate() {
         if n > 0 {
-            if spend(0) {
+            if pause((grid.len() * kernel.len()) as u64) {
                 return None;
             }
             let (r2, c2) = (rows + amax, cols + bmax);
