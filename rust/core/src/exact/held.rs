@@ -91,6 +91,16 @@ pub(super) struct Chains {
     sure: HashMap<Key, (Key, usize), Fast>,
 }
 
+impl Chains {
+    /// Room for the chains of `states` more starting states, and as many
+    /// states reached surely (growing a map as chains come rehashes it
+    /// again and again).
+    pub(super) fn reserve(&mut self, states: usize) {
+        self.chains.reserve(states);
+        self.sure.reserve(states);
+    }
+}
+
 /// State `s` with `t` more mortal wounds counted in it, when they are
 /// counted there (`count`).
 fn shifted(s: u128, t: usize, count: bool) -> u128 {

@@ -246,9 +246,11 @@ impl Evaluator<'_> {
         // ignored leaves it as it was): the chances of each number of harm
         // events are added up per state first, in the order states come,
         // so each spills once.
-        let mut index: HashMap<u128, usize, Fast> = HashMap::default();
-        let mut states: Vec<u128> = Vec::new();
-        let mut rows: Vec<f64> = Vec::new();
+        let room = after_f.len();
+        let mut index: HashMap<u128, usize, Fast> =
+            HashMap::with_capacity_and_hasher(room, Fast::default());
+        let mut states: Vec<u128> = Vec::with_capacity(room);
+        let mut rows: Vec<f64> = Vec::with_capacity(room * width);
         for (at, row) in weights.chunks_exact(width).enumerate() {
             if row.iter().all(|&w| w == 0.0) {
                 continue;
@@ -267,6 +269,7 @@ impl Evaluator<'_> {
                 }
             }
         }
+        now.chains.reserve(states.len());
         for (&s, row) in states.iter().zip(rows.chunks_exact(width)) {
             // The state spills along one chain, as long as the most harm
             // events any weighed count has need.
