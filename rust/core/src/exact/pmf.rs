@@ -156,25 +156,59 @@ pub(super) fn power(one: &[f64], n: u32) -> Vec<f64> {
         out[v * n as usize] = p.powi(n as i32);
         return out;
     }
-    squared(one, u64::from(n), convolve)
+    squared(one, u64::from(n), convolve, convolve_square)
 }
 
 /// The distribution of the sum of `n` draws from `one` by squaring, each
-/// product of two pmfs taken by `times` (counting its work or not).
-pub(super) fn squared(one: &[f64], n: u64, times: fn(&[f64], &[f64]) -> Vec<f64>) -> Vec<f64> {
-    let mut result = vec![1.0];
-    let mut square = one.to_vec();
+/// product of two pmfs taken by `times` (counting its work or not), each
+/// square by `square`.
+pub(super) fn squared(
+    one: &[f64],
+    n: u64,
+    times: fn(&[f64], &[f64]) -> Vec<f64>,
+    square: fn(&[f64]) -> Vec<f64>,
+) -> Vec<f64> {
+    let mut result: Option<Vec<f64>> = None;
+    let mut power = one.to_vec();
     let mut left = n;
     while left > 0 {
         if left & 1 == 1 {
-            result = times(&result, &square);
+            result = Some(match result {
+                Some(r) => times(&r, &power),
+                None => power.clone(),
+            });
         }
         left >>= 1;
         if left > 0 {
-            square = times(&square, &square);
+            power = square(&power);
         }
     }
-    result
+    result.unwrap_or_else(|| vec![1.0])
+}
+
+/// [`convolve`] of a pmf with itself.
+pub(super) fn convolve_square(a: &[f64]) -> Vec<f64> {
+    convolve(a, a)
+}
+
+/// [`sum_of`] a pmf and itself, each product of two different values taken
+/// once and doubled: half the multiply-adds.
+pub(super) fn square_of(a: &[f64]) -> Vec<f64> {
+    if a.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![0.0; 2 * a.len() - 1];
+    for (i, &x) in a.iter().enumerate() {
+        if x == 0.0 {
+            continue;
+        }
+        out[2 * i] += x * x;
+        let twice = 2.0 * x;
+        for (o, &y) in out[2 * i + 1..].iter_mut().zip(&a[i + 1..]) {
+            *o += twice * y;
+        }
+    }
+    out
 }
 
 /// Add `p` to `pmf[v]`, growing the pmf as needed.
@@ -200,6 +234,29 @@ pub(super) fn dice_pmf(d: impl Into<ModifiedDice>) -> Vec<f64> {
 mod tests {
     use super::super::budget::{hold, reset, MAX_BYTES};
     use super::*;
+
+    #[test]
+    fn powers_by_squaring_match_adding_draws_one_at_a_time() {
+        for one in [
+            &[0.25, 0.75][..],
+            &[0.5, 0.0, 0.3, 0.2],
+            &[0.0, 0.1, 0.2, 0.3, 0.4],
+        ] {
+            let mut want = vec![1.0];
+            for n in 0..=13 {
+                for got in [
+                    squared(one, n, sum_of, square_of),
+                    squared(one, n, convolve, convolve_square),
+                ] {
+                    assert_eq!(got.len(), want.len(), "{one:?} n {n}");
+                    for (x, y) in got.iter().zip(&want) {
+                        assert!((x - y).abs() < 1e-15, "{one:?} n {n}: {got:?} vs {want:?}");
+                    }
+                }
+                want = sum_of(&want, one);
+            }
+        }
+    }
 
     #[test]
     fn powers_of_one_value_are_its_multiples() {
