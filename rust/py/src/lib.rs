@@ -371,7 +371,7 @@ fn evaluate_exact_py<'py>(
             .zip(exact.means)
             .map(|(pmf, mean)| match mean {
                 Some(m) => Ok(PyFloat::new(py, m).into_any()),
-                None => Ok(pmf.into_pyarray(py).into_any()),
+                None => Ok(PyArray1::from_slice(py, &pmf).into_any()),
             })
             .collect()
     })
