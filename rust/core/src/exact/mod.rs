@@ -24,6 +24,7 @@ mod contest;
 mod counts;
 mod estimate;
 mod evaluator;
+mod grid;
 mod held;
 mod nfold;
 mod pmf;

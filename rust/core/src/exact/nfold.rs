@@ -27,7 +27,8 @@
 
 use super::budget::{hold, pause};
 use super::estimate::power_steps;
-use super::pmf::{squared, sum_of};
+use super::grid::Grid;
+use super::pmf::{square_of, squared, sum_of};
 use super::state::Fast;
 use std::collections::HashMap;
 
@@ -199,27 +200,46 @@ fn extent(one: &Joint) -> (u32, u32) {
 /// (`attacks[n]` = P(n)). `None` past [`MAX_NFOLD_WORK`] multiply-adds, or
 /// once the evaluation must stop (a Ctrl-C, or its budget spent).
 pub(super) fn nfold(one: &Joint, attacks: &[f64]) -> Option<Sums> {
-    summed(one, attacks, None)
+    // Room for every sum the dice can reach, within reason.
+    let (amax, bmax) = extent(one);
+    let most = attacks.len().saturating_sub(1);
+    let room = (most * amax as usize + 1).saturating_mul(most * bmax as usize + 1);
+    let mut sums = Sums::with_capacity(room.min(1 << 12));
+    summed(one, attacks, None, &mut |k, p| sums.push((k, p)))?;
+    Some(sums)
 }
 
-/// [`nfold`] with the first count of every sum taken as at most `cap`
-/// (a number of failed saves past which nothing changes): a die split by
-/// its second count sums no further; any other is summed, then capped.
-pub(super) fn nfold_capped(one: &Joint, attacks: &[f64], cap: u32) -> Option<Sums> {
-    let sums = summed(one, attacks, Some(cap))?;
-    if sums.iter().all(|e| e.0 .0 <= cap) {
-        return Some(sums);
+/// [`nfold`] on a grid, with the first count of every sum taken as at most
+/// `cap` when given (a number of failed saves past which nothing changes):
+/// a die split by its second count sums no further; any other is summed,
+/// then capped.
+pub(super) fn nfold_grid(one: &Joint, attacks: &[f64], cap: Option<u32>) -> Option<Grid> {
+    let most = attacks.len().saturating_sub(1);
+    let (amax, bmax) = extent(one);
+    let rows = match cap {
+        Some(cap) => cap as usize + 1,
+        None => most * amax as usize + 1,
+    };
+    let cols = most * bmax as usize + 1;
+    if hold((rows as u64).saturating_mul(cols as u64).saturating_mul(8)) {
+        return None;
     }
-    let mut capped = Joint::default();
-    for ((a, b), p) in sums {
-        *capped.entry((a.min(cap), b)).or_insert(0.0) += p;
-    }
-    Some(capped.into_iter().collect())
+    let mut grid = Grid::zeros(rows, cols);
+    let last = rows as u32 - 1;
+    summed(one, attacks, cap, &mut |(a, b), p| {
+        grid.add(a.min(last) as usize, b as usize, p);
+    })?;
+    Some(grid.trimmed())
 }
 
-/// [`nfold`], the first count capped at `cap` where the way of summing
-/// allows it.
-fn summed(one: &Joint, attacks: &[f64], cap: Option<u32>) -> Option<Sums> {
+/// [`nfold`], each sum handed to `out` (each pair once), the first count
+/// capped at `cap` where the way of summing allows it.
+fn summed(
+    one: &Joint,
+    attacks: &[f64],
+    cap: Option<u32>,
+    out: &mut impl FnMut((u32, u32), f64),
+) -> Option<()> {
     let mut kernel: Vec<((u32, u32), f64)> = one
         .iter()
         .filter(|e| *e.1 > 0.0)
@@ -237,7 +257,8 @@ fn summed(one: &Joint, attacks: &[f64], cap: Option<u32>) -> Option<Sums> {
     // number of attacks): by squaring when that is cheaper still. The
     // estimate counts the way above, which this never costs more than.
     if bmax == 0 && least == most && power_steps(u64::from(amax) + 1, most) < cost {
-        return Some(by_squaring(&kernel, amax, most, attacks[most as usize]));
+        by_squaring(&kernel, amax, most, attacks[most as usize], out);
+        return Some(());
     }
     match way {
         Way::Counts => {
@@ -246,7 +267,7 @@ fn summed(one: &Joint, attacks: &[f64], cap: Option<u32>) -> Option<Sums> {
             // (growing it as sums come cost more than the sums themselves on
             // a small pool).
             let sums = (most * u64::from(amax) + 1).saturating_mul(most * u64::from(bmax) + 1);
-            let mut out =
+            let mut sums =
                 Joint::with_capacity_and_hasher(sums.min(1 << 16) as usize, Fast::default());
             let mass: f64 = kernel.iter().map(|e| e.1).sum();
             for (n, &pn) in attacks.iter().enumerate() {
@@ -257,13 +278,16 @@ fn summed(one: &Joint, attacks: &[f64], cap: Option<u32>) -> Option<Sums> {
                     // A die's outcomes may hold less than all its chance (an
                     // unnormalised table): the n-fold sum then holds mass^n.
                     let weight = pn * mass.powi(n as i32);
-                    by_counts(&kernel, mass, n as u32, weight, (0, 0), &mut out);
+                    by_counts(&kernel, mass, n as u32, weight, (0, 0), &mut sums);
                 }
             }
-            Some(out.into_iter().collect())
+            for (k, p) in sums {
+                out(k, p);
+            }
+            Some(())
         }
-        Way::Grid => on_grid(&kernel, (amax, bmax), attacks),
-        Way::Split => on_split(&kernel, amax, attacks, cap.map(|c| c as usize)),
+        Way::Grid => on_grid(&kernel, (amax, bmax), attacks, out),
+        Way::Split => on_split(&kernel, amax, attacks, cap.map(|c| c as usize), out),
     }
 }
 
@@ -281,7 +305,8 @@ fn on_split(
     amax: u32,
     attacks: &[f64],
     cap: Option<usize>,
-) -> Option<Sums> {
+    out: &mut impl FnMut((u32, u32), f64),
+) -> Option<()> {
     let width = amax as usize + 1;
     let (mut a, mut b) = (vec![0.0; width], vec![0.0; width]);
     for &((x, event), p) in kernel {
@@ -301,33 +326,37 @@ fn on_split(
         return None;
     }
     // Every pmf here is a row of one flat buffer, of the length of the sums
-    // of j dice (at most `cap` + 1 values): no allocation a row.
+    // of j draws (at most `cap` + 1 values): no allocation a row. A and B
+    // are cut to their last value, so each row is as long as its own sums.
     let limit = cap.map_or(usize::MAX, |c| c + 1);
-    let len = |j: usize| (j * (width - 1) + 1).min(limit);
-    let stride = len(most);
+    let stride = (most * (width - 1) + 1).min(limit);
+    for d in [&mut a, &mut b] {
+        d.truncate(d.iter().rposition(|&x| x > 0.0).map_or(1, |i| i + 1));
+    }
+    let (len_a, len_b) = (
+        |j: usize| (j * (a.len() - 1) + 1).min(limit),
+        |j: usize| (j * (b.len() - 1) + 1).min(limit),
+    );
     // Normalised powers: row j of `powers(d)` is d^j / mass(d)^j (only the
     // 0th when d is empty, whose higher powers every weight leaves out).
-    let powers = |d: &mut Vec<f64>, m: f64| -> Option<Vec<f64>> {
+    let powers = |d: &[f64], m: f64| -> Option<Vec<f64>> {
         let mut all = vec![0.0; (most + 1) * stride];
         all[0] = 1.0;
         if m > 0.0 {
-            for x in d.iter_mut() {
-                *x /= m;
-            }
+            let d: Vec<f64> = d.iter().map(|x| x / m).collect();
+            let len = |j: usize| (j * (d.len() - 1) + 1).min(limit);
             for j in 1..=most {
-                if pause((len(j - 1) * width) as u64) {
+                if pause((len(j - 1) * d.len()) as u64) {
                     return None;
                 }
                 let (before, rest) = all.split_at_mut(j * stride);
                 let last = &before[(j - 1) * stride..][..len(j - 1)];
-                add_sum_capped(last, d, &mut rest[..len(j)]);
+                add_sum_capped(last, &d, &mut rest[..len(j)]);
             }
         }
         Some(all)
     };
-    let (pow_a, pow_b) = (powers(&mut a, mass_a)?, powers(&mut b, mass_b)?);
-    // Row j of a flat buffer of rows.
-    let row = |j: usize| j * stride..j * stride + len(j);
+    let (pow_a, pow_b) = (powers(&a, mass_a)?, powers(&b, mass_b)?);
     // Part k of the sums, row k of `parts`: the sums of the dice without the
     // event when k have it.
     let mut parts = vec![0.0; (most + 1) * stride];
@@ -346,31 +375,33 @@ fn on_split(
             if w == 0.0 {
                 continue;
             }
-            let part = &mut parts[k * stride..][..len(most - k)];
-            for (y, &x) in part.iter_mut().zip(&pow_a[row(n - k)]) {
+            let part = &mut parts[k * stride..][..len_a(most - k)];
+            for (y, &x) in part
+                .iter_mut()
+                .zip(&pow_a[(n - k) * stride..][..len_a(n - k)])
+            {
                 *y += w * x;
             }
         }
     }
     // Each part is its own second count, so no two sums meet.
-    let mut out = Sums::with_capacity((most + 1) * stride);
-    let mut sums = Vec::with_capacity(stride + width);
+    let mut sums = Vec::with_capacity(stride + b.len());
     for k in 0..=most {
-        let part = &parts[k * stride..][..len(most - k)];
+        let part = &parts[k * stride..][..len_a(most - k)];
         if part.iter().all(|&x| x == 0.0) {
             continue;
         }
-        let b = &pow_b[row(k)];
+        let b = &pow_b[k * stride..][..len_b(k)];
         sums.clear();
         sums.resize((part.len() + b.len() - 1).min(limit), 0.0);
         add_sum_capped(part, b, &mut sums);
         for (x, &p) in sums.iter().enumerate() {
             if p > 0.0 {
-                out.push(((x as u32, k as u32), p));
+                out((x as u32, k as u32), p);
             }
         }
     }
-    Some(out)
+    Some(())
 }
 
 /// Add the pmf of the sum of draws from `a` and `b` to `out`, every sum
@@ -380,16 +411,30 @@ fn add_sum_capped(a: &[f64], b: &[f64], out: &mut [f64]) {
     // The shorter pmf outside: each of its values adds a run of the other.
     let (a, b) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let last = out.len() - 1;
-    for (i, &x) in a.iter().enumerate() {
+    // Sums below the last value.
+    for (i, &x) in a.iter().enumerate().take(last) {
         if x == 0.0 {
             continue;
         }
-        // Sums below the last value, then the rest at it.
-        let below = last.saturating_sub(i).min(b.len());
-        for (o, &y) in out[i.min(last)..][..below].iter_mut().zip(&b[..below]) {
+        let below = (last - i).min(b.len());
+        for (o, &y) in out[i..i + below].iter_mut().zip(&b[..below]) {
             *o += x * y;
         }
-        out[last] += x * b[below..].iter().sum::<f64>();
+    }
+    // The rest, at the last value: value i of `a` with the chance that `b`
+    // reaches `last - i` or more, which grows by one value of `b` a step.
+    if a.len() + b.len() - 1 > last {
+        let mut reaches: f64 = b.get(last..).map_or(0.0, |t| t.iter().sum());
+        let mut rest = 0.0;
+        for (i, &x) in a.iter().enumerate() {
+            if (1..=last).contains(&i) {
+                if let Some(&y) = b.get(last - i) {
+                    reaches += y;
+                }
+            }
+            rest += x * reaches;
+        }
+        out[last] += rest;
     }
 }
 
@@ -432,18 +477,23 @@ fn by_counts(
 /// [`nfold`] of a die with one count over exactly `n` dice, `weight` the
 /// chance of `n`: the die's pmf raised to the `n`th power by squaring, a
 /// few convolutions rather than `n`.
-fn by_squaring(kernel: &[((u32, u32), f64)], amax: u32, n: u64, weight: f64) -> Sums {
+fn by_squaring(
+    kernel: &[((u32, u32), f64)],
+    amax: u32,
+    n: u64,
+    weight: f64,
+    out: &mut impl FnMut((u32, u32), f64),
+) {
     let mut one = vec![0.0; amax as usize + 1];
     for &((x, _), p) in kernel {
         one[x as usize] += p;
     }
-    let power = squared(&one, n, sum_of);
-    power
-        .into_iter()
-        .enumerate()
-        .filter(|e| e.1 > 0.0)
-        .map(|(x, p)| ((x as u32, 0), p * weight))
-        .collect()
+    let power = squared(&one, n, sum_of, square_of);
+    for (x, p) in power.into_iter().enumerate() {
+        if p > 0.0 {
+            out((x as u32, 0), p * weight);
+        }
+    }
 }
 
 /// [`nfold`] on a dense grid of sums: (n amax + 1) x (n bmax + 1) cells for
@@ -452,7 +502,8 @@ fn on_grid(
     kernel: &[((u32, u32), f64)],
     (amax, bmax): (u32, u32),
     attacks: &[f64],
-) -> Option<Sums> {
+    out: &mut impl FnMut((u32, u32), f64),
+) -> Option<()> {
     let (amax, bmax) = (amax as usize, bmax as usize);
     let most = attacks.len().saturating_sub(1);
     let width = most * bmax + 1;
@@ -503,17 +554,14 @@ fn on_grid(
             }
         }
     }
-    let sums = total
-        .chunks_exact(width)
-        .enumerate()
-        .flat_map(|(a, row)| {
-            row.iter()
-                .enumerate()
-                .filter(|e| *e.1 > 0.0)
-                .map(move |(b, &p)| ((a as u32, b as u32), p))
-        })
-        .collect();
-    Some(sums)
+    for (a, row) in total.chunks_exact(width).enumerate() {
+        for (b, &p) in row.iter().enumerate() {
+            if p > 0.0 {
+                out((a as u32, b as u32), p);
+            }
+        }
+    }
+    Some(())
 }
 
 /// One die's (tokens reaching the save, harm events) thinned by a save each
@@ -633,7 +681,9 @@ mod tests {
             for attacks in [&fixed[..], &mixed[..]] {
                 let (mut kernel, (amax, _)) = (Vec::new(), extent(&one));
                 kernel.extend(one.iter().map(|(&k, &p)| (k, p)));
-                let out = joint(&on_split(&kernel, amax, attacks, None).unwrap());
+                let mut out = Sums::new();
+                on_split(&kernel, amax, attacks, None, &mut |k, p| out.push((k, p))).unwrap();
+                let out = joint(&out);
                 assert_same(&out, &slow_nfold(&one, attacks));
             }
         }
@@ -653,7 +703,9 @@ mod tests {
                     one.iter().map(|(&k, &p)| (k, p)).collect::<Vec<_>>(),
                     extent(&one),
                 );
-                let out = joint(&on_grid(&kernel, extent, attacks).unwrap());
+                let mut out = Sums::new();
+                on_grid(&kernel, extent, attacks, &mut |k, p| out.push((k, p))).unwrap();
+                let out = joint(&out);
                 assert_same(&out, &slow_nfold(&one, attacks));
             }
         }
@@ -702,9 +754,44 @@ mod tests {
         for one in [s2_die(), short, two_events] {
             for attacks in [&fixed[..], &mixed[..]] {
                 for cap in [0, 1, 3, 10, 60] {
-                    let got = joint(&nfold_capped(&one, attacks, cap).unwrap());
+                    let got = joint(
+                        &nfold_grid(&one, attacks, Some(cap))
+                            .unwrap()
+                            .iter()
+                            .collect(),
+                    );
                     assert!(got.keys().all(|k| k.0 <= cap), "cap {cap}");
                     assert_same(&got, &capped(&slow_nfold(&one, attacks), cap));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_capped_sum_keeps_every_sum_past_the_end_at_the_last_value() {
+        let pmfs: [&[f64]; 5] = [
+            &[1.0],
+            &[0.25, 0.75],
+            &[0.5, 0.0, 0.3, 0.2],
+            &[0.0, 0.1, 0.2, 0.3, 0.4],
+            &[0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.3],
+        ];
+        for a in pmfs {
+            for b in pmfs {
+                let full = sum_of(a, b);
+                for len in 1..=full.len() + 2 {
+                    let mut want = vec![0.0; len];
+                    for (v, &p) in full.iter().enumerate() {
+                        want[v.min(len - 1)] += p;
+                    }
+                    let mut got = vec![0.0; len];
+                    add_sum_capped(a, b, &mut got);
+                    for (x, y) in got.iter().zip(&want) {
+                        assert!(
+                            (x - y).abs() < 1e-15,
+                            "{a:?} {b:?} into {len}: {got:?} vs {want:?}"
+                        );
+                    }
                 }
             }
         }

@@ -6,8 +6,9 @@ use super::budget::{decline, hold, verdict, STATE_BYTES};
 use super::counts::{one_die, project, too_many, why_not_counted};
 use super::estimate::Tabled;
 use super::evaluator::{Evaluator, Landing};
+use super::grid::Grid;
 use super::held::{land_all, Chains, Spilled};
-use super::nfold::{binomial, nfold, nfold_capped, thinned, Sums};
+use super::nfold::{binomial, nfold, nfold_grid, thinned, Sums};
 use super::pmf::{accumulate, attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
     add, alive, failed, held, held_focus, with_failed, with_held, with_held_focus, with_one_left,
@@ -49,7 +50,7 @@ struct PoolOutcomes {
     /// The most harm events one trial can have.
     most_events: usize,
     /// With every group saving alike: failed saves jointly with harm events.
-    failed_harm: Sums,
+    failed_harm: Grid,
     /// Whether mortal wounds are counted in the state.
     carry_mortal: bool,
 }
@@ -88,12 +89,7 @@ impl Evaluator<'_> {
             None => (None, None),
         };
         let outcomes = self.pool_outcomes(pool, (token, inflict), &attacks, &mut builder, cap)?;
-        let most_failed = outcomes
-            .failed_harm
-            .iter()
-            .map(|e| e.0 .0)
-            .max()
-            .unwrap_or(0) as usize;
+        let most_failed = outcomes.failed_harm.rows().saturating_sub(1);
         // Room for the states it will likely reach, within reason: growing
         // a map as states come rehashes it again and again.
         let likely = self
@@ -342,25 +338,19 @@ impl Evaluator<'_> {
             Some(one) if alike => {
                 let joint = thinned(one_die(one, &[m, m + 1]), q);
                 let cap = cap.filter(|_| !counts_own_saves(pool, inflict) && !self.carry_failed);
-                let failed_harm = match cap {
-                    Some(cap) => {
-                        if pool.save.counter.is_some() {
-                            let failed = thinned(one_die(one, &[m]), q);
-                            failed_apart =
-                                Some(nfold(&failed, attacks).ok_or_else(|| too_many(pool))?);
-                        }
-                        nfold_capped(&joint, attacks, cap)
-                    }
-                    None => nfold(&joint, attacks),
-                };
-                (Sums::new(), failed_harm.ok_or_else(|| too_many(pool))?)
+                if cap.is_some() && pool.save.counter.is_some() {
+                    let failed = thinned(one_die(one, &[m]), q);
+                    failed_apart = Some(nfold(&failed, attacks).ok_or_else(|| too_many(pool))?);
+                }
+                let failed_harm = nfold_grid(&joint, attacks, cap).ok_or_else(|| too_many(pool))?;
+                (Sums::new(), failed_harm)
             }
             _ => {
                 let save_harm = project(&token, attacks, &[m, m + 1], builder, pool)?;
                 let failed_harm = if alike {
-                    thinned(save_harm.iter().copied(), q).into_iter().collect()
+                    Grid::from_sums(thinned(save_harm.iter().copied(), q))
                 } else {
-                    Sums::new()
+                    Grid::default()
                 };
                 (save_harm, failed_harm)
             }
@@ -371,12 +361,20 @@ impl Evaluator<'_> {
             }
         }
         // Harm events, whatever the state.
-        let joint = if alike { &failed_harm } else { &save_harm };
-        let most_events = joint.iter().map(|e| e.0 .1).max().unwrap_or(0) as usize;
-        let mut events = vec![0.0; most_events + 1];
-        for &((_, e), p) in joint {
-            events[e as usize] += p;
+        let mut events = if alike {
+            failed_harm.second()
+        } else {
+            let most = save_harm.iter().map(|e| e.0 .1).max().unwrap_or(0) as usize;
+            let mut events = vec![0.0; most + 1];
+            for &((_, e), p) in &save_harm {
+                events[e as usize] += p;
+            }
+            events
+        };
+        if events.is_empty() {
+            events.push(0.0);
         }
+        let most_events = events.len() - 1;
         // Mortal wounds counted: each event's amount (unless they depend on
         // the state, and are carried in it); none, for a pool inflicting none.
         self.mortal_pmf = Some(vec![1.0]);
@@ -396,7 +394,10 @@ impl Evaluator<'_> {
                 self.mortal_pmf = Some(total);
             }
         }
-        self.count_failed_saves(pool, inflict, failed_apart.as_ref().unwrap_or(&failed_harm));
+        match failed_apart {
+            Some(failed) => self.count_failed_saves(pool, inflict, failed.into_iter()),
+            None => self.count_failed_saves(pool, inflict, failed_harm.iter()),
+        }
         Ok(PoolOutcomes {
             inflict,
             save_harm,
@@ -484,7 +485,12 @@ impl Evaluator<'_> {
     /// in the tokens saved and do not depend on the state, and are counted
     /// here (from `failed_harm`, failed saves jointly with harm events)
     /// unless failed saves are carried in the state.
-    fn count_failed_saves(&mut self, pool: &RunPool, inflict: Option<Inflict>, failed_harm: &Sums) {
+    fn count_failed_saves(
+        &mut self,
+        pool: &RunPool,
+        inflict: Option<Inflict>,
+        failed_harm: impl Iterator<Item = ((u32, u32), f64)>,
+    ) {
         let groups = self.unit.groups;
         if !pool.save.alike(groups) || self.carry_failed {
             return;
@@ -498,7 +504,7 @@ impl Evaluator<'_> {
             _ => None,
         };
         let mut failed = Vec::new();
-        for &((f, e), p) in failed_harm {
+        for ((f, e), p) in failed_harm {
             // f failed saves, plus the own saves' binomial failures.
             match own {
                 Some(q) => {
@@ -529,7 +535,7 @@ impl Evaluator<'_> {
         let steps = after_f.count();
         let mut after_saves: Vec<Dist> = vec![Dist::default(); outcomes.most_events + 1];
         if self.carry_failed {
-            for &((f, e), p) in &outcomes.failed_harm {
+            for ((f, e), p) in outcomes.failed_harm.iter() {
                 let Some(at) = reached(f, steps, settled) else {
                     continue;
                 };
@@ -787,9 +793,12 @@ fn reached(f: u32, steps: usize, settled: bool) -> Option<usize> {
 fn list_weights(outcomes: &PoolOutcomes, steps: usize, settled: bool) -> Vec<f64> {
     let width = outcomes.most_events + 1;
     let mut weights = vec![0.0; steps * width];
-    for &((f, e), p) in &outcomes.failed_harm {
-        if let Some(at) = reached(f, steps, settled) {
-            weights[at * width + e as usize] += p;
+    let grid = &outcomes.failed_harm;
+    for f in 0..grid.rows() {
+        if let Some(at) = reached(f as u32, steps, settled) {
+            for (w, &p) in weights[at * width..].iter_mut().zip(grid.row(f)) {
+                *w += p;
+            }
         }
     }
     weights
