@@ -49,28 +49,43 @@ enum Stop {
     HandOff,
 }
 
-thread_local! {
+/// What [`spend`] and [`pause`] read on every call, together, so that a
+/// call finds them with one look-up of the thread's storage (in a shared
+/// library each look-up is a call of its own).
+struct Hot {
     /// Work done by the evaluation running on this thread.
-    static WORK: Cell<u64> = const { Cell::new(0) };
+    work: Cell<u64>,
+    /// Calls of [`spend`] left before it looks at the clock and the stop.
+    calls_left: Cell<u32>,
+    /// The work at which [`spend`] next checks every limit: below it, none
+    /// can be reached, and counting a step is all a call does.
+    check_at: Cell<u64>,
+    /// Work not counted in steps (see [`pause`]) since the clock and the
+    /// stop were last looked at.
+    uncounted: Cell<u64>,
+    /// Why it stopped early.
+    stopped: Cell<Option<Stop>>,
+}
+
+thread_local! {
+    static HOT: Hot = const {
+        Hot {
+            work: Cell::new(0),
+            calls_left: Cell::new(0),
+            check_at: Cell::new(0),
+            uncounted: Cell::new(0),
+            stopped: Cell::new(None),
+        }
+    };
     /// The work estimated for it, once it is admitted.
     static ESTIMATE: Cell<Option<u64>> = const { Cell::new(None) };
     /// Measuring the estimate: admit whatever it says, never stop on it.
     static MEASURING: Cell<bool> = const { Cell::new(false) };
-    /// Why it stopped early.
-    static STOPPED: Cell<Option<Stop>> = const { Cell::new(None) };
     /// A stop the caller may ask for from another thread.
     static STOP: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
     /// The work, and the time, after which the evaluation is handed to a
     /// worker thread.
     static HAND_OFF: Cell<Option<(u64, Instant)>> = const { Cell::new(None) };
-    /// Calls of [`spend`] left before it looks at the clock and the stop.
-    static CALLS_LEFT: Cell<u32> = const { Cell::new(0) };
-    /// The work at which [`spend`] next checks every limit: below it, none
-    /// can be reached, and counting a step is all a call does.
-    static CHECK_AT: Cell<u64> = const { Cell::new(0) };
-    /// Work not counted in steps (see [`pause`]) since the clock and the
-    /// stop were last looked at.
-    static UNCOUNTED: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Calls of [`spend`] between two looks at the clock and the caller's stop.
@@ -86,9 +101,11 @@ const STEPS_PER_CHECK: u64 = 4096;
 /// time taken are held to `hand_off`; the time, because some work (building
 /// one die's tables) is bounded apart and not counted in steps.
 pub(super) fn reset(stop: Option<Arc<AtomicBool>>, hand_off: Option<(u64, Duration)>) {
-    WORK.with(|w| w.set(0));
+    HOT.with(|h| {
+        h.work.set(0);
+        h.stopped.set(None);
+    });
     ESTIMATE.with(|e| e.set(None));
-    STOPPED.with(|s| s.set(None));
     STOP.with(|s| *s.borrow_mut() = stop);
     HAND_OFF.with(|h| h.set(hand_off.map(|(steps, time)| (steps, Instant::now() + time))));
     recheck();
@@ -96,22 +113,24 @@ pub(super) fn reset(stop: Option<Arc<AtomicBool>>, hand_off: Option<(u64, Durati
 
 /// Have the next call of [`spend`] check every limit (one changed).
 fn recheck() {
-    CHECK_AT.with(|c| c.set(0));
-    CALLS_LEFT.with(|c| c.set(0));
-    UNCOUNTED.with(|u| u.set(STEPS_PER_CHECK));
+    HOT.with(|h| {
+        h.check_at.set(0);
+        h.calls_left.set(0);
+        h.uncounted.set(STEPS_PER_CHECK);
+    });
 }
 
 /// Did the evaluation stop because it is too big to finish on the caller's
 /// thread (the `hand_off` of [`reset`])? Its work is then done again on a
 /// worker, so nothing it computed is used.
 pub(super) fn handed_off() -> bool {
-    STOPPED.with(Cell::get) == Some(Stop::HandOff)
+    HOT.with(|h| h.stopped.get()) == Some(Stop::HandOff)
 }
 
 fn stop(why: Stop) {
-    STOPPED.with(|s| {
-        if s.get().is_none() {
-            s.set(Some(why));
+    HOT.with(|h| {
+        if h.stopped.get().is_none() {
+            h.stopped.set(Some(why));
         }
     });
     recheck();
@@ -137,12 +156,12 @@ pub(super) fn set_measuring(on: bool) {
 
 /// The work done so far, and the work estimated (none before admission).
 pub(super) fn work() -> (u64, Option<u64>) {
-    (WORK.with(Cell::get), ESTIMATE.with(Cell::get))
+    (HOT.with(|h| h.work.get()), ESTIMATE.with(Cell::get))
 }
 
 /// Has the evaluation stopped early?
 pub(super) fn stopped() -> bool {
-    STOPPED.with(Cell::get).is_some()
+    HOT.with(|h| h.stopped.get()).is_some()
 }
 
 /// A pause before `effort` multiply-adds of work that is not counted in
@@ -154,15 +173,16 @@ pub(super) fn stopped() -> bool {
 /// a millisecond.
 #[inline]
 pub(super) fn pause(effort: u64) -> bool {
-    if stopped() {
-        return true;
-    }
-    let due = UNCOUNTED.with(|u| {
-        let since = u.get().saturating_add(effort);
-        u.set(since);
-        since >= STEPS_PER_CHECK
+    let (stopped, due, total) = HOT.with(|h| {
+        let since = h.uncounted.get().saturating_add(effort);
+        h.uncounted.set(since);
+        (
+            h.stopped.get().is_some(),
+            since >= STEPS_PER_CHECK,
+            h.work.get(),
+        )
     });
-    due && check(WORK.with(Cell::get))
+    stopped || (due && check(total))
 }
 
 /// Count `n` steps; true once the evaluation must stop (over budget, or
@@ -174,22 +194,19 @@ pub(super) fn pause(effort: u64) -> bool {
 /// [`CALLS_PER_CHECK`] calls and every [`STEPS_PER_CHECK`] steps.
 #[inline]
 pub(super) fn spend(n: usize) -> bool {
-    let total = WORK.with(|w| {
-        let total = w.get().saturating_add(n as u64);
-        w.set(total);
-        total
-    });
-    if total < CHECK_AT.with(Cell::get) {
-        let left = CALLS_LEFT.with(|c| {
-            let left = c.get().wrapping_sub(1);
-            c.set(left);
-            left
-        });
-        if left != 0 {
-            return false;
+    let (total, counted) = HOT.with(|h| {
+        let total = h.work.get().saturating_add(n as u64);
+        h.work.set(total);
+        if total < h.check_at.get() {
+            let left = h.calls_left.get().wrapping_sub(1);
+            h.calls_left.set(left);
+            if left != 0 {
+                return (total, true);
+            }
         }
-    }
-    check(total)
+        (total, false)
+    });
+    !counted && check(total)
 }
 
 /// Every limit, at `total` steps of work; true once the evaluation must
@@ -226,9 +243,11 @@ fn check(total: u64) -> bool {
         .into_iter()
         .flatten()
         .fold(total.saturating_add(STEPS_PER_CHECK), u64::min);
-    CHECK_AT.with(|c| c.set(next.saturating_add(1)));
-    CALLS_LEFT.with(|c| c.set(CALLS_PER_CHECK));
-    UNCOUNTED.with(|u| u.set(0));
+    HOT.with(|h| {
+        h.check_at.set(next.saturating_add(1));
+        h.calls_left.set(CALLS_PER_CHECK);
+        h.uncounted.set(0);
+    });
     false
 }
 
@@ -243,7 +262,7 @@ pub(super) fn hold(bytes: u64) -> bool {
 
 /// The evaluation's end: an error if it stopped early.
 pub(super) fn verdict() -> Result<(), CoreError> {
-    match STOPPED.with(Cell::get) {
+    match HOT.with(|h| h.stopped.get()) {
         None => Ok(()),
         Some(Stop::Interrupted) => Err(CoreError::Interrupted),
         Some(Stop::HandOff) => Err(CoreError::Internal {
