@@ -5,6 +5,7 @@
 
 use super::budget::{decline, pause};
 use super::nfold::{nfold, Joint, Sums};
+use super::state::Fast;
 use crate::error::CoreError;
 use crate::program::RunPool;
 use crate::tables::{self, slot, then_row, total, Builder, Token};
@@ -41,7 +42,7 @@ pub(super) fn too_many(pool: &RunPool) -> CoreError {
 /// One die's distribution (a packed table) projected onto the slots `keep`
 /// (one or two) as a pair of counts, the second 0 when there is one slot.
 pub(super) fn one_die(d: &tables::Dist, keep: &[usize]) -> Joint {
-    let mut out = Joint::default();
+    let mut out = Joint::with_capacity_and_hasher(d.len(), Fast::default());
     for (&k, &p) in d {
         let b = keep.get(1).map_or(0, |&j| slot(k, j));
         *out.entry((slot(k, keep[0]), b)).or_insert(0.0) += p;

@@ -567,7 +567,9 @@ fn on_grid(
 /// One die's (tokens reaching the save, harm events) thinned by a save each
 /// token fails with chance `q`: (failed saves, harm events).
 pub(super) fn thinned(one: impl IntoIterator<Item = ((u32, u32), f64)>, q: f64) -> Joint {
-    let mut out = Joint::default();
+    let one = one.into_iter();
+    // Room for a few failed saves per outcome, within reason.
+    let mut out = Joint::with_capacity_and_hasher(3 * one.size_hint().0, Fast::default());
     for ((w, e), p) in one {
         for (f, b) in binomial(w, q).into_iter().enumerate() {
             if b > 0.0 {
