@@ -99,6 +99,54 @@ impl Chains {
         self.chains.reserve(states);
         self.sure.reserve(states);
     }
+
+    /// The chain that wounds spilled from `key` follow, and the step they
+    /// start at: its own chain (a new one if need be), or the chain that
+    /// reaches its state surely, from that step on.
+    fn base(&mut self, key: Key) -> (Key, usize) {
+        if self.chains.contains_key(&key) {
+            return (key, 0);
+        }
+        if let Some(&at) = self.sure.get(&key) {
+            return at;
+        }
+        self.chains.insert(key, Chain::new(key.0));
+        (key, 0)
+    }
+}
+
+/// The chances of the steps of chains, added up as held harm lands from
+/// state after state ([`Evaluator::land_along`]) and given to the states
+/// once, at the end ([`Landed::into_states`]): states whose wounds follow one
+/// chain then add its states once rather than once each.
+#[derive(Default)]
+pub(super) struct Landed {
+    index: HashMap<Key, usize, Fast>,
+    steps: Vec<(Key, Vec<f64>)>,
+}
+
+impl Landed {
+    /// The states of every step of every chain, with their chances, added
+    /// to `next`.
+    pub(super) fn into_states(self, chains: &Chains, next: &mut Dist) -> Result<(), CoreError> {
+        for (key, weights) in self.steps {
+            let lists = &chains.chains[&key].lists;
+            let states = (0..weights.len())
+                .filter(|&i| weights[i] != 0.0)
+                .map(|i| lists.get(i).len());
+            if spend(states.sum()) {
+                verdict()?;
+            }
+            for (i, &w) in weights.iter().enumerate() {
+                if w != 0.0 {
+                    for &(s, x) in lists.get(i) {
+                        add(next, s, w * x);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// State `s` with `t` more mortal wounds counted in it, when they are
@@ -264,26 +312,41 @@ impl Evaluator<'_> {
         held_bytes: &mut u64,
     ) -> Result<&'c mut Chain, CoreError> {
         let key = (s, focus);
-        let Chains { chains, sure } = chains;
-        if !chains.contains_key(&key) {
-            let chain = match sure.get(&key) {
+        if !chains.chains.contains_key(&key) {
+            let chain = match chains.sure.get(&key) {
                 Some(&(from, t)) => {
-                    let rest = chains[&from].lists.after(t);
+                    let from = &chains.chains[&from];
+                    let rest = from.lists.after(t);
                     *held_bytes += rest.len() as u64 * STATE_BYTES;
                     Chain {
                         lists: rest,
-                        settled: chains[&from].settled,
+                        settled: from.settled,
                         means: Vec::new(),
                     }
                 }
                 None => Chain::new(s),
             };
-            chains.insert(key, chain);
+            chains.chains.insert(key, chain);
         }
-        let chain = chains.get_mut(&key).expect("inserted");
+        self.grow(chains, key, len, how, held_bytes)
+    }
+
+    /// Chain `key` of `chains` extended to `len` steps (or until it
+    /// settles), each state it reaches surely noted; the bytes its new steps
+    /// hold are added to `held_bytes`.
+    fn grow<'c>(
+        &self,
+        chains: &'c mut Chains,
+        key: Key,
+        len: usize,
+        how: &Spilled<'_>,
+        held_bytes: &mut u64,
+    ) -> Result<&'c mut Chain, CoreError> {
+        let Chains { chains, sure } = chains;
+        let chain = chains.get_mut(&key).expect("a chain made before it grows");
         let landing = Landing {
             spill: true,
-            focus,
+            focus: key.1,
             fnp: Some(how.fnp),
         };
         let before = chain.lists.count();
@@ -297,11 +360,47 @@ impl Evaluator<'_> {
                 // itself, to the bit.
                 #[allow(clippy::float_cmp)]
                 if *p == 1.0 {
-                    sure.entry((*s, focus)).or_insert((key, t));
+                    sure.entry((*s, key.1)).or_insert((key, t));
                 }
             }
         }
         Ok(chain)
+    }
+
+    /// Held harm landing on state `s` (its wounds spilled onto `focus`
+    /// first), `landings` its numbers of wounds with their chances, each
+    /// with a chance of its own: the chances of the steps they reach are
+    /// added to `landed`, on the chain the wounds follow (a state some chain
+    /// reaches surely lands on that chain). For harm whose wounds are not
+    /// counted in the state.
+    pub(super) fn land_along<'t>(
+        &self,
+        (chains, landed): (&mut Chains, &mut Landed),
+        (s, focus): (u128, Option<usize>),
+        len: usize,
+        landings: impl Iterator<Item = (&'t [(usize, f64)], f64)>,
+        how: &Spilled<'_>,
+        held_bytes: &mut u64,
+    ) -> Result<(), CoreError> {
+        let (base, offset) = chains.base((s, focus));
+        let steps = self
+            .grow(chains, base, offset + len, how, held_bytes)?
+            .lists
+            .count();
+        let at = *landed.index.entry(base).or_insert_with(|| {
+            landed.steps.push((base, Vec::new()));
+            landed.steps.len() - 1
+        });
+        let weights = &mut landed.steps[at].1;
+        if weights.len() < steps {
+            weights.resize(steps, 0.0);
+        }
+        for (total, p) in landings {
+            for &(t, q) in total {
+                weights[(offset + t).min(steps - 1)] += p * q;
+            }
+        }
+        Ok(())
     }
 
     /// Every state's held harms as spilling mortal wounds (see

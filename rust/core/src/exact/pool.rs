@@ -7,7 +7,7 @@ use super::counts::{one_die, project, too_many, why_not_counted};
 use super::estimate::Tabled;
 use super::evaluator::{Evaluator, Landing};
 use super::grid::Grid;
-use super::held::{land_all, Chains, Spilled};
+use super::held::{land_all, Chains, Landed, Spilled};
 use super::nfold::{binomial, nfold, nfold_grid, thinned, Sums};
 use super::pmf::{accumulate, attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
@@ -36,6 +36,8 @@ struct LandsNow<'a> {
     how: Spilled<'a>,
     totals: Vec<Vec<(usize, f64)>>,
     chains: Chains,
+    /// What has landed on the chains, for harm not counted in the state.
+    landed: Landed,
     held_bytes: u64,
     /// Scratch for [`land_all`].
     weights: Vec<f64>,
@@ -145,12 +147,13 @@ impl Evaluator<'_> {
             }
             self.harm_after_saves(after_saves, p0, focus, &step, &mut next)?;
         }
-        self.states = next;
-        self.one_damage = None;
-        if now.is_some() {
+        if let Some(now) = now {
             // Its held harm has landed.
+            now.landed.into_states(&now.chains, &mut next)?;
             self.deferred = None;
         }
+        self.states = next;
+        self.one_damage = None;
         self.check_size()
     }
 
@@ -211,6 +214,7 @@ impl Evaluator<'_> {
             how,
             totals: Self::totals(amount, most_events),
             chains: Chains::default(),
+            landed: Landed::default(),
             held_bytes: 0,
             weights: Vec::new(),
         })
@@ -273,6 +277,22 @@ impl Evaluator<'_> {
                 continue;
             };
             let len = now.totals[most].last().map_or(0, |e| e.0) + 1;
+            let landings = row
+                .iter()
+                .enumerate()
+                .filter(|e| *e.1 > 0.0)
+                .map(|(e, &w)| (&now.totals[e][..], p0 * w));
+            if !now.how.count {
+                self.land_along(
+                    (&mut now.chains, &mut now.landed),
+                    (s, focus),
+                    len,
+                    landings,
+                    &now.how,
+                    &mut now.held_bytes,
+                )?;
+                continue;
+            }
             let chain = self.spill_chain(
                 &mut now.chains,
                 (s, focus),
@@ -280,12 +300,7 @@ impl Evaluator<'_> {
                 &now.how,
                 &mut now.held_bytes,
             )?;
-            let landings = row
-                .iter()
-                .enumerate()
-                .filter(|e| *e.1 > 0.0)
-                .map(|(e, &w)| (&now.totals[e][..], p0 * w));
-            land_all(chain, landings, now.how.count, &mut now.weights, next)?;
+            land_all(chain, landings, true, &mut now.weights, next)?;
         }
         Ok(())
     }
