@@ -351,7 +351,7 @@ fn on_split(
                 }
                 let (before, rest) = all.split_at_mut(j * stride);
                 let last = &before[(j - 1) * stride..][..len(j - 1)];
-                add_sum_capped(last, &d, &mut rest[..len(j)]);
+                times_die(last, &d, &mut rest[..len(j)]);
             }
         }
         Some(all)
@@ -402,6 +402,29 @@ fn on_split(
         }
     }
     Some(())
+}
+
+/// [`add_sum_capped`] for `d` of two or three values (one die's), in one
+/// pass over `pmf`: the runs of a few values each that the general way
+/// adds cost more to start than to run.
+fn times_die(pmf: &[f64], d: &[f64], out: &mut [f64]) {
+    let end = out.len() - 1;
+    match *d {
+        [d0, d1] => {
+            for (j, &y) in pmf.iter().enumerate() {
+                out[j.min(end)] += d0 * y;
+                out[(j + 1).min(end)] += d1 * y;
+            }
+        }
+        [d0, d1, d2] => {
+            for (j, &y) in pmf.iter().enumerate() {
+                out[j.min(end)] += d0 * y;
+                out[(j + 1).min(end)] += d1 * y;
+                out[(j + 2).min(end)] += d2 * y;
+            }
+        }
+        _ => add_sum_capped(pmf, d, out),
+    }
 }
 
 /// Add the pmf of the sum of draws from `a` and `b` to `out`, every sum
@@ -788,7 +811,9 @@ mod tests {
                     }
                     let mut got = vec![0.0; len];
                     add_sum_capped(a, b, &mut got);
-                    for (x, y) in got.iter().zip(&want) {
+                    let mut by_die = vec![0.0; len];
+                    times_die(a, b, &mut by_die);
+                    for (x, y) in got.iter().chain(&by_die).zip(want.iter().cycle()) {
                         assert!(
                             (x - y).abs() < 1e-15,
                             "{a:?} {b:?} into {len}: {got:?} vs {want:?}"
