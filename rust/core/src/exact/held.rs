@@ -161,7 +161,7 @@ fn shifted(s: u128, t: usize, count: bool) -> u128 {
 
 /// Chance `p` of a state after the wounds of `total` (numbers of wounds with
 /// their chances) spilled along `chain` from it, added to `next`.
-pub(super) fn land(
+fn land(
     chain: &Chain,
     total: &[(usize, f64)],
     p: f64,
@@ -174,48 +174,6 @@ pub(super) fn land(
     for &(t, q) in total {
         for &(s, x) in chain.step(t) {
             add(next, shifted(s, t, count), p * q * x);
-        }
-    }
-    Ok(())
-}
-
-/// [`land`] for several chances at once (each with its numbers of wounds),
-/// along one chain: without the count in the state, a step's states are
-/// the same however many wounds reached it, so each step's chances are
-/// added up first (in `weights`, kept between calls) and its states added
-/// to `next` once.
-pub(super) fn land_all<'t>(
-    chain: &Chain,
-    landings: impl Iterator<Item = (&'t [(usize, f64)], f64)>,
-    count: bool,
-    weights: &mut Vec<f64>,
-    next: &mut Dist,
-) -> Result<(), CoreError> {
-    if count {
-        for (total, p) in landings {
-            land(chain, total, p, true, next)?;
-        }
-        return Ok(());
-    }
-    let steps = chain.lists.count();
-    weights.clear();
-    weights.resize(steps, 0.0);
-    for (total, p) in landings {
-        for &(t, q) in total {
-            weights[t.min(steps - 1)] += p * q;
-        }
-    }
-    let states = (0..steps)
-        .filter(|&i| weights[i] != 0.0)
-        .map(|i| chain.lists.get(i).len());
-    if spend(states.sum()) {
-        verdict()?;
-    }
-    for (i, &w) in weights.iter().enumerate() {
-        if w != 0.0 {
-            for &(s, x) in chain.lists.get(i) {
-                add(next, s, w * x);
-            }
         }
     }
     Ok(())
@@ -303,7 +261,7 @@ impl Evaluator<'_> {
     /// The chain of states spilled from `s` onto `focus` first, kept in
     /// `chains`, extended to `len` steps (or until it settles); the bytes it
     /// holds are added to `held_bytes`.
-    pub(super) fn spill_chain<'c>(
+    fn spill_chain<'c>(
         &self,
         chains: &'c mut Chains,
         (s, focus): (u128, Option<usize>),

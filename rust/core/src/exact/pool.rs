@@ -7,7 +7,7 @@ use super::counts::{one_die, project, too_many, why_not_counted};
 use super::estimate::Tabled;
 use super::evaluator::{Evaluator, Landing};
 use super::grid::Grid;
-use super::held::{land_all, Chains, Landed, Spilled};
+use super::held::{Chains, Landed, Spilled};
 use super::nfold::{binomial, nfold, nfold_grid, thinned, Sums};
 use super::pmf::{accumulate, attacks_pmf, compound, dice_pmf, harm_damage};
 use super::state::{
@@ -39,8 +39,6 @@ struct LandsNow<'a> {
     /// What has landed on the chains, for harm not counted in the state.
     landed: Landed,
     held_bytes: u64,
-    /// Scratch for [`land_all`].
-    weights: Vec<f64>,
 }
 
 /// What a pool's tests hand on to the target, whatever its state.
@@ -126,7 +124,7 @@ impl Evaluator<'_> {
             let s0 = with_one_left(s0, self.one_damage.is_some());
             let chain = first.take();
             if let Some(now) = &mut now {
-                self.saved_and_landed(s0, p0, focus, &step, most_failed, chain, now, &mut next)?;
+                self.saved_and_landed(s0, p0, focus, &step, most_failed, chain, now)?;
                 continue;
             }
             let mut after_saves = if same_faces {
@@ -195,8 +193,10 @@ impl Evaluator<'_> {
     /// states after its saves, rather than held in the state until every
     /// attack is resolved: when nothing comes between (`last`, the Plan's
     /// last sequence, every group saving alike), no other pool holds harm,
-    /// it spills in bulk (see `held.rs`), and no sequence's share of the
-    /// harm is asked for (`credit_means`).
+    /// it spills in bulk (see `held.rs`) without counting its wounds in the
+    /// state, and no sequence's share of the harm is asked for
+    /// (`credit_means`, which also holds whenever mortal wounds are counted
+    /// in the state).
     fn lands_now<'a>(
         &self,
         pool: &'a RunPool,
@@ -209,20 +209,20 @@ impl Evaluator<'_> {
         if !last || self.carry_failed || self.credit_means || self.holders.len() != 1 {
             return None;
         }
-        let how = self.spilled(what, pool, amount)?;
+        let how = self.spilled(what, pool, amount).filter(|how| !how.count)?;
         Some(LandsNow {
             how,
             totals: Self::totals(amount, most_events),
             chains: Chains::default(),
             landed: Landed::default(),
             held_bytes: 0,
-            weights: Vec::new(),
         })
     }
 
     /// The states after the saves from `s0` (of chance `p0`, its first focus
     /// group alive `focus`), every group saving alike, with the harm held in
-    /// each landed at once as `now` says, added to `next`.
+    /// each landed at once as `now` says: noted on its chains, whose states
+    /// are added to the next distribution once the pool is done.
     #[allow(clippy::too_many_arguments)]
     fn saved_and_landed(
         &self,
@@ -233,7 +233,6 @@ impl Evaluator<'_> {
         most_failed: usize,
         chain: Option<(Lists, bool)>,
         now: &mut LandsNow<'_>,
-        next: &mut Dist,
     ) -> Result<(), CoreError> {
         let (after_f, settled) = chain.unwrap_or_else(|| {
             self.failed_chain(s0, step.pool, step.order, step.damage, most_failed)
@@ -282,25 +281,14 @@ impl Evaluator<'_> {
                 .enumerate()
                 .filter(|e| *e.1 > 0.0)
                 .map(|(e, &w)| (&now.totals[e][..], p0 * w));
-            if !now.how.count {
-                self.land_along(
-                    (&mut now.chains, &mut now.landed),
-                    (s, focus),
-                    len,
-                    landings,
-                    &now.how,
-                    &mut now.held_bytes,
-                )?;
-                continue;
-            }
-            let chain = self.spill_chain(
-                &mut now.chains,
+            self.land_along(
+                (&mut now.chains, &mut now.landed),
                 (s, focus),
                 len,
+                landings,
                 &now.how,
                 &mut now.held_bytes,
             )?;
-            land_all(chain, landings, true, &mut now.weights, next)?;
         }
         Ok(())
     }
