@@ -81,3 +81,29 @@ def test_a_forked_child_evaluates_without_its_parents_threads() -> None:
     assert child.exitcode == 0
     got = [np.asarray(x) for x in queue.get(timeout=5)]
     assert _same(got, expected)
+
+
+def _simulated(core: _core.CompiledPlan, die_by_die: bool) -> list[np.ndarray]:
+    return [np.asarray(h) for h in _core.simulate(core, 20_000, 3, 1, None, die_by_die)]
+
+
+def test_memory_made_in_an_exact_evaluation_is_freed_outside_one_and_the_other_way() -> None:
+    # The extension takes memory from mimalloc while an exact evaluation runs
+    # and from the system allocator otherwise (rust/py/src/allocator.rs), and
+    # each block must go back to the allocator that made it. Plans compiled,
+    # evaluated, simulated and dropped on threads at once mix the two: a
+    # Plan made outside an evaluation is dropped during another's, and the
+    # other way round.
+    expected_exact = [_answer(c) for c in _cores()]
+    expected_simulated = [_simulated(c, d) for c in _cores() for d in (False, True)]
+
+    def work(i: int) -> bool:
+        cores = _cores()  # compiled on this thread, while others evaluate or not
+        if i % 3 == 0:
+            return _same(_answer(cores[i % 2]), expected_exact[i % 2])
+        d = i % 3 == 2
+        return _same(_simulated(cores[i % 2], d), expected_simulated[2 * (i % 2) + d])
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(work, range(36)))
+    assert all(results), [i for i, ok in enumerate(results) if not ok]

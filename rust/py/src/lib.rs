@@ -1,6 +1,7 @@
 //! `mathhammer._core`: the thin layer between Python and `mathhammer-core`.
 //! Convert in, release the GIL, convert out; nothing else lives here.
 
+mod allocator;
 mod error;
 mod hooks;
 mod panics;
@@ -20,12 +21,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat};
 use std::sync::{Arc, OnceLock};
 
-/// The core allocates from mimalloc's per-thread heaps rather than glibc's
-/// arenas. In a long Python session the calling thread's arena is the one the
-/// interpreter's objects fragment, where a small exact evaluation spent more
-/// time in `malloc` and `free` than in its work (docs/architecture.md).
+/// Exact evaluations allocate from mimalloc, everything else from the
+/// system allocator (`allocator.rs` says why).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Allocator = allocator::Allocator;
 
 /// A parsed dice expression.
 #[pyclass(frozen, module = "mathhammer._core", name = "DiceExpr")]
@@ -363,6 +362,7 @@ fn evaluate_exact_py<'py>(
     let progress = progress.map(|p| p.clone().unbind());
     guard(|| {
         let exact = enter_core(py, progress.as_ref(), None, |poll| {
+            let _mimalloc = allocator::exact();
             mathhammer_core::exact::evaluate_polled(&plan.program, poll)
         })?;
         exact
