@@ -22,6 +22,7 @@ use crate::trace::{Event, Observer};
 use crate::workspace::{bump, Workspace};
 
 /// Run one trial into `ws` (counters, damage and models destroyed).
+#[inline]
 pub fn run_trial<D: DiceSource, O: Observer>(
     program: &Program,
     ws: &mut Workspace<'_>,
