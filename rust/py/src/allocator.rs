@@ -8,12 +8,13 @@
 //! in `malloc`), while mimalloc's per-thread heaps keep it fast.
 //!
 //! A die-by-die trial allocates nothing, but it reads the Plan's tables and
-//! writes its workspace, all small blocks. mimalloc starts each size class on
-//! pages of its own, so the first blocks of several classes sit at the same
-//! few offsets within a 4 KiB page; a trial's stores to one then hold up its
-//! loads from another whose address agrees in those low bits. Die-by-die
-//! trials ran 10–15% slower under mimalloc than under the system allocator,
-//! with the same instructions per trial under callgrind.
+//! writes its workspace, all small blocks, and ran 10–15% slower under
+//! mimalloc than under the system allocator, with the same instructions per
+//! trial under callgrind. The likely reason is where the blocks land:
+//! mimalloc starts each size class on pages of its own, so the first blocks
+//! of several classes sit at the same few offsets within a 4 KiB page, and a
+//! trial's stores to one can hold up its loads from another whose address
+//! agrees in those low bits (docs/architecture.md has the measurements).
 //!
 //! So every allocation goes to mimalloc while [`exact`]'s guard is alive on
 //! any thread (the evaluator's worker threads allocate in that window too),
