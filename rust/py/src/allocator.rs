@@ -48,22 +48,29 @@ impl Drop for ExactGuard {
     }
 }
 
-fn mimalloc_now() -> bool {
-    EXACT_RUNNING.load(Ordering::Relaxed) > 0
+/// Alignments past this always go to the system allocator: mimalloc maps
+/// such a block on its own, and its page map then also claims the 64 KiB
+/// just past the mapping, where a system block could sit.
+const MAX_MIMALLOC_ALIGN: usize = 64 << 10;
+
+/// Should a block of `layout` come from mimalloc now?
+fn mimalloc_now(layout: Layout) -> bool {
+    EXACT_RUNNING.load(Ordering::Relaxed) > 0 && layout.align() <= MAX_MIMALLOC_ALIGN
 }
 
-/// Did mimalloc make the block at `ptr`?
-fn from_mimalloc(ptr: *mut u8) -> bool {
+/// Did mimalloc make the block at `ptr`, allocated with `layout`?
+fn from_mimalloc(ptr: *mut u8, layout: Layout) -> bool {
     // SAFETY: a look-up of the address in mimalloc's page map; it reads
     // nothing at `ptr`.
-    unsafe { mi_is_in_heap_region(ptr.cast_const().cast()) }
+    layout.align() <= MAX_MIMALLOC_ALIGN && unsafe { mi_is_in_heap_region(ptr.cast_const().cast()) }
 }
 
 // SAFETY: each call goes to one of two sound allocators, and a block is
-// always freed or grown by the one that made it (`from_mimalloc`).
+// always freed or grown by the one that made it (`from_mimalloc`; a layout's
+// alignment is the same when it is made and when it is freed or grown).
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if mimalloc_now() {
+        if mimalloc_now(layout) {
             unsafe { MiMalloc.alloc(layout) }
         } else {
             unsafe { System.alloc(layout) }
@@ -71,7 +78,7 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if mimalloc_now() {
+        if mimalloc_now(layout) {
             unsafe { MiMalloc.alloc_zeroed(layout) }
         } else {
             unsafe { System.alloc_zeroed(layout) }
@@ -79,7 +86,7 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if from_mimalloc(ptr) {
+        if from_mimalloc(ptr, layout) {
             unsafe { MiMalloc.dealloc(ptr, layout) }
         } else {
             unsafe { System.dealloc(ptr, layout) }
@@ -87,7 +94,7 @@ unsafe impl GlobalAlloc for Allocator {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if from_mimalloc(ptr) {
+        if from_mimalloc(ptr, layout) {
             unsafe { MiMalloc.realloc(ptr, layout, new_size) }
         } else {
             unsafe { System.realloc(ptr, layout, new_size) }
