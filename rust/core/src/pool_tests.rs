@@ -191,7 +191,7 @@ fn roll_counted<D: DiceSource>(t: &RunTest, counting: &Counting, n: u32, dice: &
         // register (an increment in memory per die would chain each die to
         // the last through the store). Fewer than 2^32 dice never carry.
         let mut both = 0u64;
-        dice.roll_each(t.die, n, |f| both += lanes[f as usize & 63]);
+        dice.roll_each_from_zero(t.die, n, |v| both += lanes[v as usize & 63]);
         let (successes, criticals) = (both as u32, (both >> 32) as u32);
         counts[Outcome::Success as usize] = successes;
         counts[Outcome::Critical as usize] = criticals;

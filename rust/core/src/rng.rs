@@ -22,6 +22,16 @@ pub trait DiceSource {
             f(self.roll(sides));
         }
     }
+
+    /// [`DiceSource::roll_each`] with each die given less one, in
+    /// `0..sides`: a table indexed by it needs no offset.
+    #[inline]
+    fn roll_each_from_zero(&mut self, sides: u32, n: u32, mut f: impl FnMut(u32))
+    where
+        Self: Sized,
+    {
+        self.roll_each(sides, n, |face| f(face - 1));
+    }
 }
 
 fn splitmix64(state: &mut u64) -> u64 {
@@ -109,6 +119,11 @@ impl DiceSource for Stream {
 
     #[inline]
     fn roll_each(&mut self, sides: u32, n: u32, mut f: impl FnMut(u32)) {
+        self.roll_each_from_zero(sides, n, |value| f(value + 1));
+    }
+
+    #[inline]
+    fn roll_each_from_zero(&mut self, sides: u32, n: u32, mut f: impl FnMut(u32)) {
         // As `roll`, with the word and its budget held in locals: the dice
         // carved are the same, without a store and a load between them.
         let sides = u64::from(sides);
@@ -121,7 +136,7 @@ impl DiceSource for Stream {
             }
             let wide = u128::from(fraction) * u128::from(sides);
             fraction = wide as u64;
-            f((wide >> 64) as u32 + 1);
+            f((wide >> 64) as u32);
         }
         (self.fraction, self.budget) = (fraction, budget);
     }
@@ -238,6 +253,17 @@ mod tests {
                 assert_eq!(singly, together, "d{sides}, {n} dice");
             }
             assert_eq!(one.roll(6), many.roll(6), "d{sides}: the streams part");
+        }
+    }
+
+    #[test]
+    fn rolling_from_zero_gives_each_die_less_one() {
+        let (mut one, mut many) = (Stream::new(8, 2), Stream::new(8, 2));
+        for (sides, n) in [(6, 30), (3, 7), (12, 25), (100, 9)] {
+            let singly: Vec<u32> = (0..n).map(|_| one.roll(sides) - 1).collect();
+            let mut together = Vec::new();
+            many.roll_each_from_zero(sides, n, |v| together.push(v));
+            assert_eq!(singly, together, "d{sides}, {n} dice");
         }
     }
 

@@ -52,9 +52,9 @@ pub(crate) struct RunTest {
 pub(crate) struct Counting {
     /// No outcome has an action: a success just passes on.
     pub(crate) plain: bool,
-    /// Per face, 1 if it succeeds plus 2^32 if it is critical, when no die
-    /// can be re-rolled and the die has fewer than 63 sides: summing a
-    /// die's lane counts both outcomes in one addition.
+    /// Per face, at `face - 1`: 1 if it succeeds plus 2^32 if it is
+    /// critical, when no die can be re-rolled and the die has fewer than 63
+    /// sides: summing a die's lane counts both outcomes in one addition.
     pub(crate) lanes: Option<Box<[u64; 64]>>,
     /// What one token of each outcome does (indexed by `Outcome as usize`),
     /// filled in once the pool's tests are lowered (empty for a `plain` test).
@@ -748,7 +748,7 @@ impl RunTest {
     /// Each face's lane (`Counting::lanes`).
     fn lanes(&self) -> Box<[u64; 64]> {
         let mut lanes = Box::new([0; 64]);
-        for (lane, outcome) in lanes.iter_mut().zip(&self.by_face).skip(1) {
+        for (lane, outcome) in lanes.iter_mut().zip(self.by_face.iter().skip(1)) {
             *lane = match outcome {
                 Outcome::Fail => 0,
                 Outcome::Success => 1,
