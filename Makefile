@@ -53,7 +53,7 @@ screenshot: install
 
 .PHONY: test  ## install, then run every Rust and Python test
 test: install
-	cargo test --locked -p mathhammer-core
+	cargo test --locked -p mathhammer-core -p mathhammer-py
 	$(BIN)/python -m pytest
 
 .PHONY: test-install  ## install, then build the distributions, serve them as a local index and pip install each by name

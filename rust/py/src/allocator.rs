@@ -101,3 +101,77 @@ unsafe impl GlobalAlloc for Allocator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::alloc::{alloc, alloc_zeroed, dealloc, realloc};
+
+    /// Fill `n` bytes at `p` with `byte`, and check they hold it.
+    unsafe fn fill_and_check(p: *mut u8, n: usize, byte: u8) {
+        unsafe {
+            p.write_bytes(byte, n);
+            assert!((0..n).all(|i| *p.add(i) == byte));
+        }
+    }
+
+    // One test: the mode is process-wide, so checks in tests running side by
+    // side would see each other's guards.
+    #[test]
+    fn each_block_is_made_by_the_mode_and_freed_by_its_maker() {
+        let small = Layout::from_size_align(64, 8).expect("a layout");
+        let huge = Layout::from_size_align(1 << 20, 256 << 10).expect("a layout");
+        unsafe {
+            let before = alloc(small);
+            assert!(
+                !from_mimalloc(before, small),
+                "made outside an evaluation: the system's"
+            );
+            let (during, zeroed, aligned) = {
+                let _exact = exact();
+                let during = alloc(small);
+                let zeroed = alloc_zeroed(small);
+                let aligned = alloc(huge);
+                (during, zeroed, aligned)
+            };
+            assert!(
+                from_mimalloc(during, small),
+                "made during an evaluation: mimalloc's"
+            );
+            assert!(from_mimalloc(zeroed, small));
+            assert!((0..small.size()).all(|i| *zeroed.add(i) == 0));
+            assert!(
+                !from_mimalloc(aligned, huge),
+                "aligned past 64 KiB: the system's"
+            );
+            assert_eq!(aligned as usize % huge.align(), 0);
+            fill_and_check(aligned, huge.size(), 7);
+
+            // Grown in the other mode, each stays with its maker.
+            fill_and_check(during, small.size(), 1);
+            let during = realloc(during, small, 4096);
+            assert!(from_mimalloc(
+                during,
+                Layout::from_size_align(4096, 8).expect("a layout")
+            ));
+            assert!((0..small.size()).all(|i| *during.add(i) == 1));
+            fill_and_check(before, small.size(), 2);
+            let before = {
+                let _exact = exact();
+                realloc(before, small, 4096)
+            };
+            let grown = Layout::from_size_align(4096, 8).expect("a layout");
+            assert!(!from_mimalloc(before, grown));
+            assert!((0..small.size()).all(|i| *before.add(i) == 2));
+
+            // Freed in the other mode.
+            {
+                let _exact = exact();
+                dealloc(before, grown);
+                dealloc(aligned, huge);
+            }
+            dealloc(during, grown);
+            dealloc(zeroed, small);
+        }
+    }
+}
