@@ -329,14 +329,13 @@ fn on_split(
     // of j draws (at most `cap` + 1 values): no allocation a row. A and B
     // are cut to their last value, so each row is as long as its own sums.
     let limit = cap.map_or(usize::MAX, |c| c + 1);
-    let stride = (most * (width - 1) + 1).min(limit);
+    // The length of the sums of j draws from a pmf of `values` values.
+    let sums_len = |j: usize, values: usize| (j * (values - 1) + 1).min(limit);
+    let stride = sums_len(most, width);
     for d in [&mut a, &mut b] {
         d.truncate(d.iter().rposition(|&x| x > 0.0).map_or(1, |i| i + 1));
     }
-    let (len_a, len_b) = (
-        |j: usize| (j * (a.len() - 1) + 1).min(limit),
-        |j: usize| (j * (b.len() - 1) + 1).min(limit),
-    );
+    let (len_a, len_b) = (|j| sums_len(j, a.len()), |j| sums_len(j, b.len()));
     // Normalised powers: row j of `powers(d)` is d^j / mass(d)^j (only the
     // 0th when d is empty, whose higher powers every weight leaves out).
     let powers = |d: &[f64], m: f64| -> Option<Vec<f64>> {
@@ -344,7 +343,7 @@ fn on_split(
         all[0] = 1.0;
         if m > 0.0 {
             let d: Vec<f64> = d.iter().map(|x| x / m).collect();
-            let len = |j: usize| (j * (d.len() - 1) + 1).min(limit);
+            let len = |j| sums_len(j, d.len());
             for j in 1..=most {
                 if pause((len(j - 1) * d.len()) as u64) {
                     return None;
