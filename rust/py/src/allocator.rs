@@ -53,16 +53,21 @@ impl Drop for ExactGuard {
 /// just past the mapping, where a system block could sit.
 const MAX_MIMALLOC_ALIGN: usize = 64 << 10;
 
+/// May a block of `layout` come from mimalloc at all?
+fn mimalloc_may_make(layout: Layout) -> bool {
+    layout.align() <= MAX_MIMALLOC_ALIGN
+}
+
 /// Should a block of `layout` come from mimalloc now?
 fn mimalloc_now(layout: Layout) -> bool {
-    EXACT_RUNNING.load(Ordering::Relaxed) > 0 && layout.align() <= MAX_MIMALLOC_ALIGN
+    EXACT_RUNNING.load(Ordering::Relaxed) > 0 && mimalloc_may_make(layout)
 }
 
 /// Did mimalloc make the block at `ptr`, allocated with `layout`?
 fn from_mimalloc(ptr: *mut u8, layout: Layout) -> bool {
     // SAFETY: a look-up of the address in mimalloc's page map; it reads
     // nothing at `ptr`.
-    layout.align() <= MAX_MIMALLOC_ALIGN && unsafe { mi_is_in_heap_region(ptr.cast_const().cast()) }
+    mimalloc_may_make(layout) && unsafe { mi_is_in_heap_region(ptr.cast_const().cast()) }
 }
 
 // SAFETY: each call goes to one of two sound allocators, and a block is
@@ -120,6 +125,7 @@ mod tests {
     #[test]
     fn each_block_is_made_by_the_mode_and_freed_by_its_maker() {
         let small = Layout::from_size_align(64, 8).expect("a layout");
+        let grown = Layout::from_size_align(4096, 8).expect("a layout");
         let huge = Layout::from_size_align(1 << 20, 256 << 10).expect("a layout");
         unsafe {
             let before = alloc(small);
@@ -149,18 +155,14 @@ mod tests {
 
             // Grown in the other mode, each stays with its maker.
             fill_and_check(during, small.size(), 1);
-            let during = realloc(during, small, 4096);
-            assert!(from_mimalloc(
-                during,
-                Layout::from_size_align(4096, 8).expect("a layout")
-            ));
+            let during = realloc(during, small, grown.size());
+            assert!(from_mimalloc(during, grown));
             assert!((0..small.size()).all(|i| *during.add(i) == 1));
             fill_and_check(before, small.size(), 2);
             let before = {
                 let _exact = exact();
-                realloc(before, small, 4096)
+                realloc(before, small, grown.size())
             };
-            let grown = Layout::from_size_align(4096, 8).expect("a layout");
             assert!(!from_mimalloc(before, grown));
             assert!((0..small.size()).all(|i| *before.add(i) == 2));
 
