@@ -134,6 +134,17 @@ impl ValueAlias {
         ValueAlias { entries }
     }
 
+    /// Per column: the threshold, the column's value, its alias's value.
+    pub(crate) fn columns(&self) -> &[(u64, u64, u64)] {
+        &self.entries
+    }
+
+    /// The table with these columns (see [`ValueAlias::columns`]).
+    #[cfg(test)]
+    pub(crate) fn from_columns(entries: Vec<(u64, u64, u64)>) -> Self {
+        ValueAlias { entries }
+    }
+
     /// One draw (see [`AliasTable::sample`]).
     #[inline]
     pub fn sample(&self, stream: &mut Stream) -> u64 {

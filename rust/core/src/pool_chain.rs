@@ -31,8 +31,9 @@
 //! sums over the pools: every entry and every outcome vector carries its
 //! part packed into lanes of one 128-bit word, a trial adds them up, and
 //! each lane's value is tallied once a trial. A Plan whose lanes do not fit,
-//! whose states or entries pass their budgets, or whose resolution rolls
-//! more than it may, runs on the fast path trial by trial.
+//! whose states or entries pass their budgets, whose outcomes' second parts
+//! pass 16 bits, or whose resolution rolls more than it may, runs on the
+//! fast path trial by trial.
 
 use crate::alias::ValueAlias;
 use crate::binomial::pmf;
@@ -153,13 +154,45 @@ enum Pick {
     },
 }
 
+/// One column of a pool's outcome draw: the draw of [`ValueAlias::pick32`]
+/// with each outcome's lanes and second part kept beside its chance, so a
+/// trial reads one place per pool's outcome, and in 24 bytes (the tables of
+/// several pools pass the second-level cache of some processors).
+#[derive(Debug, Clone, Copy)]
+struct OutcomeColumn {
+    /// What the column's own outcome and its alias add to the lanes.
+    lanes: [u64; 2],
+    /// Their second parts.
+    parts: [u16; 2],
+    /// The own outcome is drawn when the low half of `half * columns` is at
+    /// most this.
+    last_own: u32,
+}
+
+impl OutcomeColumn {
+    /// The column of a [`ValueAlias`] whose values are indices into
+    /// `outcomes` (lanes packed, second part); `None` when a part does not
+    /// fit 16 bits.
+    fn new((threshold, own, alias): (u64, u64, u64), outcomes: &[(u64, u32)]) -> Option<Self> {
+        // `pick32` keeps its own value when `low << 32 < threshold`, that
+        // is when `low < ⌈threshold / 2^32⌉`; a column that never keeps it
+        // holds its alias twice.
+        let keep_below = threshold.div_ceil(1 << 32);
+        let own = if keep_below == 0 { alias } else { own };
+        let (own, alias) = (outcomes[own as usize], outcomes[alias as usize]);
+        Some(OutcomeColumn {
+            lanes: [own.0, alias.0],
+            parts: [u16::try_from(own.1).ok()?, u16::try_from(alias.1).ok()?],
+            last_own: keep_below.saturating_sub(1) as u32,
+        })
+    }
+}
+
 /// One pool's lookup.
 #[derive(Debug, Clone)]
 struct Step {
     /// Draws an outcome of the pool's draws, from half a word.
-    draw: ValueAlias,
-    /// Per outcome: what it adds to the lanes, and its second part.
-    outcomes: Vec<(u64, u32)>,
+    outcomes: Vec<OutcomeColumn>,
     pick: Pick,
     /// Per entry: what it adds to the lanes, and the state after the pool.
     entries: Vec<(u64, u32)>,
@@ -627,15 +660,17 @@ impl PoolChain {
                 .filter_map(|(&v, o)| o.map(|o| u64::from(v) << o))
                 .sum()
         };
-        let steps = raw
-            .into_iter()
-            .map(|s| Step {
-                draw: s.draw,
-                outcomes: s.outcomes.iter().map(|o| (pack(&o.0), o.1)).collect(),
+        let mut steps = Vec::with_capacity(raw.len());
+        for s in raw {
+            let outcomes: Vec<(u64, u32)> = s.outcomes.iter().map(|o| (pack(&o.0), o.1)).collect();
+            steps.push(Step {
+                outcomes: (s.draw.columns().iter())
+                    .map(|&column| OutcomeColumn::new(column, &outcomes))
+                    .collect::<Option<_>>()?,
                 pick: s.pick,
                 entries: s.entries.iter().map(|e| (pack(&e.1), e.0)).collect(),
-            })
-            .collect();
+            });
+        }
         // A last step with one outcome a state keeps its entries in state
         // order (the entry is the state); otherwise they are interned.
         let fixed = last.iter().all(|outcomes| outcomes.len() == 1);
@@ -675,8 +710,13 @@ impl PoolChain {
             .groups
             .last()
             .map_or(0, |g| g.base + g.mask as usize + 1);
-        let mut counts = vec![0u64; size];
-        let mut by_row = vec![0u64; self.rows.len() / self.finals.len()];
+        // A chunk's trials fit 32 bits: half the cache a 64-bit count takes.
+        assert!(
+            u32::try_from(trials).is_ok(),
+            "a chunk counts its trials in 32 bits"
+        );
+        let mut counts = vec![0u32; size];
+        let mut by_row = vec![0u32; self.rows.len() / self.finals.len()];
         // A local copy of the stream stays in registers.
         let mut local = stream.clone();
         let mut halves = Halves::default();
@@ -684,8 +724,7 @@ impl PoolChain {
             let mut state = 0usize;
             let mut sum = 0u64;
             for step in &self.steps {
-                let (lanes, part) =
-                    step.outcomes[step.draw.pick32(halves.next(&mut local)) as usize];
+                let (lanes, part) = draw_outcome(&step.outcomes, halves.next(&mut local));
                 sum += lanes;
                 let entry = match &step.pick {
                     Pick::Fixed { span } => state * span + part as usize,
@@ -715,7 +754,7 @@ impl PoolChain {
                 if times > 0 {
                     for lane in &group.lanes {
                         let v = (value as u64) >> (lane.offset - group.offset) & lane.mask;
-                        tally.record_times(lane.number, v as u32, times);
+                        tally.record_times(lane.number, v as u32, u64::from(times));
                     }
                 }
             }
@@ -726,11 +765,21 @@ impl PoolChain {
         for (row, &times) in self.rows.chunks_exact(self.finals.len()).zip(&by_row) {
             if times > 0 {
                 for (&number, &value) in self.finals.iter().zip(row) {
-                    tally.record_times(number, value, times);
+                    tally.record_times(number, value, u64::from(times));
                 }
             }
         }
     }
+}
+
+/// A pool's outcome drawn from 32 random bits `half`: what it adds to the
+/// lanes and its second part, as [`ValueAlias::pick32`] would pick it.
+#[inline]
+fn draw_outcome(columns: &[OutcomeColumn], half: u32) -> (u64, u32) {
+    let wide = u64::from(half) * columns.len() as u64;
+    let column = &columns[(wide >> 32) as usize];
+    let which = usize::from(wide as u32 > column.last_own);
+    (column.lanes[which], u32::from(column.parts[which]))
 }
 
 /// Lanes laid out in a word, from the least and most each number sums to
@@ -831,6 +880,47 @@ mod tests {
                 (drawn, chain.last.is_some())
             })
             .collect()
+    }
+
+    #[test]
+    fn an_outcome_column_draws_what_its_alias_table_draws() {
+        // Seven columns: one never keeping its own value, one always, and
+        // five whose threshold a half lands on exactly (the low part of
+        // `half * 7` equal to the last one that keeps its own value).
+        let n = 7u64;
+        let mut thresholds = vec![0, u64::MAX];
+        let mut exact = Vec::new();
+        for (c, (start, off)) in (2..n).zip([
+            (1, 0),
+            (1 << 20, 1),
+            (1 << 31, 1 << 31),
+            (3 << 30, 5),
+            (u64::from(u32::MAX) - 20, 0),
+        ]) {
+            let keep = (start..start + n)
+                .find(|k| ((c << 32) + k - 1) % n == 0)
+                .unwrap();
+            thresholds.push((keep << 32) - off);
+            exact.push((((c << 32) + keep - 1) / n) as u32);
+        }
+        let outcomes: Vec<(u64, u32)> = (0..14).map(|i| (1000 + i, 7 * i as u32)).collect();
+        let table = ValueAlias::from_columns(
+            (thresholds.iter().enumerate())
+                .map(|(i, &t)| (t, i as u64, 13 - i as u64))
+                .collect(),
+        );
+        let columns: Vec<OutcomeColumn> = (table.columns().iter())
+            .map(|&c| OutcomeColumn::new(c, &outcomes).unwrap())
+            .collect();
+        let mut stream = Stream::new(3, 1);
+        let halves = (0..20_000).map(|_| stream.next_u64() as u32);
+        let edges = exact.iter().flat_map(|&h| [h - 1, h, h + 1]);
+        for half in halves.chain(edges).chain([0, u32::MAX]) {
+            let expected = outcomes[table.pick32(half) as usize];
+            assert_eq!(draw_outcome(&columns, half), expected, "half {half}");
+        }
+        // A part past 16 bits declines the column.
+        assert!(OutcomeColumn::new((0, 0, 0), &[(0, 1 << 16)]).is_none());
     }
 
     #[test]
