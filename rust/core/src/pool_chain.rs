@@ -169,6 +169,9 @@ struct OutcomeColumn {
     last_own: u32,
 }
 
+// The size the tables are laid out for.
+const _: () = assert!(std::mem::size_of::<OutcomeColumn>() == 24);
+
 impl OutcomeColumn {
     /// The column of a [`ValueAlias`] whose values are indices into
     /// `outcomes` (lanes packed, second part); `None` when a part does not
@@ -884,29 +887,47 @@ mod tests {
 
     #[test]
     fn an_outcome_column_draws_what_its_alias_table_draws() {
-        // Seven columns: one never keeping its own value, one always, and
-        // five whose threshold a half lands on exactly (the low part of
-        // `half * 7` equal to the last one that keeps its own value).
-        let n = 7u64;
-        let mut thresholds = vec![0, u64::MAX];
-        let mut exact = Vec::new();
-        for (c, (start, off)) in (2..n).zip([
-            (1, 0),
-            (1 << 20, 1),
-            (1 << 31, 1 << 31),
-            (3 << 30, 5),
-            (u64::from(u32::MAX) - 20, 0),
-        ]) {
+        // Ten columns. A half lands in column `c` at `low = half * 10 -
+        // c * 2^32`, so each column reaches one residue of `low` mod 10
+        // (0 in columns 0 and 5); the thresholds are chosen so that halves
+        // land exactly on the edges.
+        let n = 10u64;
+        let at = |c: u64, low: u64| {
+            let wide = (c << 32) + low;
+            assert_eq!(wide % n, 0, "a half lands there");
+            (wide / n) as u32
+        };
+        let mut thresholds = vec![0; n as usize];
+        // Column 0 keeps its own value only at low 0 (a threshold below
+        // 2^32); column 5 never keeps it, not even at low 0; column 1
+        // always does; column 9's threshold is a multiple of 2^32.
+        thresholds[0] = 12_345;
+        thresholds[1] = u64::MAX;
+        thresholds[9] = 5 << 32;
+        let mut edges = vec![at(0, 0), at(0, n), at(5, 0), at(5, n)];
+        // Columns 2 to 4: a half lands on the last low that keeps its own
+        // value, the next one on an alias; columns 6 to 8: a half lands on
+        // the first low that takes the alias, the one before keeps its own.
+        let starts = [(1, 0), (1 << 20, 1), (1 << 31, 1 << 31)];
+        for (c, &(start, off)) in (2..5).zip(&starts) {
             let keep = (start..start + n)
                 .find(|k| ((c << 32) + k - 1) % n == 0)
                 .unwrap();
-            thresholds.push((keep << 32) - off);
-            exact.push((((c << 32) + keep - 1) / n) as u32);
+            thresholds[c as usize] = (keep << 32) - off;
+            edges.extend([at(c, keep - 1), at(c, keep - 1 + n)]);
         }
-        let outcomes: Vec<(u64, u32)> = (0..14).map(|i| (1000 + i, 7 * i as u32)).collect();
+        let ends = [(3 << 30, 5), (20, 0), (u64::from(u32::MAX) - 20, 1)];
+        for (c, &(start, off)) in (6..9).zip(&ends) {
+            let keep = (start..start + n)
+                .find(|k| ((c << 32) + k) % n == 0)
+                .unwrap();
+            thresholds[c as usize] = (keep << 32) - off;
+            edges.extend([at(c, keep), at(c, keep - n)]);
+        }
+        let outcomes: Vec<(u64, u32)> = (0..20).map(|i| (1000 + i, 7 * i as u32)).collect();
         let table = ValueAlias::from_columns(
             (thresholds.iter().enumerate())
-                .map(|(i, &t)| (t, i as u64, 13 - i as u64))
+                .map(|(i, &t)| (t, i as u64, 19 - i as u64))
                 .collect(),
         );
         let columns: Vec<OutcomeColumn> = (table.columns().iter())
@@ -914,7 +935,6 @@ mod tests {
             .collect();
         let mut stream = Stream::new(3, 1);
         let halves = (0..20_000).map(|_| stream.next_u64() as u32);
-        let edges = exact.iter().flat_map(|&h| [h - 1, h, h + 1]);
         for half in halves.chain(edges).chain([0, u32::MAX]) {
             let expected = outcomes[table.pick32(half) as usize];
             assert_eq!(draw_outcome(&columns, half), expected, "half {half}");
