@@ -134,9 +134,19 @@ impl ValueAlias {
         ValueAlias { entries }
     }
 
-    /// Per column: the threshold, the column's value, its alias's value.
-    pub(crate) fn columns(&self) -> &[(u64, u64, u64)] {
-        &self.entries
+    /// Per column, as [`ValueAlias::pick32`] reads it: the last low part
+    /// of a draw ([`split32`]) that keeps the column's own value (`None`
+    /// when none does), the column's value, and its alias's value.
+    pub(crate) fn columns32(&self) -> impl Iterator<Item = (Option<u32>, u64, u64)> + '_ {
+        self.entries.iter().map(|&(threshold, own, alias)| {
+            // `low << 32 < threshold` holds for `low < ⌈threshold / 2^32⌉`.
+            let keep_below = threshold.div_ceil(1 << 32);
+            (
+                keep_below.checked_sub(1).map(|last| last as u32),
+                own,
+                alias,
+            )
+        })
     }
 
     /// The table with these columns (see [`ValueAlias::columns`]).
@@ -156,9 +166,9 @@ impl ValueAlias {
     /// value's chance is off by less than 2^-32 a column).
     #[inline]
     pub(crate) fn pick32(&self, half: u32) -> u64 {
-        let wide = u64::from(half) * self.entries.len() as u64;
-        let (threshold, own, alias) = self.entries[(wide >> 32) as usize];
-        if wide << 32 < threshold {
+        let (column, low) = split32(half, self.entries.len());
+        let (threshold, own, alias) = self.entries[column];
+        if u64::from(low) << 32 < threshold {
             own
         } else {
             alias
@@ -176,6 +186,15 @@ impl ValueAlias {
             alias
         }
     }
+}
+
+/// The column a draw of 32 random bits `half` falls in among `columns`
+/// (the high part of `half * columns`), and the low part that chooses
+/// within it: how [`ValueAlias::pick32`] reads a half.
+#[inline]
+pub(crate) fn split32(half: u32, columns: usize) -> (usize, u32) {
+    let wide = u64::from(half) * columns as u64;
+    ((wide >> 32) as usize, wide as u32)
 }
 
 #[cfg(test)]

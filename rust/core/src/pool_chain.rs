@@ -35,7 +35,7 @@
 //! pass 16 bits, or whose resolution rolls more than it may, runs on the
 //! fast path trial by trial.
 
-use crate::alias::ValueAlias;
+use crate::alias::{split32, ValueAlias};
 use crate::binomial::pmf;
 use crate::executor::{declare, resolve_deferred};
 use crate::montecarlo::Tally;
@@ -173,20 +173,21 @@ struct OutcomeColumn {
 const _: () = assert!(std::mem::size_of::<OutcomeColumn>() == 24);
 
 impl OutcomeColumn {
-    /// The column of a [`ValueAlias`] whose values are indices into
-    /// `outcomes` (lanes packed, second part); `None` when a part does not
-    /// fit 16 bits.
-    fn new((threshold, own, alias): (u64, u64, u64), outcomes: &[(u64, u32)]) -> Option<Self> {
-        // `pick32` keeps its own value when `low << 32 < threshold`, that
-        // is when `low < ⌈threshold / 2^32⌉`; a column that never keeps it
-        // holds its alias twice.
-        let keep_below = threshold.div_ceil(1 << 32);
-        let own = if keep_below == 0 { alias } else { own };
+    /// A column of a [`ValueAlias`] whose values are indices into
+    /// `outcomes` (lanes packed, second part), as
+    /// [`ValueAlias::columns32`] gives it; `None` when a part does not fit
+    /// 16 bits.
+    fn new(
+        (last_own, own, alias): (Option<u32>, u64, u64),
+        outcomes: &[(u64, u32)],
+    ) -> Option<Self> {
+        // A column that never keeps its own value holds its alias twice.
+        let own = if last_own.is_none() { alias } else { own };
         let (own, alias) = (outcomes[own as usize], outcomes[alias as usize]);
         Some(OutcomeColumn {
             lanes: [own.0, alias.0],
             parts: [u16::try_from(own.1).ok()?, u16::try_from(alias.1).ok()?],
-            last_own: keep_below.saturating_sub(1) as u32,
+            last_own: last_own.unwrap_or(0),
         })
     }
 }
@@ -667,8 +668,8 @@ impl PoolChain {
         for s in raw {
             let outcomes: Vec<(u64, u32)> = s.outcomes.iter().map(|o| (pack(&o.0), o.1)).collect();
             steps.push(Step {
-                outcomes: (s.draw.columns().iter())
-                    .map(|&column| OutcomeColumn::new(column, &outcomes))
+                outcomes: (s.draw.columns32())
+                    .map(|column| OutcomeColumn::new(column, &outcomes))
                     .collect::<Option<_>>()?,
                 pick: s.pick,
                 entries: s.entries.iter().map(|e| (pack(&e.1), e.0)).collect(),
@@ -779,9 +780,9 @@ impl PoolChain {
 /// lanes and its second part, as [`ValueAlias::pick32`] would pick it.
 #[inline]
 fn draw_outcome(columns: &[OutcomeColumn], half: u32) -> (u64, u32) {
-    let wide = u64::from(half) * columns.len() as u64;
-    let column = &columns[(wide >> 32) as usize];
-    let which = usize::from(wide as u32 > column.last_own);
+    let (column, low) = split32(half, columns.len());
+    let column = &columns[column];
+    let which = usize::from(low > column.last_own);
     (column.lanes[which], u32::from(column.parts[which]))
 }
 
@@ -930,8 +931,8 @@ mod tests {
                 .map(|(i, &t)| (t, i as u64, 19 - i as u64))
                 .collect(),
         );
-        let columns: Vec<OutcomeColumn> = (table.columns().iter())
-            .map(|&c| OutcomeColumn::new(c, &outcomes).unwrap())
+        let columns: Vec<OutcomeColumn> = (table.columns32())
+            .map(|c| OutcomeColumn::new(c, &outcomes).unwrap())
             .collect();
         let mut stream = Stream::new(3, 1);
         let halves = (0..20_000).map(|_| stream.next_u64() as u32);
@@ -940,7 +941,7 @@ mod tests {
             assert_eq!(draw_outcome(&columns, half), expected, "half {half}");
         }
         // A part past 16 bits declines the column.
-        assert!(OutcomeColumn::new((0, 0, 0), &[(0, 1 << 16)]).is_none());
+        assert!(OutcomeColumn::new((Some(0), 0, 0), &[(0, 1 << 16)]).is_none());
     }
 
     #[test]
