@@ -15,7 +15,7 @@ use crate::dice::ModifiedDice;
 use crate::one_group::{held_mortal, wound_one_by_one};
 use crate::plan::{mortal_fnp, Excess, Rounds, Side};
 pub(crate) use crate::pool_tests::{gather_attacks, run_pool_tests};
-use crate::program::{Inflict, InflictKind, Program, RunPool, RunSequence};
+use crate::program::{FailedSaves, Inflict, InflictKind, Program, RunPool, RunSequence};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
 use crate::trace::{Event, Observer};
@@ -376,6 +376,15 @@ fn fail_one_by_one<D: DiceSource, O: Observer>(
     obs: &mut O,
 ) {
     bump(&mut ws.counters, pool.save.counter, failed);
+    if pool.failed_saves == FailedSaves::AsRolled && !obs.enabled() {
+        for _ in 0..failed {
+            if ws.state.alive[0] == 0 {
+                break;
+            }
+            ws.state.wound_front(0, pool.damage.roll(dice));
+        }
+        return;
+    }
     let g = 0; // the one group
     let group = ws.state.group(g);
     let fnp = pool.fnp(g, group.feel_no_pain);

@@ -12,7 +12,7 @@
 
 use crate::dice::DiceExpr;
 use crate::plan::Outcome;
-use crate::program::{Counting, Inflict, RunPool, RunTest, TokenRoute};
+use crate::program::{Counting, Inflict, PlainTest, RunPool, RunTest, TokenRoute};
 use crate::rng::DiceSource;
 use crate::trace::{Event, Observer};
 use crate::workspace::{bump, zeroed, Workspace};
@@ -38,11 +38,17 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
     // Tests: tokens flow forward; entering[k] waits for test k, the last slot
     // is the save.
     let n_tests = pool.tests.len();
-    zeroed(&mut ws.entering, n_tests + 1);
-    ws.entering[0] = attacks;
     ws.pending.clear();
     ws.extra_mortal = 0;
     ws.one_damage_left = pool.damage_reroll_one;
+    if let Some(plain) = pool.plain_tests.as_deref().filter(|_| !obs.enabled()) {
+        ws.entering.resize(n_tests + 1, 0);
+        ws.entering[0] = attacks;
+        run_plain_tests(plain, ws, dice);
+        return;
+    }
+    zeroed(&mut ws.entering, n_tests + 1);
+    ws.entering[0] = attacks;
     let hooked = pool.keeps_test_counts();
     if hooked {
         zeroed(&mut ws.passed, n_tests);
@@ -68,6 +74,20 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
             }
             _ => test_by_token(index, pool, k, ws, dice, obs),
         }
+    }
+}
+
+/// Tests that only pass tokens on (`RunPool::plain_tests`): each token's die
+/// rolled in turn, as [`roll_counted`] would, and only the passes counted.
+#[inline]
+fn run_plain_tests<D: DiceSource>(plain: &[PlainTest], ws: &mut Workspace<'_>, dice: &mut D) {
+    let mut n = ws.entering[0];
+    for (k, t) in plain.iter().enumerate() {
+        let mut passed = 0u32;
+        dice.roll_each_from_zero(t.die, n, |v| passed += (t.passes >> v) as u32 & 1);
+        bump(&mut ws.counters, t.counter, passed);
+        ws.entering[k + 1] = passed;
+        n = passed;
     }
 }
 

@@ -129,17 +129,34 @@ impl<'p> TargetState<'p> {
                 lost
             }
         };
+        let destroyed = self.take_from_front(g, lost);
+        if destroyed {
+            obs.event(Event::ModelDestroyed {
+                side: self.side,
+                group: g,
+                left_in_group: self.alive[g],
+            });
+        }
+        destroyed
+    }
+
+    /// [`TargetState::wound_model`] without Feel No Pain and unwatched:
+    /// `amount` damage to the front model of `g`, the rest lost.
+    #[inline]
+    pub(crate) fn wound_front(&mut self, g: usize, amount: u32) {
+        self.take_from_front(g, amount.min(self.front[g]));
+    }
+
+    /// Take `lost` wounds (at most what it has left) from the front model of
+    /// `g`; true if that destroyed it.
+    #[inline]
+    fn take_from_front(&mut self, g: usize, lost: u32) -> bool {
         self.front[g] -= lost;
         self.damage += lost;
         if self.front[g] == 0 {
             self.alive[g] -= 1;
             self.destroyed += 1;
             self.front[g] = self.allocation.groups[g].wounds;
-            obs.event(Event::ModelDestroyed {
-                side: self.side,
-                group: g,
-                left_in_group: self.alive[g],
-            });
             return true;
         }
         false

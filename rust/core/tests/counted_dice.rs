@@ -1,6 +1,8 @@
 //! Die by die, unwatched trials count a test's outcomes instead of routing
-//! its tokens one by one, and apply a face of failed saves of fixed damage
-//! at once (`pool_tests.rs`, `executor.rs`). Watched trials (with a
+//! its tokens one by one (only the passes, when no test does anything
+//! else), apply a face of failed saves of fixed damage at once, and deal
+//! damage that costs what it rolls without the general damage steps
+//! (`pool_tests.rs`, `executor.rs`). Watched trials (with a
 //! recorder, as replays are) still go token by token and die by die. Both
 //! draw the same dice in the same order, so from one stream they must give
 //! the very same trials: that is what these tests hold, on the Plans the
@@ -177,6 +179,61 @@ fn a_one_group_target_gives_the_same_trials_counted_or_token_by_token() {
                         "one group: {save_reroll} {damage} {reroll_one} {fnp:?} {special:?}"
                     );
                     same_trials(&program(&plan), 2_000, 13, &what);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn plain_tests_and_damage_as_rolled_give_the_same_trials() {
+    // Tests that only pass tokens on (their passes alone are counted) on
+    // dice of several sizes, then random damage costing what it rolls,
+    // against one group and against two; with Feel No Pain, a damage
+    // modifier, a cap or a re-roll of the damage the general steps apply.
+    for (die, hit, wound) in [(6, 3, 5), (6, 2, 6), (12, 7, 4), (3, 2, 2)] {
+        for damage in ["D6", "D3+1", "2D6", "D6-2"] {
+            for group in [
+                json!({"name": "A", "models": 3, "wounds": 12, "save": 2, "invulnerable": 4}),
+                json!({"name": "A", "models": 4, "wounds": 3, "save": 4, "feel_no_pain": 5}),
+                json!({"name": "A", "models": 4, "wounds": 3, "save": 4, "damage_reduction": 1,
+                       "reduction_floor": 1}),
+            ] {
+                for (groups, cap, reroll_one) in [
+                    (1, false, false),
+                    (1, true, false),
+                    (1, false, true),
+                    (2, false, false),
+                ] {
+                    let second = json!({"name": "B", "models": 2, "wounds": 5, "save": 5});
+                    let (groups_json, order) = if groups == 1 {
+                        (json!([group]), json!([0]))
+                    } else {
+                        (json!([group, second]), json!([0, 1]))
+                    };
+                    let plan = json!({
+                        "version": 1,
+                        "counters": ["attacks", "hits", "wounds", "failed"],
+                        "target": {"groups": groups_json, "order": order},
+                        "sequences": [{
+                            "kind": "attack", "name": "guns",
+                            "attacks": [{"models": 10, "dice": "1"}],
+                            "attacks_counter": "attacks",
+                            "steps": [
+                                {"name": "hit", "die": die, "target": hit, "counter": "hits"},
+                                {"name": "wound", "die": die, "target": wound, "critical": die,
+                                 "counter": "wounds"}
+                            ],
+                            "save": {"ap": -1, "counter": "failed"},
+                            "damage": {"dice": damage, "minimum": 1, "cap_at_wounds": cap,
+                                       "reroll_one": reroll_one}
+                        }]
+                    });
+                    let what = format!(
+                        "d{die} {hit}+ {wound}+, {damage} into {groups} groups \
+                                        like {group}, cap {cap}, damage re-roll {reroll_one}"
+                    );
+                    same_trials(&program(&plan), 2_000, 17, &what);
                 }
             }
         }

@@ -1,5 +1,6 @@
-//! What routing tokens of one outcome does, per token, for a test whose
-//! tokens run a face count at a time (`RunTest::counting`).
+//! What a test whose tokens run a face count at a time needs to know
+//! (`RunTest::counting`), and what routing its tokens of one outcome does,
+//! per token.
 //!
 //! Such a test's routing rolls nothing and queues at most one harm action,
 //! so `n` tokens with the same outcome do `n` times what one token does:
@@ -12,6 +13,23 @@ use crate::dice::DiceExpr;
 use crate::plan::Outcome;
 use crate::program::{Inflict, RunTest, TokenRoute};
 use std::ops::RangeInclusive;
+
+/// What a test run a face count at a time needs to know: it rolls one die
+/// (or none), its routing rolls nothing and queues at most one harm action,
+/// so routing each outcome's count at once leaves what routing the tokens
+/// one by one would.
+#[derive(Debug, Clone)]
+pub(crate) struct Counting {
+    /// No outcome has an action: a success just passes on.
+    pub(crate) plain: bool,
+    /// Per face, at `face - 1`: 1 if it succeeds plus 2^32 if it is
+    /// critical, when no die can be re-rolled and the die has fewer than 63
+    /// sides: summing a die's lane counts both outcomes in one addition.
+    pub(crate) lanes: Option<Box<[u64; 64]>>,
+    /// What one token of each outcome does (indexed by `Outcome as usize`),
+    /// filled in once the pool's tests are lowered (empty for a `plain` test).
+    pub(crate) routes: [CountedRoute; 3],
+}
 
 /// One token's effect, for one outcome of one counted test.
 #[derive(Debug, Clone, Default, PartialEq)]

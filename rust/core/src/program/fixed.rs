@@ -1,10 +1,10 @@
 //! What a pool's Plan fixes before any die is rolled, found once when the
 //! Program is lowered rather than in every trial: its attack count when no
 //! term rolls or counts the attacker's models alive, the save faces that
-//! fail outright when the side it attacks is one group, and whether its
-//! failed saves must be resolved one at a time.
+//! fail outright when the side it attacks is one group, how its failed
+//! saves are resolved, and whether its tests only pass tokens on.
 
-use crate::plan::{Attacks, Excess, Group, Reroll};
+use crate::plan::{Attacks, Excess, Group, Outcome, Reroll};
 use crate::program::{RunPool, RunSave};
 
 /// The attack dice `terms` always give, when none rolls a die and none
@@ -58,6 +58,9 @@ pub(crate) fn failing_faces(save: &RunSave, groups: &[Group]) -> Option<u64> {
 pub(crate) enum FailedSaves {
     /// As one count of fixed damage (`TargetState::apply_fixed`).
     Counted,
+    /// One attack at a time, each costing the front model of the one group
+    /// attacked exactly the damage rolled (`damage_as_rolled`).
+    AsRolled,
     /// One attack at a time.
     OneByOne,
 }
@@ -74,11 +77,70 @@ pub(crate) fn failed_saves(pool: &RunPool, groups: &[Group]) -> FailedSaves {
         || pool.top_threshold_counter.is_some()
         || pool.top_threshold.is_some()
         || groups.iter().any(|g| !g.thresholds.is_empty());
-    if one_by_one {
-        FailedSaves::OneByOne
-    } else {
+    if !one_by_one {
         FailedSaves::Counted
+    } else if damage_as_rolled(pool, groups) {
+        FailedSaves::AsRolled
+    } else {
+        FailedSaves::OneByOne
     }
+}
+
+/// Does an unsaved attack of `pool` against `groups`, one group, cost the
+/// front model exactly the damage rolled, the excess lost? It does when
+/// there is no cap, no damage modifier, threshold or Feel No Pain on the
+/// group, and nothing that follows the damage.
+fn damage_as_rolled(pool: &RunPool, groups: &[Group]) -> bool {
+    let [group] = groups else {
+        return false;
+    };
+    !pool.cap_at_wounds
+        && pool.excess == Excess::Lost
+        && pool.top_threshold.is_none()
+        && pool.top_threshold_counter.is_none()
+        && !group.modifies_damage()
+        && group.thresholds.is_empty()
+        && pool.fnp(0, group.feel_no_pain).is_none()
+}
+
+/// A test that only passes on the tokens whose one die shows a passing face.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PlainTest {
+    pub(crate) die: u32,
+    /// Bit `face - 1` is set when `face` passes (succeeds or is critical).
+    pub(crate) passes: u64,
+    pub(crate) counter: Option<usize>,
+}
+
+/// `pool`'s tests as [`PlainTest`]s, when every test rolls one die of fewer
+/// than 63 sides that nothing re-rolls, has no action on any outcome, and no
+/// batch hook sees the tests' counts (`Counting::plain` with lanes): then a
+/// test's passes are all a trial needs of it, counted from the same dice.
+/// `None` otherwise. Found once per pool, as `RunPool::plain_tests`.
+pub(crate) fn plain_tests(pool: &RunPool) -> Option<Box<[PlainTest]>> {
+    if pool.keeps_test_counts() {
+        return None;
+    }
+    pool.tests
+        .iter()
+        .map(|t| {
+            let counted = t
+                .counting
+                .as_ref()
+                .is_some_and(|c| c.plain && c.lanes.is_some());
+            if t.automatic || t.roll.is_some() || !counted {
+                return None;
+            }
+            let passes = (1..=t.die)
+                .filter(|&face| t.by_face[face as usize] != Outcome::Fail)
+                .fold(0u64, |bits, face| bits | 1 << (face - 1));
+            Some(PlainTest {
+                die: t.die,
+                passes,
+                counter: t.counter,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -124,6 +186,73 @@ mod tests {
         assert_eq!(fixed_attacks(&[term(u32::MAX, "2")], false), None);
     }
 
+    /// The plain tests of a pool with these `steps` (and `hook`, if any).
+    fn plain(steps: &serde_json::Value, hook: Option<usize>) -> Option<Vec<PlainTest>> {
+        let plan = serde_json::json!({
+            "version": 1,
+            "counters": ["hits"],
+            "target": {"groups": [{"name": "A", "models": 5, "wounds": 3, "save": 4}], "order": [0]},
+            "sequences": [{
+                "kind": "attack", "name": "guns",
+                "attacks": [{"models": 10, "dice": "1"}],
+                "steps": steps, "batch_hook": hook,
+                "save": {}, "damage": {"dice": "1"}
+            }]
+        });
+        let program = Program::new(Plan::from_json(&plan.to_string()).expect("a valid Plan"))
+            .expect("a Program");
+        let RunSequence::Pool(pool) = &program.sequences[0] else {
+            panic!("the first sequence is the pool");
+        };
+        pool.plain_tests.as_deref().map(<[PlainTest]>::to_vec)
+    }
+
+    #[test]
+    fn tests_that_only_pass_tokens_on_are_plain() {
+        let steps = serde_json::json!([
+            {"name": "hit", "target": 3, "counter": "hits"},
+            {"name": "wound", "die": 12, "target": 9, "critical": 11}
+        ]);
+        let expected = vec![
+            // Faces 3 to 6 of a d6; 9 to 12 of a d12 (a critical passes too).
+            PlainTest {
+                die: 6,
+                passes: 0b11_1100,
+                counter: Some(0),
+            },
+            PlainTest {
+                die: 12,
+                passes: 0b1111_0000_0000,
+                counter: None,
+            },
+        ];
+        assert_eq!(plain(&steps, None), Some(expected));
+    }
+
+    #[test]
+    fn a_test_with_an_action_a_reroll_or_no_die_or_a_hook_is_not_plain() {
+        let hit = serde_json::json!({"name": "hit", "target": 3});
+        let not_plain = [
+            serde_json::json!({"name": "w", "target": 4, "effects": [
+                {"on": "critical", "action": "extra", "amount": "1"}]}),
+            serde_json::json!({"name": "w", "target": 4, "reroll": "ones"}),
+            serde_json::json!({"name": "w", "target": 4, "reroll_one": true}),
+            serde_json::json!({"name": "w", "automatic": true}),
+        ];
+        for second in not_plain {
+            assert_eq!(
+                plain(&serde_json::json!([hit, second]), None),
+                None,
+                "{second}"
+            );
+        }
+        assert_eq!(
+            plain(&serde_json::json!([hit]), Some(0)),
+            None,
+            "a batch hook"
+        );
+    }
+
     /// How a pool of `damage` resolves its failed saves against one group
     /// of W3 models, with `thresholds` on its damage.
     fn resolved(damage: &serde_json::Value, thresholds: &[u32]) -> FailedSaves {
@@ -157,16 +286,29 @@ mod tests {
     }
 
     #[test]
-    fn rolled_carried_or_converted_damage_is_dealt_one_attack_at_a_time() {
+    fn rolled_damage_into_one_plain_group_costs_what_it_rolls() {
+        for damage in [
+            serde_json::json!({"dice": "D3"}),
+            serde_json::json!({"dice": "0"}),
+        ] {
+            assert_eq!(resolved(&damage, &[]), FailedSaves::AsRolled, "{damage}");
+        }
+    }
+
+    #[test]
+    fn carried_capped_or_converted_damage_is_dealt_one_attack_at_a_time() {
         let one_by_one = [
-            (serde_json::json!({"dice": "D3"}), vec![]),
-            (serde_json::json!({"dice": "0"}), vec![]),
             (serde_json::json!({"dice": "2", "excess": "unit"}), vec![]),
             (
                 serde_json::json!({"dice": "2", "cap_at_wounds": true}),
                 vec![],
             ),
+            (
+                serde_json::json!({"dice": "D3", "cap_at_wounds": true}),
+                vec![],
+            ),
             (serde_json::json!({"dice": "2"}), vec![2, 4]),
+            (serde_json::json!({"dice": "D3"}), vec![2]),
         ];
         for (damage, thresholds) in one_by_one {
             let what = format!("{damage} with thresholds {thresholds:?}");

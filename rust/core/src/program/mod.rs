@@ -17,8 +17,9 @@ use crate::rng::DiceSource;
 use crate::roll::{Classed, Roll};
 use crate::trace::{Event, Observer};
 use counted::CountedRoute;
-pub(crate) use fixed::FailedSaves;
-use fixed::{failed_saves, failing_faces, fixed_attacks};
+pub(crate) use counted::Counting;
+use fixed::{failed_saves, failing_faces, fixed_attacks, plain_tests};
+pub(crate) use fixed::{FailedSaves, PlainTest};
 use std::sync::Arc;
 
 /// A test with its modifiers summed and capped and its faces classified once.
@@ -42,23 +43,6 @@ pub(crate) struct RunTest {
     /// How its tokens may be run a face count at a time (`pool_tests.rs`),
     /// if they may.
     pub(crate) counting: Option<Counting>,
-}
-
-/// What a test run a face count at a time needs to know: it rolls one die
-/// (or none), its routing rolls nothing and queues at most one harm action,
-/// so routing each outcome's count at once leaves what routing the tokens
-/// one by one would.
-#[derive(Debug, Clone)]
-pub(crate) struct Counting {
-    /// No outcome has an action: a success just passes on.
-    pub(crate) plain: bool,
-    /// Per face, at `face - 1`: 1 if it succeeds plus 2^32 if it is
-    /// critical, when no die can be re-rolled and the die has fewer than 63
-    /// sides: summing a die's lane counts both outcomes in one addition.
-    pub(crate) lanes: Option<Box<[u64; 64]>>,
-    /// What one token of each outcome does (indexed by `Outcome as usize`),
-    /// filled in once the pool's tests are lowered (empty for a `plain` test).
-    pub(crate) routes: [CountedRoute; 3],
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -158,6 +142,9 @@ pub(crate) struct RunPool {
     pub(crate) one_group_fails: Option<u64>,
     /// How its failed saves are resolved (`fixed::failed_saves`).
     pub(crate) failed_saves: FailedSaves,
+    /// Its tests, when every one only passes the tokens whose die shows a
+    /// passing face on to the next (`fixed::plain_tests`).
+    pub(crate) plain_tests: Option<Box<[PlainTest]>>,
 }
 
 #[derive(Debug, Clone)]
@@ -392,8 +379,10 @@ impl Program {
             mortal_counter: plan
                 .counter_index(&format!("{base}.mortal_counter"), p.mortal_counter.as_ref())?,
             failed_saves: FailedSaves::OneByOne,
+            plain_tests: None,
         };
         pool.failed_saves = failed_saves(&pool, attacked);
+        pool.plain_tests = plain_tests(&pool);
         Ok(pool)
     }
 
@@ -930,7 +919,7 @@ impl RunPool {
     /// Must its failed saves be resolved one at a time?
     #[inline]
     pub(crate) fn one_at_a_time(&self) -> bool {
-        self.failed_saves == FailedSaves::OneByOne
+        self.failed_saves != FailedSaves::Counted
     }
 
     /// The Feel No Pain group `g` has against this pool's harm, given its own `own`.
