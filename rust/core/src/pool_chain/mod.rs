@@ -41,11 +41,13 @@ use crate::executor::{declare, resolve_deferred};
 use crate::montecarlo::Tally;
 use crate::plan::Side;
 use crate::program::{Inflict, Program, RunPool, RunSequence};
-use crate::rng::{DiceSource, Stream};
+use crate::rng::Stream;
 use crate::sampled::{failed_save, resolve, Drawn, PoolTables};
 use crate::tables::{slot, unpack, SLOTS};
 use crate::trace::NoTrace;
 use crate::workspace::{Held, Workspace};
+use script::enumerate;
+pub(crate) use script::{Script, MAX_RUNS};
 use std::collections::{BTreeMap, HashMap};
 
 /// The most states the target may begin one pool in (or end the last).
@@ -56,62 +58,6 @@ const MAX_ENTRIES: usize = 1 << 18;
 
 /// The most outcomes of one pool's draws.
 const MAX_OUTCOMES: usize = 1 << 16;
-
-/// The most runs of one resolution enumerated from one state.
-pub(crate) const MAX_RUNS: usize = 1 << 12;
-
-/// Dice read from a script of (value, sides), then a note of the sides of
-/// the first die asked past its end.
-pub(crate) struct Script<'a> {
-    pub(crate) prefix: &'a [(u32, u32)],
-    pub(crate) at: usize,
-    pub(crate) beyond: Option<u32>,
-}
-
-impl DiceSource for Script<'_> {
-    fn roll(&mut self, sides: u32) -> u32 {
-        let value = if let Some(&(value, _)) = self.prefix.get(self.at) {
-            value.min(sides)
-        } else {
-            self.beyond.get_or_insert(sides);
-            1
-        };
-        self.at += 1;
-        value
-    }
-}
-
-/// What `run` returns for every script of dice it can read, each with its
-/// chance: a run that asks for a die past its script is run again once per
-/// face of that die. `None` past [`MAX_RUNS`] runs.
-fn enumerate<T>(mut run: impl FnMut(&mut Script<'_>) -> T) -> Option<Vec<(T, f64)>> {
-    let mut out = Vec::new();
-    let mut pending: Vec<Vec<(u32, u32)>> = vec![Vec::new()];
-    let mut runs = 0;
-    while let Some(prefix) = pending.pop() {
-        runs += 1;
-        if runs > MAX_RUNS {
-            return None;
-        }
-        let mut script = Script {
-            prefix: &prefix,
-            at: 0,
-            beyond: None,
-        };
-        let result = run(&mut script);
-        if let Some(sides) = script.beyond {
-            for face in 1..=sides {
-                let mut longer = prefix.clone();
-                longer.push((face, sides));
-                pending.push(longer);
-            }
-        } else {
-            let chance = prefix.iter().map(|&(_, s)| 1.0 / f64::from(s)).product();
-            out.push((result, chance));
-        }
-    }
-    Some(out)
-}
 
 /// One lane of the packed sums: the number it holds, where, and its mask.
 #[derive(Debug, Clone)]
@@ -128,6 +74,17 @@ const GROUP_BITS: u32 = 12;
 
 /// The most bits one lane may take (its histogram has 2^bits counts).
 const LANE_BITS: u32 = 20;
+
+/// The lookups' bytes past which trials are looked up [`BATCH`] at a time:
+/// past the first-level cache and a share of the second, a trial's chain of
+/// lookups waits on the caches, while smaller lookups run faster one trial
+/// after another.
+const BATCH_FROM: usize = 1 << 17;
+
+/// Trials looked up together, a stage at a time: one stage's lookups for
+/// the batch's trials do not wait on one another, so the caches serve them
+/// together rather than one trial's chain of lookups after another.
+const BATCH: usize = 16;
 
 /// Lanes next to each other in the packed word, counted in one histogram of
 /// the bits under `mask` from `offset`, from `base` in a chunk's counts.
@@ -218,6 +175,8 @@ pub(crate) struct PoolChain {
     groups: Vec<Group>,
     /// Numbers the same in every trial: (number, value).
     constant: Vec<(usize, u32)>,
+    /// Run [`BATCH`] trials at a time: the lookups pass [`BATCH_FROM`] bytes.
+    batched: bool,
 }
 
 /// An entry while the lookups are built: the state after it (or the final
@@ -697,7 +656,7 @@ impl PoolChain {
                 ValueAlias::new(&chances, &ids)
             })
             .collect();
-        Some(PoolChain {
+        let mut chain = PoolChain {
             steps,
             last: (!fixed).then_some(tables),
             last_entries: entries.list.iter().map(|e| (pack(&e.1), e.0)).collect(),
@@ -705,7 +664,38 @@ impl PoolChain {
             finals,
             groups,
             constant,
-        })
+            batched: false,
+        };
+        chain.batched = chain.lookup_bytes() > BATCH_FROM;
+        Some(chain)
+    }
+
+    /// The bytes of the lookups a trial reads from: outcome columns,
+    /// entries, the tables that draw them, and the lanes' histograms.
+    fn lookup_bytes(&self) -> usize {
+        let column = std::mem::size_of::<OutcomeColumn>();
+        let entry = std::mem::size_of::<(u64, u32)>();
+        let tables = |tables: &[ValueAlias]| -> usize {
+            tables.iter().map(|t| t.columns32().count() * 24).sum()
+        };
+        let steps: usize = (self.steps.iter())
+            .map(|s| {
+                let drawn = match &s.pick {
+                    Pick::Fixed { .. } => 0,
+                    Pick::Drawn { tables: t, .. } => tables(t),
+                };
+                s.outcomes.len() * column + s.entries.len() * entry + drawn
+            })
+            .sum();
+        let histograms = self
+            .groups
+            .iter()
+            .map(|g| (g.mask as usize + 1) * 4)
+            .sum::<usize>();
+        steps
+            + self.last.as_deref().map_or(0, tables)
+            + self.last_entries.len() * entry
+            + histograms
     }
 
     /// Run `trials` trials from `stream` into `tally`.
@@ -721,6 +711,44 @@ impl PoolChain {
         );
         let mut counts = vec![0u32; size];
         let mut by_row = vec![0u32; self.rows.len() / self.finals.len()];
+        // A local copy of the stream stays in registers.
+        if self.batched {
+            self.run_batched(trials, stream, &mut counts, &mut by_row);
+        } else {
+            self.run_one_by_one(trials, stream, &mut counts, &mut by_row);
+        }
+        for group in &self.groups {
+            let hist = &counts[group.base..=group.base + group.mask as usize];
+            for (value, &times) in hist.iter().enumerate() {
+                if times > 0 {
+                    for lane in &group.lanes {
+                        let v = (value as u64) >> (lane.offset - group.offset) & lane.mask;
+                        tally.record_times(lane.number, v as u32, u64::from(times));
+                    }
+                }
+            }
+        }
+        for &(number, value) in &self.constant {
+            tally.record_times(number, value, trials);
+        }
+        for (row, &times) in self.rows.chunks_exact(self.finals.len()).zip(&by_row) {
+            if times > 0 {
+                for (&number, &value) in self.finals.iter().zip(row) {
+                    tally.record_times(number, value, u64::from(times));
+                }
+            }
+        }
+    }
+
+    /// The trials one after another: each counted into the lanes'
+    /// histograms (`counts`) and its final row (`by_row`).
+    fn run_one_by_one(
+        &self,
+        trials: u64,
+        stream: &mut Stream,
+        counts: &mut [u32],
+        by_row: &mut [u32],
+    ) {
         // A local copy of the stream stays in registers.
         let mut local = stream.clone();
         let mut halves = Halves::default();
@@ -744,34 +772,93 @@ impl PoolChain {
                 None => state,
                 Some(tables) => tables[state].pick32(halves.next(&mut local)) as usize,
             };
-            let (lanes, row) = self.last_entries[entry];
-            by_row[row as usize] += 1;
-            sum += lanes;
-            for group in &self.groups {
-                counts[group.base + (sum >> group.offset & group.mask) as usize] += 1;
-            }
+            self.count(entry, sum, counts, by_row);
         }
         *stream = local;
-        for group in &self.groups {
-            let hist = &counts[group.base..=group.base + group.mask as usize];
-            for (value, &times) in hist.iter().enumerate() {
-                if times > 0 {
-                    for lane in &group.lanes {
-                        let v = (value as u64) >> (lane.offset - group.offset) & lane.mask;
-                        tally.record_times(lane.number, v as u32, u64::from(times));
+    }
+
+    /// [`PoolChain::run_one_by_one`] [`BATCH`] trials at a time, a stage
+    /// at a time: the same halves go to the same trials.
+    fn run_batched(
+        &self,
+        trials: u64,
+        stream: &mut Stream,
+        counts: &mut [u32],
+        by_row: &mut [u32],
+    ) {
+        let mut local = stream.clone();
+        let mut halves = Halves::default();
+        // Each trial takes the same number of halves: one a pool's outcome,
+        // one more a drawn entry, and one for drawn held harm.
+        let drawn = (self.steps.iter())
+            .filter(|s| matches!(s.pick, Pick::Drawn { .. }))
+            .count();
+        let per_trial = self.steps.len() + drawn + usize::from(self.last.is_some());
+        let mut buffer = vec![0u32; BATCH * per_trial];
+        let mut done = 0;
+        while done < trials {
+            let n = (trials - done).min(BATCH as u64) as usize;
+            // The halves in the order trial after trial would draw them,
+            // kept by stage: `buffer[at * BATCH + b]` is trial `b`'s half `at`.
+            for b in 0..n {
+                for at in 0..per_trial {
+                    buffer[at * BATCH + b] = halves.next(&mut local);
+                }
+            }
+            let trial_halves = |at: usize| &buffer[at * BATCH..at * BATCH + n];
+            let mut state = [0usize; BATCH];
+            let mut sum = [0u64; BATCH];
+            let mut at = 0;
+            for step in &self.steps {
+                let mut part = [0u32; BATCH];
+                for (b, &half) in trial_halves(at).iter().enumerate() {
+                    let (lanes, p) = draw_outcome(&step.outcomes, half);
+                    sum[b] += lanes;
+                    part[b] = p;
+                }
+                at += 1;
+                let mut entry = [0usize; BATCH];
+                match &step.pick {
+                    Pick::Fixed { span } => {
+                        for b in 0..n {
+                            entry[b] = state[b] * span + part[b] as usize;
+                        }
+                    }
+                    Pick::Drawn { wounds, tables } => {
+                        for (b, &half) in trial_halves(at).iter().enumerate() {
+                            let table = &tables[state[b] * wounds + part[b] as usize];
+                            entry[b] = table.pick32(half) as usize;
+                        }
+                        at += 1;
                     }
                 }
-            }
-        }
-        for &(number, value) in &self.constant {
-            tally.record_times(number, value, trials);
-        }
-        for (row, &times) in self.rows.chunks_exact(self.finals.len()).zip(&by_row) {
-            if times > 0 {
-                for (&number, &value) in self.finals.iter().zip(row) {
-                    tally.record_times(number, value, u64::from(times));
+                for b in 0..n {
+                    let (lanes, next) = step.entries[entry[b]];
+                    state[b] = next as usize;
+                    sum[b] += lanes;
                 }
             }
+            for b in 0..n {
+                let entry = match &self.last {
+                    None => state[b],
+                    Some(tables) => tables[state[b]].pick32(buffer[at * BATCH + b]) as usize,
+                };
+                self.count(entry, sum[b], counts, by_row);
+            }
+            done += n as u64;
+        }
+        *stream = local;
+    }
+
+    /// A trial's last entry `entry` and its sum over the pools `sum`:
+    /// counted into its final row and the lanes' histograms.
+    #[inline]
+    fn count(&self, entry: usize, sum: u64, counts: &mut [u32], by_row: &mut [u32]) {
+        let (lanes, row) = self.last_entries[entry];
+        by_row[row as usize] += 1;
+        let sum = sum + lanes;
+        for group in &self.groups {
+            counts[group.base + (sum >> group.offset & group.mask) as usize] += 1;
         }
     }
 }
@@ -859,103 +946,6 @@ impl Halves {
     }
 }
 
+mod script;
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::plan::Plan;
-    use crate::sampled::Sampler;
-
-    /// The Plans `tests/pool_chain.rs` holds to the exact evaluator.
-    const PLANS: &str = include_str!("../tests/data/pool-chain-plans.jsonl");
-
-    /// Per Plan: whether each pool's entry is drawn (its resolution rolls
-    /// dice), and whether the held harm's is.
-    fn kinds() -> Vec<(Vec<bool>, bool)> {
-        PLANS
-            .lines()
-            .map(|line| {
-                let program = Program::new(Plan::from_json(line).unwrap()).unwrap();
-                let chain = Sampler::new(&program).unwrap().chain.unwrap();
-                let drawn = chain
-                    .steps
-                    .iter()
-                    .map(|s| matches!(s.pick, Pick::Drawn { .. }))
-                    .collect();
-                (drawn, chain.last.is_some())
-            })
-            .collect()
-    }
-
-    #[test]
-    fn an_outcome_column_draws_what_its_alias_table_draws() {
-        // Ten columns. A half lands in column `c` at `low = half * 10 -
-        // c * 2^32`, so each column reaches one residue of `low` mod 10
-        // (0 in columns 0 and 5); the thresholds are chosen so that halves
-        // land exactly on the edges.
-        let n = 10u64;
-        let at = |c: u64, low: u64| {
-            let wide = (c << 32) + low;
-            assert_eq!(wide % n, 0, "a half lands there");
-            (wide / n) as u32
-        };
-        let mut thresholds = vec![0; n as usize];
-        // Column 0 keeps its own value only at low 0 (a threshold below
-        // 2^32); column 5 never keeps it, not even at low 0; column 1
-        // always does; column 9's threshold is a multiple of 2^32.
-        thresholds[0] = 12_345;
-        thresholds[1] = u64::MAX;
-        thresholds[9] = 5 << 32;
-        let mut edges = vec![at(0, 0), at(0, n), at(5, 0), at(5, n)];
-        // Columns 2 to 4: a half lands on the last low that keeps its own
-        // value, the next one on an alias; columns 6 to 8: a half lands on
-        // the first low that takes the alias, the one before keeps its own.
-        let starts = [(1, 0), (1 << 20, 1), (1 << 31, 1 << 31)];
-        for (c, &(start, off)) in (2..5).zip(&starts) {
-            let keep = (start..start + n)
-                .find(|k| ((c << 32) + k - 1) % n == 0)
-                .unwrap();
-            thresholds[c as usize] = (keep << 32) - off;
-            edges.extend([at(c, keep - 1), at(c, keep - 1 + n)]);
-        }
-        let ends = [(3 << 30, 5), (20, 0), (u64::from(u32::MAX) - 20, 1)];
-        for (c, &(start, off)) in (6..9).zip(&ends) {
-            let keep = (start..start + n)
-                .find(|k| ((c << 32) + k) % n == 0)
-                .unwrap();
-            thresholds[c as usize] = (keep << 32) - off;
-            edges.extend([at(c, keep), at(c, keep - n)]);
-        }
-        let outcomes: Vec<(u64, u32)> = (0..20).map(|i| (1000 + i, 7 * i as u32)).collect();
-        let table = ValueAlias::from_columns(
-            (thresholds.iter().enumerate())
-                .map(|(i, &t)| (t, i as u64, 19 - i as u64))
-                .collect(),
-        );
-        let columns: Vec<OutcomeColumn> = (table.columns32())
-            .map(|c| OutcomeColumn::new(c, &outcomes).unwrap())
-            .collect();
-        let mut stream = Stream::new(3, 1);
-        let halves = (0..20_000).map(|_| stream.next_u64() as u32);
-        for half in halves.chain(edges).chain([0, u32::MAX]) {
-            let expected = outcomes[table.pick32(half) as usize];
-            assert_eq!(draw_outcome(&columns, half), expected, "half {half}");
-        }
-        // A part past 16 bits declines the column.
-        assert!(OutcomeColumn::new((Some(0), 0, 0), &[(0, 1 << 16)]).is_none());
-    }
-
-    #[test]
-    fn the_tested_plans_take_every_kind_of_lookup() {
-        let kinds = kinds();
-        // S1 and S2 split: no dice after the saves, S2's mortal wounds held.
-        assert_eq!(kinds[0], (vec![false, false], false));
-        assert_eq!(kinds[1], (vec![false, false], false));
-        // S3 split, and D3 damage into Feel No Pain: dice on failed saves.
-        assert_eq!(kinds[2], (vec![true, true], false));
-        assert_eq!(kinds[3], (vec![true, true], false));
-        // Three pools, one of them with random damage.
-        assert_eq!(kinds[4], (vec![false, false, true], false));
-        // Held mortal wounds rolling Feel No Pain.
-        assert_eq!(kinds[5], (vec![false, false], true));
-    }
-}
+mod tests;
