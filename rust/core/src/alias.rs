@@ -149,7 +149,8 @@ impl ValueAlias {
         })
     }
 
-    /// The table with these columns (see [`ValueAlias::columns`]).
+    /// The table with these columns: (threshold, own value, alias value),
+    /// as [`ValueAlias::pick32`] reads them.
     #[cfg(test)]
     pub(crate) fn from_columns(entries: Vec<(u64, u64, u64)>) -> Self {
         ValueAlias { entries }

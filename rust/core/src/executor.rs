@@ -15,7 +15,9 @@ use crate::dice::ModifiedDice;
 use crate::one_group::{held_mortal, wound_one_by_one};
 use crate::plan::{mortal_fnp, Excess, Rounds, Side};
 pub(crate) use crate::pool_tests::{gather_attacks, run_pool_tests};
-use crate::program::{FailedSaves, Inflict, InflictKind, Program, RunPool, RunSequence};
+use crate::program::{
+    damage_simply_lost, FailedSaves, Inflict, InflictKind, Program, RunPool, RunSequence,
+};
 use crate::rng::DiceSource;
 use crate::target::TargetState;
 use crate::trace::{Event, Observer};
@@ -352,15 +354,6 @@ pub(crate) fn fail_saves<D: DiceSource, O: Observer>(
         let current = ws.state.current(&ws.order);
         unsaved(pool, ws, current, dice, obs);
     }
-}
-
-/// Does an attack's damage do nothing but cost the model wounds, the excess
-/// lost? Then [`fail_one_by_one`] may deal it without `damage_model`'s
-/// general steps.
-fn damage_simply_lost(pool: &RunPool) -> bool {
-    pool.excess == Excess::Lost
-        && pool.top_threshold.is_none()
-        && pool.top_threshold_counter.is_none()
 }
 
 /// `failed` unsaved attacks against a one-group target, whose damage is

@@ -42,6 +42,7 @@ pub(crate) fn run_pool_tests<D: DiceSource, O: Observer>(
     ws.extra_mortal = 0;
     ws.one_damage_left = pool.damage_reroll_one;
     if let Some(plain) = pool.plain_tests.as_deref().filter(|_| !obs.enabled()) {
+        // Every slot is written below: no need to zero them first.
         ws.entering.resize(n_tests + 1, 0);
         ws.entering[0] = attacks;
         run_plain_tests(plain, ws, dice);

@@ -711,7 +711,6 @@ impl PoolChain {
         );
         let mut counts = vec![0u32; size];
         let mut by_row = vec![0u32; self.rows.len() / self.finals.len()];
-        // A local copy of the stream stays in registers.
         if self.batched {
             self.run_batched(trials, stream, &mut counts, &mut by_row);
         } else {
@@ -786,6 +785,7 @@ impl PoolChain {
         counts: &mut [u32],
         by_row: &mut [u32],
     ) {
+        // A local copy of the stream stays in registers.
         let mut local = stream.clone();
         let mut halves = Halves::default();
         // Each trial takes the same number of halves: one a pool's outcome,

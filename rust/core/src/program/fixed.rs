@@ -72,10 +72,8 @@ pub(crate) enum FailedSaves {
 pub(crate) fn failed_saves(pool: &RunPool, groups: &[Group]) -> FailedSaves {
     let one_by_one = pool.damage.is_random()
         || pool.damage.min() == 0
-        || pool.excess != Excess::Lost
+        || !damage_simply_lost(pool)
         || pool.cap_at_wounds
-        || pool.top_threshold_counter.is_some()
-        || pool.top_threshold.is_some()
         || groups.iter().any(|g| !g.thresholds.is_empty());
     if !one_by_one {
         FailedSaves::Counted
@@ -86,6 +84,15 @@ pub(crate) fn failed_saves(pool: &RunPool, groups: &[Group]) -> FailedSaves {
     }
 }
 
+/// Does an attack's damage do nothing but cost the model wounds, the excess
+/// lost? Then `executor::fail_one_by_one` may deal it without
+/// `damage_model`'s general steps.
+pub(crate) fn damage_simply_lost(pool: &RunPool) -> bool {
+    pool.excess == Excess::Lost
+        && pool.top_threshold.is_none()
+        && pool.top_threshold_counter.is_none()
+}
+
 /// Does an unsaved attack of `pool` against `groups`, one group, cost the
 /// front model exactly the damage rolled, the excess lost? It does when
 /// there is no cap, no damage modifier, threshold or Feel No Pain on the
@@ -94,10 +101,8 @@ fn damage_as_rolled(pool: &RunPool, groups: &[Group]) -> bool {
     let [group] = groups else {
         return false;
     };
-    !pool.cap_at_wounds
-        && pool.excess == Excess::Lost
-        && pool.top_threshold.is_none()
-        && pool.top_threshold_counter.is_none()
+    damage_simply_lost(pool)
+        && !pool.cap_at_wounds
         && !group.modifies_damage()
         && group.thresholds.is_empty()
         && pool.fnp(0, group.feel_no_pain).is_none()

@@ -18,8 +18,8 @@ use crate::roll::{Classed, Roll};
 use crate::trace::{Event, Observer};
 use counted::CountedRoute;
 pub(crate) use counted::Counting;
+pub(crate) use fixed::{damage_simply_lost, FailedSaves, PlainTest};
 use fixed::{failed_saves, failing_faces, fixed_attacks, plain_tests};
-pub(crate) use fixed::{FailedSaves, PlainTest};
 use std::sync::Arc;
 
 /// A test with its modifiers summed and capped and its faces classified once.
