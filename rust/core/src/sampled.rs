@@ -300,6 +300,21 @@ pub(crate) struct Drawn {
     pub(crate) failed: Option<u32>,
 }
 
+impl Drawn {
+    /// All the resolution of a pool of `tests` tests reads when its failed
+    /// saves are drawn: `failed` failed saves and `harm` harm events. The
+    /// lookups run it once for each such pair when the Program is compiled.
+    pub(crate) fn for_resolution(tests: usize, failed: u32, harm: u32) -> Drawn {
+        let mut counts = [0; SLOTS];
+        counts[tests + 1] = harm;
+        Drawn {
+            attacks: 0,
+            counts,
+            failed: Some(failed),
+        }
+    }
+}
+
 /// Resolve a pool from what was drawn for it; any dice it still needs come
 /// from `dice`.
 pub(crate) fn resolve<D: DiceSource>(

@@ -35,7 +35,7 @@ use crate::binomial::pmf;
 use crate::executor::{declare, drive, gather_attacks};
 use crate::montecarlo::Tally;
 use crate::plan::Side;
-use crate::pool_chain::{Script, MAX_RUNS};
+use crate::pool_chain::enumerate;
 use crate::program::{Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
 use crate::sampled::{failed_save, resolve, Drawn, PoolTables};
@@ -387,13 +387,7 @@ impl Resolutions {
         let mut rows = Vec::new();
         for failed in 0..failures {
             for harm in 0..harms {
-                let mut counts = [0; SLOTS];
-                counts[m + 1] = harm as u32;
-                let drawn = Drawn {
-                    attacks: 0,
-                    counts,
-                    failed: Some(failed as u32),
-                };
+                let drawn = Drawn::for_resolution(m, failed as u32, harm as u32);
                 resolve_without_dice(program, tables, &drawn, ws, &mut rows)?;
             }
         }
@@ -764,9 +758,9 @@ fn restore(ws: &mut Workspace<'_>, key: &[u32]) {
 }
 
 /// Every way one failed save can resolve from each of `states`, with the
-/// chances carried forward: each run reads its dice from a script, and a run
-/// that asks for a die past the script's end is run again once for each of
-/// that die's faces. `None` past [`MAX_RUNS`] runs or [`MAX_ENTRIES`] states.
+/// chances carried forward ([`enumerate`]: every script of dice the failed
+/// save can read). `None` past the runs `enumerate` allows from one state,
+/// or past [`MAX_ENTRIES`] states.
 fn after_one_failed_save(
     pool: &RunPool,
     ws: &mut Workspace<'_>,
@@ -774,36 +768,16 @@ fn after_one_failed_save(
 ) -> Option<BTreeMap<Vec<u32>, f64>> {
     let mut next: BTreeMap<Vec<u32>, f64> = BTreeMap::new();
     for (key, &p) in states {
-        let mut pending: Vec<Vec<(u32, u32)>> = vec![Vec::new()];
-        let mut runs = 0;
-        while let Some(prefix) = pending.pop() {
-            runs += 1;
-            if runs > MAX_RUNS {
-                return None;
-            }
+        let runs = enumerate(|script| {
             restore(ws, key);
-            let mut script = Script {
-                prefix: &prefix,
-                at: 0,
-                beyond: None,
-            };
             // The Plan is this one pool: all it does is the pool's harm.
             let before = ws.harm();
-            failed_save(pool, ws, &mut script);
+            failed_save(pool, ws, script);
             ws.attribute(Some(0), before);
-            if let Some(sides) = script.beyond {
-                for face in 1..=sides {
-                    let mut longer = prefix.clone();
-                    longer.push((face, sides));
-                    pending.push(longer);
-                }
-            } else {
-                let chance: f64 = prefix
-                    .iter()
-                    .map(|&(_, sides)| 1.0 / f64::from(sides))
-                    .product();
-                *next.entry(snapshot(ws)).or_insert(0.0) += p * chance;
-            }
+            snapshot(ws)
+        })?;
+        for (state, chance) in runs {
+            *next.entry(state).or_insert(0.0) += p * chance;
         }
     }
     (next.len() <= MAX_ENTRIES).then_some(next)

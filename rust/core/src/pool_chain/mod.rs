@@ -46,8 +46,7 @@ use crate::sampled::{failed_save, resolve, Drawn, PoolTables};
 use crate::tables::{slot, unpack, SLOTS};
 use crate::trace::NoTrace;
 use crate::workspace::{Held, Workspace};
-use script::enumerate;
-pub(crate) use script::{Script, MAX_RUNS};
+pub(crate) use script::{enumerate, Script};
 use std::collections::{BTreeMap, HashMap};
 
 /// The most states the target may begin one pool in (or end the last).
@@ -297,13 +296,7 @@ impl Builder<'_> {
         for key in keys {
             for failed in 0..failures {
                 for harm in 0..harms {
-                    let mut counts = [0; SLOTS];
-                    counts[m + 1] = harm as u32;
-                    let drawn = Drawn {
-                        attacks: 0,
-                        counts,
-                        failed: Some(failed as u32),
-                    };
+                    let drawn = Drawn::for_resolution(m, failed as u32, harm as u32);
                     let mut script = Script {
                         prefix: &[],
                         at: 0,

@@ -30,7 +30,7 @@ impl DiceSource for Script<'_> {
 /// What `run` returns for every script of dice it can read, each with its
 /// chance: a run that asks for a die past its script is run again once per
 /// face of that die. `None` past [`MAX_RUNS`] runs.
-pub(super) fn enumerate<T>(mut run: impl FnMut(&mut Script<'_>) -> T) -> Option<Vec<(T, f64)>> {
+pub(crate) fn enumerate<T>(mut run: impl FnMut(&mut Script<'_>) -> T) -> Option<Vec<(T, f64)>> {
     let mut out = Vec::new();
     let mut pending: Vec<Vec<(u32, u32)>> = vec![Vec::new()];
     let mut runs = 0;
