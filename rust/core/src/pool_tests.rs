@@ -113,20 +113,14 @@ fn route_counts(
         ws.entering[k + 1] += passed;
         return;
     }
-    for (route, &times) in counting.routes.iter().zip(&counts) {
-        if times == 0 {
-            continue;
-        }
-        for &(counter, by) in &route.counts {
-            ws.counters[counter] += by * times;
-        }
-        for &(test, by) in &route.enters {
-            ws.entering[test] += by * times;
-        }
-        if pool.keeps_test_counts() {
-            ws.passed[k] += route.passed * times;
-        }
-        if let Some(what) = route.inflict {
+    let spans = &counting.spans;
+    spans.add(counts, &mut ws.counters, &mut ws.entering);
+    if pool.keeps_test_counts() {
+        ws.passed[k] += (0..3).map(|o| spans.passed[o] * counts[o]).sum::<u32>();
+    }
+    if let Some((outcome, what)) = spans.inflict {
+        let times = counts[outcome];
+        if times > 0 {
             if what.after_all {
                 ws.hold(index, what, times);
             } else {

@@ -29,6 +29,85 @@ pub(crate) struct Counting {
     /// What one token of each outcome does (indexed by `Outcome as usize`),
     /// filled in once the pool's tests are lowered (empty for a `plain` test).
     pub(crate) routes: [CountedRoute; 3],
+    /// The same routes as a trial applies them.
+    pub(crate) spans: Spans,
+}
+
+/// A counted test's three routes as additions over the span of counters and
+/// the span of tests they touch, each slot's per-token addition for each
+/// outcome side by side: a trial adds each outcome's count times its
+/// addition along one short span, with no branch on which outcomes came up
+/// or which slots each one touches.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Spans {
+    /// The first counter touched, and per counter from it on, what one
+    /// token of each outcome adds.
+    pub(crate) counters_from: usize,
+    pub(crate) counters: Box<[[u32; 3]]>,
+    /// The same for the tests tokens enter (the save after the last test).
+    pub(crate) enters_from: usize,
+    pub(crate) enters: Box<[[u32; 3]]>,
+    /// Tokens the test itself passed on, per token of each outcome.
+    pub(crate) passed: [u32; 3],
+    /// The one harm queued per token, and the outcome (as `usize`) that
+    /// queues it.
+    pub(crate) inflict: Option<(usize, Inflict)>,
+}
+
+impl Spans {
+    /// `routes` (indexed by `Outcome as usize`) laid out by slot.
+    pub(crate) fn of(routes: &[CountedRoute; 3]) -> Spans {
+        let (counters_from, counters) = by_slot(routes, |r| &r.counts);
+        let (enters_from, enters) = by_slot(routes, |r| &r.enters);
+        Spans {
+            counters_from,
+            counters,
+            enters_from,
+            enters,
+            passed: routes.each_ref().map(|r| r.passed),
+            inflict: routes
+                .iter()
+                .enumerate()
+                .find_map(|(outcome, r)| r.inflict.map(|what| (outcome, what))),
+        }
+    }
+
+    /// Apply `counts` tokens of each outcome (indexed by `Outcome as usize`)
+    /// to `counters` and `entering`: what each route, multiplied by its
+    /// count, adds.
+    #[inline]
+    pub(crate) fn add(&self, counts: [u32; 3], counters: &mut [u32], entering: &mut [u32]) {
+        let along = |slots: &mut [u32], adds: &[[u32; 3]]| {
+            for (slot, a) in slots.iter_mut().zip(adds) {
+                *slot += a[0] * counts[0] + a[1] * counts[1] + a[2] * counts[2];
+            }
+        };
+        along(&mut counters[self.counters_from..], &self.counters);
+        along(&mut entering[self.enters_from..], &self.enters);
+    }
+}
+
+/// The slots `entries` of any route touch, from the first to the last, and
+/// per slot what one token of each outcome adds to it.
+fn by_slot(
+    routes: &[CountedRoute; 3],
+    entries: impl Fn(&CountedRoute) -> &Vec<(usize, u32)>,
+) -> (usize, Box<[[u32; 3]]>) {
+    let touched = || {
+        routes
+            .iter()
+            .flat_map(|r| entries(r).iter().map(|&(slot, _)| slot))
+    };
+    let (Some(first), Some(last)) = (touched().min(), touched().max()) else {
+        return (0, Box::default());
+    };
+    let mut adds = vec![[0; 3]; last - first + 1];
+    for (outcome, route) in routes.iter().enumerate() {
+        for &(slot, by) in entries(route) {
+            adds[slot - first][outcome] += by;
+        }
+    }
+    (first, adds.into())
 }
 
 /// One token's effect, for one outcome of one counted test.
@@ -176,6 +255,43 @@ mod tests {
         assert_eq!(critical.counts, [(0, 2), (1, 1)]);
         assert_eq!(critical.enters, [(1, 1), (2, 1)]);
         assert_eq!((critical.passed, critical.inflict), (1, None));
+    }
+
+    #[test]
+    fn the_routes_laid_out_by_slot_add_what_each_outcome_adds_per_token() {
+        let program = program();
+        let RunSequence::Pool(pool) = &program.sequences[0] else {
+            panic!("the first sequence is the pool");
+        };
+        let hit = &pool.tests[0].counting.as_ref().expect("counted").spans;
+        // Counters "hits" and "wounds"; tests from the wound roll on.
+        assert_eq!(
+            (hit.counters_from, &hit.counters[..]),
+            (0, &[[0, 1, 2], [0, 0, 1]][..])
+        );
+        assert_eq!(
+            (hit.enters_from, &hit.enters[..]),
+            (1, &[[0, 1, 1], [0, 0, 1]][..])
+        );
+        assert_eq!((hit.passed, hit.inflict), ([0, 1, 1], None));
+        // 5 failures, 7 successes and 3 criticals: 13 hits, 3 wounds
+        // counted; 10 wound rolls and 3 tokens straight to the save.
+        let (mut counters, mut entering) = ([0; 2], [20, 0, 0]);
+        hit.add([5, 7, 3], &mut counters, &mut entering);
+        assert_eq!((counters, entering), ([13, 3], [20, 10, 3]));
+
+        let wound = &pool.tests[1].counting.as_ref().expect("counted").spans;
+        assert_eq!(
+            (wound.counters_from, &wound.counters[..]),
+            (1, &[[0, 1, 1]][..])
+        );
+        assert_eq!(
+            (wound.enters_from, &wound.enters[..]),
+            (2, &[[0, 1, 0]][..])
+        );
+        assert!(wound
+            .inflict
+            .is_some_and(|(outcome, what)| outcome == 2 && what.after_all));
     }
 
     #[test]

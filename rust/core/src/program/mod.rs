@@ -16,8 +16,8 @@ use crate::plan::{
 use crate::rng::DiceSource;
 use crate::roll::{Classed, Roll};
 use crate::trace::{Event, Observer};
-use counted::CountedRoute;
 pub(crate) use counted::Counting;
+use counted::{CountedRoute, Spans};
 pub(crate) use fixed::{damage_simply_lost, FailedSaves, PlainTest};
 use fixed::{failed_saves, failing_faces, fixed_attacks, plain_tests};
 use std::sync::Arc;
@@ -333,6 +333,7 @@ impl Program {
                 let routes = [Outcome::Fail, Outcome::Success, Outcome::Critical]
                     .map(|outcome| CountedRoute::of(&tests, k, outcome));
                 if let Some(counting) = tests[k].counting.as_mut() {
+                    counting.spans = Spans::of(&routes);
                     counting.routes = routes;
                 }
             }
@@ -729,6 +730,7 @@ impl RunTest {
                 plain: self.actions().next().is_none(),
                 lanes: (!rerolls && self.die < 63).then(|| self.lanes()),
                 routes: Default::default(),
+                spans: Spans::default(),
             }
         });
         self
