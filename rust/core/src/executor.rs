@@ -12,7 +12,7 @@
 use crate::batch::{self, Batch};
 use crate::between_attacks::{heal, mark, roll_check, settle};
 use crate::dice::ModifiedDice;
-use crate::one_group::{held_mortal, wound_one_by_one};
+use crate::one_group::{held_mortal, land_mortal, wound_one_by_one};
 use crate::plan::{mortal_fnp, Excess, Rounds, Side};
 pub(crate) use crate::pool_tests::{gather_attacks, run_pool_tests};
 use crate::program::{
@@ -54,6 +54,9 @@ pub(crate) fn drive<D: DiceSource, O: Observer>(
             }
         }
         Some(rounds) => fight(program, rounds, ws, dice, obs, &mut run),
+    }
+    if let Some(index) = program.held_pool.filter(|_| ws.held_wounds > 0) {
+        land_held_wounds(program, index, ws);
     }
     if !ws.deferred.is_empty() {
         resolve_deferred(program, ws, dice, obs);
@@ -201,6 +204,18 @@ pub(crate) fn mortal_source<D: DiceSource, O: Observer>(
             );
         }
     }
+}
+
+/// The mortal wounds pool `index` held, added up as they were held
+/// (`counted::sum_held_harm`): landed as one count, as the lots held would
+/// land one after another, and credited to the pool.
+fn land_held_wounds(program: &Program, index: usize, ws: &mut Workspace<'_>) {
+    let RunSequence::Pool(pool) = &program.sequences[index] else {
+        return;
+    };
+    let before = ws.harm();
+    land_mortal(pool, ws, ws.held_wounds);
+    ws.attribute(program.attributed[index], before);
 }
 
 /// Harm held back until every sequence was resolved, in the order queued,

@@ -4,9 +4,7 @@
 //! current group cannot change, so a save roll's face alone says whether it
 //! fails, and spilling mortal wounds always go to the same front model.
 
-use crate::dice::ModifiedDice;
-use crate::plan::{mortal_fnp, Side};
-use crate::program::{Inflict, InflictKind, RunPool};
+use crate::program::{mortal_count, Inflict, RunPool};
 use crate::target::TargetState;
 use crate::workspace::bump;
 use crate::workspace::Workspace;
@@ -52,29 +50,19 @@ pub(crate) fn held_mortal(
     what: &Inflict,
     times: u32,
 ) -> bool {
-    let InflictKind::Mortal {
-        amount,
-        spill: true,
-        reduced,
-        against: Side::Target,
-        ..
-    } = what.kind
-    else {
-        return false;
-    };
-    let amount = amount.map_or(pool.damage, ModifiedDice::from);
-    let state = &ws.state;
-    if amount.is_random() || state.alive.len() != 1 {
-        return false;
+    match mortal_count(pool, ws.state.groups(), what) {
+        Some(each) => {
+            land_mortal(pool, ws, each * times);
+            true
+        }
+        None => false,
     }
-    let group = state.group(0);
-    let unreduced = !reduced || (group.damage_divisor <= 1 && group.damage_reduction == 0);
-    if !unreduced || mortal_fnp(group, 0, Some(&pool.feel_no_pain)).is_some() {
-        return false;
-    }
-    let n = amount.max() * times;
+}
+
+/// `n` of `pool`'s mortal wounds, counted and spilling into the one group
+/// of the side attacked, as [`held_mortal`] lands them.
+pub(crate) fn land_mortal(pool: &RunPool, ws: &mut Workspace<'_>, n: u32) {
     bump(&mut ws.counters, pool.mortal_counter, n);
     ws.state.mortal += n;
     wound_one_by_one(&mut ws.state, n);
-    true
 }

@@ -120,7 +120,9 @@ fn route_counts(
     }
     if let Some((outcome, what)) = spans.inflict {
         let times = counts[outcome];
-        if times > 0 {
+        if let Some(each) = spans.held_wounds {
+            ws.held_wounds += each * times;
+        } else if times > 0 {
             if what.after_all {
                 ws.hold(index, what, times);
             } else {

@@ -39,6 +39,10 @@ pub struct Workspace<'p> {
     pub(crate) pending: Vec<(Inflict, u32)>,
     /// Harm queued until every sequence is resolved, in order.
     pub(crate) deferred: Vec<Held>,
+    /// Mortal wounds held until every sequence was resolved, added up as
+    /// they were held, when all the harm the Plan holds lands as one count
+    /// (`counted::Spans::held_wounds`).
+    pub(crate) held_wounds: u32,
     /// The group the current pool made current (Precision-like rules).
     pub(crate) focus: Option<usize>,
     /// What the current pool's tests did, for batch hooks: attack dice, and
@@ -139,6 +143,7 @@ impl Workspace<'_> {
         self.counters.iter_mut().for_each(|c| *c = 0);
         self.marks.iter_mut().for_each(|m| *m = false);
         self.deferred.clear();
+        self.held_wounds = 0;
         self.by_sequence.iter_mut().for_each(|h| *h = (0, 0));
     }
 
@@ -199,6 +204,7 @@ impl<'p> Workspace<'p> {
             marks: vec![false; program.plan.marks.len()],
             pending: Vec::new(),
             deferred: Vec::new(),
+            held_wounds: 0,
             focus: None,
             attacks: 0,
             passed: Vec::new(),

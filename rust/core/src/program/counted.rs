@@ -11,7 +11,8 @@
 
 use crate::dice::DiceExpr;
 use crate::plan::Outcome;
-use crate::program::{Inflict, RunTest, TokenRoute};
+use crate::plan::Plan;
+use crate::program::{mortal_count, Inflict, RunAction, RunSequence, RunTest, TokenRoute};
 use std::ops::RangeInclusive;
 
 /// What a test run a face count at a time needs to know: it rolls one die
@@ -52,6 +53,11 @@ pub(crate) struct Spans {
     /// The one harm queued per token, and the outcome (as `usize`) that
     /// queues it.
     pub(crate) inflict: Option<(usize, Inflict)>,
+    /// The mortal wounds each such harm inflicts, when it is held until
+    /// every sequence was resolved and all the harm the Plan holds lands
+    /// as one count (`Program::sum_held_harm`): then a trial adds them up
+    /// as they are held (`Workspace::held_wounds`) instead of queueing them.
+    pub(crate) held_wounds: Option<u32>,
 }
 
 impl Spans {
@@ -69,6 +75,7 @@ impl Spans {
                 .iter()
                 .enumerate()
                 .find_map(|(outcome, r)| r.inflict.map(|what| (outcome, what))),
+            held_wounds: None,
         }
     }
 
@@ -85,6 +92,67 @@ impl Spans {
         along(&mut counters[self.counters_from..], &self.counters);
         along(&mut entering[self.enters_from..], &self.enters);
     }
+}
+
+/// The one pool whose held harm a trial adds up as it is held, if any,
+/// with its counted tests' [`Spans::held_wounds`] filled in: when the Plan
+/// has no fight and no batch hook, and all the harm it holds until every
+/// sequence was resolved is that pool's, queued by counted tests, and lands
+/// on one group as a count (`mortal_count`). Such wounds, landed one lot
+/// after another or all at once, leave the same models, counters and harm
+/// credited to the pool, so their sum is all a trial needs to keep.
+pub(crate) fn sum_held_harm(plan: &Plan, sequences: &mut [RunSequence]) -> Option<usize> {
+    if plan.rounds.is_some() {
+        return None;
+    }
+    let pools = sequences.iter().enumerate().filter_map(|(i, s)| match s {
+        RunSequence::Pool(p) => Some((i, p)),
+        _ => None,
+    });
+    let mut holding = None;
+    for (index, pool) in pools {
+        if pool.batch_hook.is_some() {
+            return None;
+        }
+        let held = pool.tests.iter().flat_map(|t| {
+            t.actions().filter_map(move |a| match a {
+                RunAction::Inflict(what) if what.after_all => Some((t, *what)),
+                _ => None,
+            })
+        });
+        let mut wounds = Vec::new();
+        for (test, what) in held {
+            let counted = test
+                .counting
+                .as_ref()
+                .is_some_and(|c| c.spans.inflict.is_some_and(|(_, w)| w == what));
+            let each = mortal_count(pool, &plan.target.groups, &what).filter(|_| counted)?;
+            wounds.push((what, each));
+        }
+        if !wounds.is_empty() {
+            if holding.is_some() {
+                return None;
+            }
+            holding = Some((index, wounds));
+        }
+    }
+    let (index, wounds) = holding?;
+    let RunSequence::Pool(pool) = &mut sequences[index] else {
+        return None;
+    };
+    for spans in pool
+        .tests
+        .iter_mut()
+        .filter_map(|t| t.counting.as_mut().map(|c| &mut c.spans))
+    {
+        if let Some((_, what)) = spans.inflict {
+            spans.held_wounds = wounds
+                .iter()
+                .find(|(w, _)| *w == what)
+                .map(|&(_, each)| each);
+        }
+    }
+    Some(index)
 }
 
 /// The slots `entries` of any route touch, from the first to the last, and
@@ -210,8 +278,8 @@ mod tests {
 
     /// Sustained Hits 1 and Lethal Hits on the hit roll, a held mortal
     /// wound (Devastating Wounds) on the wound roll.
-    fn program() -> Program {
-        let plan = serde_json::json!({
+    fn plan() -> serde_json::Value {
+        serde_json::json!({
             "version": 1,
             "counters": ["hits", "wounds"],
             "target": {"groups": [{"name": "A", "models": 5, "wounds": 2, "save": 3}], "order": [0]},
@@ -229,7 +297,14 @@ mod tests {
                 "save": {"ap": -1},
                 "damage": {"dice": "1"}
             }]
-        });
+        })
+    }
+
+    fn program() -> Program {
+        lowered(&plan())
+    }
+
+    fn lowered(plan: &serde_json::Value) -> Program {
         Program::new(Plan::from_json(&plan.to_string()).expect("a valid Plan")).expect("a Program")
     }
 
@@ -307,5 +382,46 @@ mod tests {
         assert!(critical
             .inflict
             .is_some_and(|what| what.after_all && what.ends));
+    }
+
+    #[test]
+    fn held_mortal_wounds_into_one_group_are_added_up_as_they_are_held() {
+        let program = program();
+        assert_eq!(program.held_pool, Some(0));
+        let RunSequence::Pool(pool) = &program.sequences[0] else {
+            panic!("the first sequence is the pool");
+        };
+        let wound = pool.tests[1].counting.as_ref().expect("counted");
+        // The pool's damage, 1, for each critical wound.
+        assert_eq!(wound.spans.held_wounds, Some(1));
+    }
+
+    #[test]
+    fn held_harm_that_cannot_land_as_one_count_is_held_one_lot_at_a_time() {
+        let mut two_pools = plan();
+        let pool = two_pools["sequences"][0].clone();
+        two_pools["sequences"]
+            .as_array_mut()
+            .expect("sequences")
+            .push(pool);
+        let mut feel_no_pain = plan();
+        feel_no_pain["target"]["groups"][0]["feel_no_pain"] = 5.into();
+        let mut two_groups = plan();
+        let group = serde_json::json!({"name": "B", "models": 1, "wounds": 3, "save": 3});
+        two_groups["target"]["groups"]
+            .as_array_mut()
+            .expect("groups")
+            .push(group);
+        two_groups["target"]["order"] = serde_json::json!([0, 1]);
+        let mut random = plan();
+        random["sequences"][0]["damage"]["dice"] = "D3".into();
+        for (why, plan) in [
+            ("two pools hold harm", two_pools),
+            ("Feel No Pain", feel_no_pain),
+            ("two groups", two_groups),
+            ("a random amount", random),
+        ] {
+            assert_eq!(lowered(&plan).held_pool, None, "{why}");
+        }
     }
 }

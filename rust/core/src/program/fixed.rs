@@ -2,10 +2,12 @@
 //! Program is lowered rather than in every trial: its attack count when no
 //! term rolls or counts the attacker's models alive, the save faces that
 //! fail outright when the side it attacks is one group, how its failed
-//! saves are resolved, and whether its tests only pass tokens on.
+//! saves are resolved, whether its tests only pass tokens on, and which of
+//! its harm lands on one group as a count.
 
-use crate::plan::{Attacks, Excess, Group, Outcome, Reroll};
-use crate::program::{RunPool, RunSave};
+use crate::dice::ModifiedDice;
+use crate::plan::{mortal_fnp, Attacks, Excess, Group, Outcome, Reroll, Side};
+use crate::program::{Inflict, InflictKind, RunPool, RunSave};
 
 /// The attack dice `terms` always give, when none rolls a die and none
 /// counts the attacker's models alive (a term with `alive_of` counts all its
@@ -106,6 +108,32 @@ fn damage_as_rolled(pool: &RunPool, groups: &[Group]) -> bool {
         && !group.modifies_damage()
         && group.thresholds.is_empty()
         && pool.fnp(0, group.feel_no_pain).is_none()
+}
+
+/// The mortal wounds each `what` of `pool` inflicts on a target of
+/// `groups`, when it lands as a count (`one_group::held_mortal`): a fixed amount,
+/// spilling, into one group that neither reduces it nor ignores any with
+/// Feel No Pain. The Plan alone decides it, so it can be found once.
+pub(crate) fn mortal_count(pool: &RunPool, groups: &[Group], what: &Inflict) -> Option<u32> {
+    let InflictKind::Mortal {
+        amount,
+        spill: true,
+        reduced,
+        against: Side::Target,
+        ..
+    } = what.kind
+    else {
+        return None;
+    };
+    let amount = amount.map_or(pool.damage, ModifiedDice::from);
+    let [group] = groups else {
+        return None;
+    };
+    let unreduced = !reduced || (group.damage_divisor <= 1 && group.damage_reduction == 0);
+    let counted = !amount.is_random()
+        && unreduced
+        && mortal_fnp(group, 0, Some(&pool.feel_no_pain)).is_none();
+    counted.then(|| amount.max())
 }
 
 /// A test that only passes on the tokens whose one die shows a passing face.

@@ -17,8 +17,8 @@ use crate::rng::DiceSource;
 use crate::roll::{Classed, Roll};
 use crate::trace::{Event, Observer};
 pub(crate) use counted::Counting;
-use counted::{CountedRoute, Spans};
-pub(crate) use fixed::{damage_simply_lost, FailedSaves, PlainTest};
+use counted::{sum_held_harm, CountedRoute, Spans};
+pub(crate) use fixed::{damage_simply_lost, mortal_count, FailedSaves, PlainTest};
 use fixed::{failed_saves, failing_faces, fixed_attacks, plain_tests};
 use std::sync::Arc;
 
@@ -196,6 +196,9 @@ pub struct Program {
     /// is reported on its own (attack pools and mortal-wound sources aimed at
     /// the target), in order; `None` for the others.
     pub(crate) attributed: Vec<Option<usize>>,
+    /// The one pool whose held harm a trial adds up as it is held
+    /// (`counted::sum_held_harm`), landed at the trial's end.
+    pub(crate) held_pool: Option<usize>,
     /// What the exact evaluator works out from this Program alone.
     pub(crate) exact_cache: crate::exact::Cache,
 }
@@ -291,9 +294,11 @@ impl Program {
                 _ => None,
             })
             .collect();
+        let held_pool = sum_held_harm(&plan, &mut sequences);
         Ok(Program {
             plan,
             sequences,
+            held_pool,
             hooks: None,
             rounds_counter,
             outcome_counter,
