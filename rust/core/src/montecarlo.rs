@@ -430,6 +430,12 @@ fn run_chunk_sequenced(
     trials: u64,
     control: &Control,
 ) -> Result<Tally, CoreError> {
+    // This path lands held harm from the deferred list only: a Plan with a
+    // batch hook never has its held wounds added up as they are held.
+    debug_assert!(
+        program.held_pool.is_none(),
+        "held wounds are summed only without batch hooks"
+    );
     let start = chunk * CHUNK_TRIALS;
     let n = trials.saturating_sub(start).min(CHUNK_TRIALS) as usize;
     let mut stream = Stream::new(seed, chunk);
