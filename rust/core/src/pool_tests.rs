@@ -93,7 +93,7 @@ fn run_plain_tests<D: DiceSource>(plain: &[PlainTest], ws: &mut Workspace<'_>, d
 }
 
 /// Route test `k`'s outcome counts: what one token of each outcome does
-/// (`Counting::routes`), multiplied by how many got it.
+/// (`Counting::spans`), multiplied by how many got it.
 #[inline]
 fn route_counts(
     index: usize,

@@ -27,10 +27,9 @@ pub(crate) struct Counting {
     /// critical, when no die can be re-rolled and the die has fewer than 63
     /// sides: summing a die's lane counts both outcomes in one addition.
     pub(crate) lanes: Option<Box<[u64; 64]>>,
-    /// What one token of each outcome does (indexed by `Outcome as usize`),
-    /// filled in once the pool's tests are lowered (empty for a `plain` test).
-    pub(crate) routes: [CountedRoute; 3],
-    /// The same routes as a trial applies them.
+    /// What one token of each outcome does ([`CountedRoute::of`]), laid out
+    /// as a trial applies it; filled in once the pool's tests are lowered
+    /// (empty for a `plain` test).
     pub(crate) spans: Spans,
 }
 
@@ -312,11 +311,9 @@ mod tests {
         let RunSequence::Pool(pool) = &program.sequences[0] else {
             panic!("the first sequence is the pool");
         };
-        pool.tests[k]
-            .counting
-            .clone()
-            .expect("a counted test")
-            .routes
+        assert!(pool.tests[k].counting.is_some(), "a counted test");
+        [Outcome::Fail, Outcome::Success, Outcome::Critical]
+            .map(|outcome| CountedRoute::of(&pool.tests, k, outcome))
     }
 
     #[test]

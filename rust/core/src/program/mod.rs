@@ -339,7 +339,6 @@ impl Program {
                     .map(|outcome| CountedRoute::of(&tests, k, outcome));
                 if let Some(counting) = tests[k].counting.as_mut() {
                     counting.spans = Spans::of(&routes);
-                    counting.routes = routes;
                 }
             }
         }
@@ -734,7 +733,6 @@ impl RunTest {
             Counting {
                 plain: self.actions().next().is_none(),
                 lanes: (!rerolls && self.die < 63).then(|| self.lanes()),
-                routes: Default::default(),
                 spans: Spans::default(),
             }
         });
