@@ -105,7 +105,7 @@ class Chance:
         return p, se
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Stage:
     """One reported number (attacks, hits, ..., damage, models destroyed) over all trials.
 
@@ -312,7 +312,7 @@ class WeaponResult:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Result:
     """Everything a run reports.
 
@@ -463,8 +463,9 @@ class Result:
     ) -> Result:
         """Build from the core's histograms (one per name, in order)."""
         trials = int(fields["trials"])
+        # A count over the trials is within [0, 1] as divided.
         pmfs = [np.asarray(hist, dtype=np.float64) / trials for hist in histograms]
-        return cls.from_pmfs(pmfs, names, labels, **fields)
+        return cls._from_probabilities(pmfs, names, labels, **fields)
 
     @classmethod
     def from_pmfs(
@@ -476,7 +477,20 @@ class Result:
     ) -> Result:
         """Build from distributions, one pmf per name in order: exact ones
         (``trials=0``) or a simulation's (``trials`` behind each estimate). A float in place of a pmf is an
-        exact mean whose distribution is not known."""
+        exact mean whose distribution is not known. Each value is clamped to [0, 1]."""
+        clamped = [p if isinstance(p, float) else _probabilities(np.asarray(p, dtype=np.float64)) for p in pmfs]
+        return cls._from_probabilities(clamped, names, labels, **fields)
+
+    @classmethod
+    def _from_probabilities(
+        cls,
+        pmfs: Sequence[npt.NDArray[np.float64] | float],
+        names: Sequence[str],
+        labels: Mapping[str, str],
+        **fields: Any,
+    ) -> Result:
+        """:meth:`from_pmfs` of pmfs known to be within [0, 1], as the core's exact ones and a simulation's
+        counts over its trials are: clamping a pmf costs more than building its Stage, a dozen a Result."""
         trials = int(fields["trials"])
         weapons = fields.get("weapon_stages", {})
         damage = {d: w for w, (d, _) in weapons.items()}
@@ -496,7 +510,7 @@ class Result:
                 # The exact evaluator knows only this number's mean.
                 stages[name] = Stage(name, label, np.zeros(0), trials, known_mean=pmf)
             else:
-                stages[name] = Stage(name, label, _probabilities(np.asarray(pmf, dtype=np.float64)), trials)
+                stages[name] = Stage(name, label, np.asarray(pmf, dtype=np.float64), trials)
         return cls(stages=stages, **fields)
 
     def __getitem__(self, name: str) -> Stage:

@@ -472,8 +472,9 @@ def evaluate_exact(
 def evaluate_exact_prepared(prepared: Prepared, *, progress: Callable[[int, int], object] | None = None) -> Result:
     """:func:`evaluate_exact` on a prepared scenario."""
     start = time.perf_counter()
+    # The core clamps each probability to [0, 1].
     pmfs = _core.evaluate_exact(prepared.core, progress)
-    return Result.from_pmfs(
+    return Result._from_probabilities(
         pmfs,
         prepared.core.numbers,
         prepared.labels,

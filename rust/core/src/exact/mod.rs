@@ -124,11 +124,21 @@ fn evaluate_within(
     verdict()?;
     let (work, estimate) = budget::work();
     result.map(|(pmfs, means)| Exact {
-        pmfs,
+        pmfs: pmfs.into_iter().map(probabilities).collect(),
         means,
         work,
         estimate: estimate.unwrap_or(0),
     })
+}
+
+/// `pmf` with each value clamped to [0, 1]: sums of floating-point terms
+/// can stray past either end by an ulp or two (an exact chance of
+/// 1.0000000000000049), and a probability must never be reported so.
+fn probabilities(mut pmf: Vec<f64>) -> Vec<f64> {
+    for p in &mut pmf {
+        *p = p.clamp(0.0, 1.0);
+    }
+    pmf
 }
 
 /// Evaluate `program` exactly, calling `poll` before it starts and, for an
@@ -343,4 +353,15 @@ fn holders(program: &Program, admission: admit::Admission) -> Result<Vec<Holder>
             (program.attributed[i], at)
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::probabilities;
+
+    #[test]
+    fn a_pmf_strayed_past_either_end_is_clamped_and_nothing_else_moves() {
+        let strayed = vec![-1e-17, 0.25, 1.000_000_000_000_004_9, 0.5];
+        assert_eq!(probabilities(strayed), vec![0.0, 0.25, 1.0, 0.5]);
+    }
 }
