@@ -492,20 +492,11 @@ class Result:
         """:meth:`from_pmfs` of pmfs known to be within [0, 1], as the core's exact ones and a simulation's
         counts over its trials are: clamping a pmf costs more than building its Stage, a dozen a Result."""
         trials = int(fields["trials"])
-        weapons = fields.get("weapon_stages", {})
-        damage = {d: w for w, (d, _) in weapons.items()}
-        mortal = {m: w for w, (_, m) in weapons.items()}
+        if any(name not in labels for name in names):
+            labels = {**default_labels(names, fields.get("weapon_stages", {})), **labels}
         stages = {}
         for name, pmf in zip(names, pmfs, strict=True):
-            if name.startswith(GROUP_STAGE):
-                default = f"Models destroyed: {name.removeprefix(GROUP_STAGE)}"
-            elif name in damage:
-                default = f"Damage: {damage[name]}"
-            elif name in mortal:
-                default = f"Mortal wounds: {mortal[name]}"
-            else:
-                default = name.replace("_", " ").capitalize()
-            label = labels.get(name, default)
+            label = labels[name]
             if isinstance(pmf, float):
                 # The exact evaluator knows only this number's mean.
                 stages[name] = Stage(name, label, np.zeros(0), trials, known_mean=pmf)
@@ -692,6 +683,24 @@ class Result:
         if self.no_effect:
             lines += ["", f"{NO_EFFECT_TITLE}:", *(f"  {n}" for n in self.no_effect)]
         return "\n".join(lines)
+
+
+def default_labels(names: Sequence[str], weapon_stages: Mapping[str, tuple[str, str]]) -> dict[str, str]:
+    """Each number's label when its ruleset gives none: ``Models destroyed: G`` for a group's stage,
+    ``Damage: X`` and ``Mortal wounds: X`` for weapon X's two, else the name in words (``Failed saves``)."""
+    damage = {d: w for w, (d, _) in weapon_stages.items()}
+    mortal = {m: w for w, (_, m) in weapon_stages.items()}
+    labels = {}
+    for name in names:
+        if name.startswith(GROUP_STAGE):
+            labels[name] = f"Models destroyed: {name.removeprefix(GROUP_STAGE)}"
+        elif name in damage:
+            labels[name] = f"Damage: {damage[name]}"
+        elif name in mortal:
+            labels[name] = f"Mortal wounds: {mortal[name]}"
+        else:
+            labels[name] = name.replace("_", " ").capitalize()
+    return labels
 
 
 def _probabilities(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

@@ -22,7 +22,7 @@ from mathhammer import _core, limits
 from mathhammer.exceptions import DeclinedError, PlanError, PluginError, RulesetError, ScenarioError
 from mathhammer.plan import Plan
 from mathhammer.registry import Registry, default_registry
-from mathhammer.result import DISTRIBUTION_STAGES, GROUP_STAGE, VALUE_STAGE, WEAPON_DAMAGE, Result
+from mathhammer.result import DISTRIBUTION_STAGES, GROUP_STAGE, VALUE_STAGE, WEAPON_DAMAGE, Result, default_labels
 from mathhammer.ruleset import Compiled
 
 DEFAULT_TRIALS = 1_000_000
@@ -196,7 +196,8 @@ def _labels(compiled: Compiled, core: _core.CompiledPlan) -> dict[str, str]:
     for weapon, (damage, mortal) in _weapon_stages(core).items():
         labels[damage] = f"{lost[:1].upper()}{lost[1:]}: {weapon}"
         labels[mortal] = f"{words.mortal_wounds[1][:1].upper()}{words.mortal_wounds[1][1:]}: {weapon}"
-    return {**labels, **compiled.stage_labels}
+    # Every number labelled here, so that no Result works a default out again.
+    return {**default_labels(core.numbers, _weapon_stages(core)), **labels, **compiled.stage_labels}
 
 
 def _group_models(core: _core.CompiledPlan) -> dict[str, int]:
@@ -259,6 +260,8 @@ class Prepared:
     compiled: Compiled
     core: _core.CompiledPlan
     ruleset_version: str
+    numbers: tuple[str, ...] = dataclasses.field(init=False, repr=False, compare=False)
+    """The numbers the core reports (``core.numbers``, which builds its list on every read)."""
     labels: dict[str, str] = dataclasses.field(init=False, repr=False, compare=False)
     """Each stage's label in the ruleset's words."""
     reported: dict[str, Any] = dataclasses.field(init=False, repr=False, compare=False)
@@ -268,6 +271,7 @@ class Prepared:
 
     def __post_init__(self) -> None:
         compiled, core = self.compiled, self.core
+        object.__setattr__(self, "numbers", tuple(core.numbers))
         object.__setattr__(self, "labels", _labels(compiled, core))
         reported = {
             "target_models": core.target_models,
@@ -434,7 +438,7 @@ def simulated_result(
     ``_core.simulate``, or of its parts (``_core.simulate_chunks``) merged with ``_core.merge_histograms``."""
     return Result.from_histograms(
         histograms,
-        prepared.core.numbers,
+        prepared.numbers,
         prepared.labels,
         ruleset=prepared.scenario.ruleset,
         evaluator="monte_carlo",
@@ -476,7 +480,7 @@ def evaluate_exact_prepared(prepared: Prepared, *, progress: Callable[[int, int]
     pmfs = _core.evaluate_exact(prepared.core, progress)
     return Result._from_probabilities(
         pmfs,
-        prepared.core.numbers,
+        prepared.numbers,
         prepared.labels,
         ruleset=prepared.scenario.ruleset,
         evaluator="exact",
