@@ -193,11 +193,12 @@ def _labels(compiled: Compiled, core: _core.CompiledPlan) -> dict[str, str]:
     words = compiled.vocabulary
     labels = {f"{GROUP_STAGE}{group}": f"Models {words.removed}: {group}" for group in _group_models(core)}
     lost = words.lost or words.damage
-    for weapon, (damage, mortal) in _weapon_stages(core).items():
+    weapons = _weapon_stages(core)
+    for weapon, (damage, mortal) in weapons.items():
         labels[damage] = f"{lost[:1].upper()}{lost[1:]}: {weapon}"
         labels[mortal] = f"{words.mortal_wounds[1][:1].upper()}{words.mortal_wounds[1][1:]}: {weapon}"
     # Every number labelled here, so that no Result works a default out again.
-    return {**default_labels(core.numbers, _weapon_stages(core)), **labels, **compiled.stage_labels}
+    return {**default_labels(core.numbers, weapons), **labels, **compiled.stage_labels}
 
 
 def _group_models(core: _core.CompiledPlan) -> dict[str, int]:

@@ -54,7 +54,7 @@ pub(crate) struct Spans {
     pub(crate) inflict: Option<(usize, Inflict)>,
     /// The mortal wounds each such harm inflicts, when it is held until
     /// every sequence was resolved and all the harm the Plan holds lands
-    /// as one count (`Program::sum_held_harm`): then a trial adds them up
+    /// as one count ([`sum_held_harm`]): then a trial adds them up
     /// as they are held (`Workspace::held_wounds`) instead of queueing them.
     pub(crate) held_wounds: Option<u32>,
 }
