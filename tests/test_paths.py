@@ -44,7 +44,6 @@ DOCUMENTED = {
     "it counts a status": "a `count` effect",
     "a roll's dice depend on marks": "a roll whose dice depend on marks",
     "one damage re-roll": "the unit's one damage re-roll",
-    "one hit or wound re-roll": "the unit's one hit or wound re-roll when the pool can roll more dice",
 }
 
 

@@ -158,9 +158,14 @@ impl Multinomial {
         Multinomial { outcomes, slots }
     }
 
-    /// Add the summed counts of `n` dice into `into`.
+    /// The summed counts of `n` dice, into `into` (its first slots).
     pub(crate) fn draw(&self, n: u32, stream: &mut Stream, into: &mut [u32]) {
         into[..self.slots].fill(0);
+        self.add(n, stream, into);
+    }
+
+    /// Add the summed counts of `n` dice to `into`.
+    pub(crate) fn add(&self, n: u32, stream: &mut Stream, into: &mut [u32]) {
         let mut left = n;
         let last = self.outcomes.len().saturating_sub(1);
         for (i, (counts, chance)) in self.outcomes.iter().enumerate() {

@@ -23,6 +23,7 @@ pub(crate) mod roll;
 pub mod sampled;
 pub(crate) mod tables;
 pub mod target;
+mod tied_dice;
 pub mod trace;
 mod trial_table;
 pub mod value;

@@ -288,11 +288,6 @@ pub fn why_die_by_die(program: &Program) -> Option<String> {
             .is_none()
         {
             Some("building its one-die table passes the work or the entries allowed".to_string())
-        } else if pool.tests.iter().any(|t| t.reroll_one) {
-            Some(
-                "it has the unit's one hit or wound re-roll and can roll more dice than its tables hold"
-                    .to_string(),
-            )
         } else {
             None
         };

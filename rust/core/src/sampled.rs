@@ -16,12 +16,14 @@
 //! outcomes, and its failed saves as a binomial (`binomial.rs`), so the cost
 //! of a trial grows with the number of distinct outcomes, not of dice.
 //!
+//! A pool with the unit's one hit or wound re-roll ties its dice together
+//! (the re-roll goes to the first die that fails); past its tables its dice
+//! are drawn in runs between the dice that use a re-roll (`tied_dice.rs`).
+//!
 //! Both paths draw from the same distribution; the tests compare them. A Plan
 //! whose one-die table cannot be built, or whose pool mixes several kinds of
 //! mortal-wound effect (their interleaving matters), runs die by die; so does
-//! a pool with the unit's one damage re-roll, and one with a one-die hit or
-//! wound re-roll that can roll more dice than its tables hold (its dice are
-//! not independent, so no multinomial draws them).
+//! a pool with the unit's one damage re-roll.
 
 use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::{Chance, Multinomial};
@@ -37,6 +39,7 @@ use crate::tables::{
     binomial_pmf, one_token, point, slot, sorted, then_row, total, unpack, Builder, Dist, BITS,
     SLOTS,
 };
+use crate::tied_dice::TiedDice;
 use crate::trace::NoTrace;
 use crate::trial_table::{Resolutions, TrialTable};
 use crate::workspace::{bump, Workspace};
@@ -55,8 +58,8 @@ pub(crate) struct PoolTables {
     /// `by_count[n]`: packed outcome vectors, their chances and their alias
     /// table for n dice, for every n up to as many as the budget allowed.
     pub(crate) by_count: Vec<(Vec<u64>, Vec<f64>, ValueAlias)>,
-    /// One die's outcomes, for more dice than `by_count` holds.
-    beyond: Option<Multinomial>,
+    /// How more dice than `by_count` holds are drawn.
+    beyond: Option<Beyond>,
     /// When saves fail on the same faces for every group: `binomial[w]` for
     /// w wounds, as far as tabulated, and the chance one save fails.
     pub(crate) binomial: Option<(Vec<AliasTable>, Chance)>,
@@ -185,12 +188,11 @@ impl PoolTables {
                     .into_iter()
                     .map(|(v, p)| ((0..m + 2).map(|i| slot(v, i)).collect(), p))
                     .collect();
-                Some(Multinomial::new(outcomes, m + 2))
+                Some(Beyond::Independent(Multinomial::new(outcomes, m + 2)))
             }
-            // A one-die re-roll ties the dice together: no multinomial of
-            // independent dice draws them, so more dice than the tables
-            // hold run die by die.
-            None => return None,
+            // A one-die re-roll ties the dice together: they are drawn in
+            // runs between the dice that use a re-roll.
+            None => Some(Beyond::Tied(TiedDice::new(&first, m + 2))),
         };
         // Binomial saves when no group saves on a different face from another.
         let binomial = pool.save.alike(groups).then(|| {
@@ -233,12 +235,25 @@ impl PoolTables {
             return unpack(alias.sample(stream));
         }
         let mut counts = [0; SLOTS];
-        self.beyond
+        match self
+            .beyond
             .as_ref()
-            .expect("a pool with more dice than tables draws them as a multinomial")
-            .draw(dice, stream, &mut counts);
+            .expect("a pool with more dice than its tables hold draws them another way")
+        {
+            Beyond::Independent(m) => m.draw(dice, stream, &mut counts),
+            Beyond::Tied(t) => t.draw(dice, stream, &mut counts),
+        }
         counts
     }
+}
+
+/// How a pool draws more attack dice than its tables hold.
+#[derive(Debug, Clone)]
+enum Beyond {
+    /// Independent dice: a multinomial over one die's outcomes.
+    Independent(Multinomial),
+    /// Dice the unit's one-die re-rolls tie together (`tied_dice.rs`).
+    Tied(TiedDice),
 }
 
 /// Run one trial on the fast path.

@@ -284,6 +284,25 @@ fn counts_past_the_tables_drawn_as_multinomials_with_binomial_failed_saves() {
 }
 
 #[test]
+fn one_die_rerolls_past_the_tables_drawn_in_runs() {
+    // The unit's one hit re-roll ties the dice together (it goes to the
+    // first that fails); past the tables (72 dice of these 120, and 20 of
+    // the 40 below) they are drawn in runs between the dice that use one.
+    let one_hit = |models: u32| {
+        let mut plan = pool_plan(models, "2", "1", &troops(60, 2, 3));
+        plan["sequences"][0]["steps"][0]["reroll_one"] = json!(true);
+        plan
+    };
+    assert_eq!(route(&one_hit(60)), PER_TRIAL);
+    held_to_exact(&one_hit(60), Path::Auto, 100_000);
+    // With the one wound re-roll, Sustained Hits and Devastating Wounds too.
+    let mut both = with_criticals(one_hit(20));
+    both["sequences"][0]["steps"][1]["reroll_one"] = json!(true);
+    assert_eq!(route(&both), PER_TRIAL);
+    held_to_exact(&both, Path::Auto, 100_000);
+}
+
+#[test]
 fn counts_past_the_tables_with_save_dice_rolled_lowest_first() {
     // Half the dice: the exact evaluator's work grows with the two groups.
     let plan = pool_plan(75, "2", "1", &troops_and_leader(20));
@@ -364,9 +383,7 @@ fn the_reason_a_plan_runs_die_by_die_is_named() {
     damage["sequences"][0]["damage"] = json!({"dice": "D3", "reroll_one": true});
     let mut one_hit = past_the_tables(&troops(60, 2, 3));
     one_hit["sequences"][0]["steps"][0]["reroll_one"] = json!(true);
-    let mut few_dice = one_hit.clone();
-    few_dice["sequences"][0]["attacks"] = json!([{"models": 5, "dice": "2"}]);
-    assert_eq!(why(&few_dice), None, "a one-die re-roll within the tables");
+    assert_eq!(why(&one_hit), None, "a one-die re-roll past the tables");
     let mut tests = plain.clone();
     let step = tests["sequences"][0]["steps"][1].clone();
     for k in 0..3 {
@@ -386,10 +403,6 @@ fn the_reason_a_plan_runs_die_by_die_is_named() {
         (
             damage,
             "pool \"Rifle\": it has the unit's one damage re-roll",
-        ),
-        (
-            one_hit,
-            "one hit or wound re-roll and can roll more dice than its tables hold",
         ),
         (tests, "it has 5 tests, and a table holds at most 4"),
         (mixed, "it mixes kinds of harm outside the save"),
