@@ -43,7 +43,6 @@ DOCUMENTED = {
     "mixes kinds of harm outside the save": "harm outside the save of more than one kind",
     "it counts a status": "a `count` effect",
     "a roll's dice depend on marks": "a roll whose dice depend on marks",
-    "one damage re-roll": "the unit's one damage re-roll",
 }
 
 

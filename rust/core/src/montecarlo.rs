@@ -280,9 +280,7 @@ pub fn why_die_by_die(program: &Program) -> Option<String> {
         });
     let mut reasons = Vec::new();
     for (name, pool) in pools {
-        let why = if pool.damage_reroll_one {
-            Some("it has the unit's one damage re-roll".to_string())
-        } else if let Some(why) = tables::why_not_tabulated(pool, 1) {
+        let why = if let Some(why) = tables::why_not_tabulated(pool, 1) {
             Some(why)
         } else if tables::one_token(pool, 1, sampled::MAX_TABLE_ENTRIES, &mut Builder::default())
             .is_none()

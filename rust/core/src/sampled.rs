@@ -20,10 +20,13 @@
 //! (the re-roll goes to the first die that fails); past its tables its dice
 //! are drawn in runs between the dice that use a re-roll (`tied_dice.rs`).
 //!
+//! The unit's one damage re-roll is spent as the failed saves resolve, in
+//! the order die by die resolves them; the lookups below leave such a pool
+//! alone (their states do not hold whether it is spent).
+//!
 //! Both paths draw from the same distribution; the tests compare them. A Plan
 //! whose one-die table cannot be built, or whose pool mixes several kinds of
-//! mortal-wound effect (their interleaving matters), runs die by die; so does
-//! a pool with the unit's one damage re-roll.
+//! mortal-wound effect (their interleaving matters), runs die by die.
 
 use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::{Chance, Multinomial};
@@ -140,11 +143,6 @@ impl PoolTables {
         budget: &mut usize,
         b: &mut Builder,
     ) -> Option<PoolTables> {
-        if pool.damage_reroll_one {
-            // The one damage re-roll is used on the first low roll, which
-            // depends on the save dice's order: die by die.
-            return None;
-        }
         let m = pool.tests.len();
         let save_slot = m;
         let (first, inflict) = one_token(pool, 1, *budget, b)?;
@@ -351,9 +349,12 @@ pub(crate) fn resolve<D: DiceSource>(
         bump(&mut ws.counters, t.counter, counts[k]);
     }
     let wounds = counts[m];
+    // The unit's one damage re-roll, for this pool's first low damage roll
+    // (as die by die: the failed saves resolve in the same order).
+    ws.one_damage_left = pool.damage_reroll_one;
     declare(pool, ws);
     if let Some(failed) = failed {
-        if pool.one_at_a_time() {
+        if ws.one_damage_left || pool.one_at_a_time() {
             for _ in 0..failed {
                 failed_save(pool, ws, dice);
             }

@@ -23,8 +23,10 @@ use crate::tables::{slot, sorted, Token, SLOTS};
 /// how the one die that uses a re-roll of it does.
 #[derive(Debug, Clone)]
 struct Set {
-    /// The chance a die keeps the set.
+    /// The chance a die keeps the set, and its logarithm (found from the
+    /// chance it leaves, which keeps its precision when that is small).
     stay: f64,
+    ln_stay: f64,
     /// The outcomes of a die that keeps the set, given that it does (`None`
     /// when no die can).
     kept: Option<Multinomial>,
@@ -73,10 +75,18 @@ impl TiedDice {
                     }
                 }
                 let leave_alias = (!chances.is_empty()).then(|| AliasTable::new(&chances));
+                // As shares of the row's total, which rounding may leave a
+                // hair off one; a set no die leaves is kept by every die.
+                let leaving: f64 = chances.iter().sum();
+                let total = stay + leaving;
+                let (stay, ln_stay) = if leaving > 0.0 {
+                    (stay / total, (-leaving / total).ln_1p())
+                } else {
+                    (1.0, 0.0)
+                };
                 Set {
-                    // A set no die leaves is kept by every die, whatever
-                    // rounding left of its chance.
-                    stay: if leave.is_empty() { 1.0 } else { stay },
+                    stay,
+                    ln_stay,
                     kept,
                     leave,
                     leave_alias,
@@ -97,7 +107,7 @@ impl TiedDice {
         let mut left = n;
         while left > 0 {
             let s = &self.sets[set];
-            let run = run_length(s.stay, left, stream);
+            let run = run_length(s.stay, s.ln_stay, left, stream);
             if let Some(kept) = &s.kept {
                 kept.add(run, stream, into);
             }
@@ -116,8 +126,9 @@ impl TiedDice {
 }
 
 /// How many of `left` dice in a row keep a set each keeps with chance
-/// `stay`, before the first that does not: geometric, cut at `left`.
-fn run_length(stay: f64, left: u32, stream: &mut Stream) -> u32 {
+/// `stay` (whose logarithm is `ln_stay`), before the first that does not:
+/// geometric, cut at `left`.
+fn run_length(stay: f64, ln_stay: f64, left: u32, stream: &mut Stream) -> u32 {
     if stay >= 1.0 {
         return left;
     }
@@ -127,7 +138,7 @@ fn run_length(stay: f64, left: u32, stream: &mut Stream) -> u32 {
     // At least k dice keep it with chance stay^k, as u ≤ stay^k does for u
     // uniform on (0, 1].
     let u = 1.0 - stream.next_f64();
-    let k = (u.ln() / stay.ln()).floor();
+    let k = (u.ln() / ln_stay).floor();
     if k >= f64::from(left) {
         left
     } else {
@@ -220,7 +231,7 @@ mod tests {
         let stay: f64 = 0.7;
         let mut at_least = [0u32; 6];
         for _ in 0..trials {
-            let k = run_length(stay, 5, &mut stream);
+            let k = run_length(stay, stay.ln(), 5, &mut stream);
             assert!(k <= 5);
             for (j, c) in at_least.iter_mut().enumerate() {
                 *c += u32::from(k >= j as u32);
@@ -235,7 +246,7 @@ mod tests {
                 "P(run ≥ {j}): {got} vs {want}"
             );
         }
-        assert_eq!(run_length(1.0, 7, &mut stream), 7);
-        assert_eq!(run_length(0.0, 7, &mut stream), 0);
+        assert_eq!(run_length(1.0, 0.0, 7, &mut stream), 7);
+        assert_eq!(run_length(0.0, f64::NEG_INFINITY, 7, &mut stream), 0);
     }
 }

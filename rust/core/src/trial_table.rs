@@ -2,9 +2,10 @@
 //! the fast path draws.
 //!
 //! When a Plan is one attack pool with a fixed number of attack dice, saves
-//! that fail on the same faces for every group, and a resolution after the
-//! save that rolls no dice (fixed damage, no Feel No Pain, fixed mortal
-//! wounds), everything a trial records is a function of two draws: the pool's
+//! that fail on the same faces for every group, no unit's one damage re-roll
+//! (whether it is spent is state the tables below do not hold), and a
+//! resolution after the save that rolls no dice (fixed damage, no Feel No
+//! Pain, fixed mortal wounds), everything a trial records is a function of two draws: the pool's
 //! outcome vector and its failed saves. Both have exact distributions, so the
 //! trial's outcome has one too: this table enumerates it (running the same
 //! resolution code as every other trial, on each pair) and a trial is one
@@ -75,9 +76,11 @@ fn one_pool<'a>(
         return None;
     };
     let tables = pools.first()?.as_ref()?;
+    // A pool's one damage re-roll is state the resolutions do not hold.
     let alone = pool.against == Side::Target
         && program.plan.rounds.is_none()
         && program.plan.attacker.is_none()
+        && !pool.damage_reroll_one
         && tables.binomial.is_some();
     alone.then_some((pool, tables))
 }

@@ -1,6 +1,9 @@
 //! Fights: the Plan's sequences as rounds between two sides, each attacking
 //! with its survivors, until one is destroyed; and healing.
 
+mod common;
+
+use common::assert_same_distribution;
 use mathhammer_core::exact::evaluate;
 use mathhammer_core::trace::{Event, Recorder};
 use mathhammer_core::{simulate, Path, Plan, Program, RunOptions};
@@ -293,4 +296,20 @@ fn a_contested_fight_evaluates_to_the_same_bits_every_time() {
     for _ in 0..5 {
         assert_eq!(evaluate(&program(&plan)).expect("exact").pmfs, first.pmfs);
     }
+}
+
+#[test]
+fn the_one_damage_reroll_comes_back_each_round_on_the_fast_path() {
+    // D3 damage into models of three wounds, each side with the unit's one
+    // damage re-roll, a round at a time until a side falls: the fast path
+    // spends it as die by die does, once per pool per round.
+    let mut plan = duel("A", 6, 6, 3, 5);
+    for seq in plan["sequences"].as_array_mut().unwrap() {
+        seq["damage"] = json!({"dice": "D3", "reroll_one": true});
+    }
+    plan["target"]["groups"][0]["wounds"] = json!(3);
+    plan["attacker"]["groups"][0]["wounds"] = json!(3);
+    let p = program(&plan);
+    assert!(mathhammer_core::Runner::new(&p, Path::Auto).is_sampled());
+    assert_same_distribution(&run(&plan, Path::Auto), &run(&plan, Path::DieByDie));
 }

@@ -368,6 +368,7 @@ fn one_damage_reroll_through_groups_matches_the_enumeration() {
     for (leader_save, in_turn) in [(4, false), (3, false), (3, true)] {
         let expected = enumerate(|s| damage_trial(s, 4, leader_save, in_turn));
         let plan = damage_plan(4, leader_save, in_turn);
+        assert!(Runner::new(&program(&plan), Path::Auto).is_sampled());
         assert!(
             (0.1..0.9).contains(&expected[2][1]),
             "P(Leader dies) {}",

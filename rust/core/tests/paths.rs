@@ -295,6 +295,14 @@ fn one_die_rerolls_past_the_tables_drawn_in_runs() {
     };
     assert_eq!(route(&one_hit(60)), PER_TRIAL);
     held_to_exact(&one_hit(60), Path::Auto, 100_000);
+    // A re-roll seldom spent (hits on 6+, wounds on 2+: one die in 36 can
+    // use it), so a run often lasts to the last die.
+    let mut seldom = pool_plan(150, "2", "1", &troops(60, 2, 3));
+    seldom["sequences"][0]["steps"][0]["target"] = json!(6);
+    seldom["sequences"][0]["steps"][1]["target"] = json!(2);
+    seldom["sequences"][0]["steps"][1]["reroll_one"] = json!(true);
+    assert_eq!(route(&seldom), PER_TRIAL);
+    held_to_exact(&seldom, Path::Auto, 100_000);
     // With the one wound re-roll, Sustained Hits and Devastating Wounds too.
     let mut both = with_criticals(one_hit(20));
     both["sequences"][0]["steps"][1]["reroll_one"] = json!(true);
@@ -330,13 +338,42 @@ fn die_by_die_token_by_token() {
 
 #[test]
 fn a_plan_the_fast_path_leaves_to_die_by_die() {
-    // The unit's one damage re-roll: its tables are never built (the die it
-    // picks depends on the order the saves resolve), so `auto` rolls every
-    // die.
+    // Five tests: an outcome vector has no slots for them all, so `auto`
+    // rolls every die, the very trials `Path::DieByDie` gives (held to the
+    // exact evaluator above; it declines this Plan, as the tables do).
+    let mut plan = pool_plan(3, "2", "1", &troops(6, 2, 3));
+    let step = plan["sequences"][0]["steps"][1].clone();
+    for k in 0..3 {
+        let mut extra = step.clone();
+        extra["name"] = json!(format!("more {k}"));
+        extra["counter"] = json!(null);
+        plan["sequences"][0]["steps"]
+            .as_array_mut()
+            .unwrap()
+            .push(extra);
+    }
+    assert_eq!(route(&plan), (false, false, false, false));
+    let p = program(&plan);
+    assert_eq!(
+        run(&p, Path::Auto, 50_000, 5),
+        run(&p, Path::DieByDie, 50_000, 5)
+    );
+}
+
+#[test]
+fn the_one_damage_reroll_spent_as_the_failed_saves_resolve() {
+    // The unit's one damage re-roll goes to the first damage roll below the
+    // average: the fast path resolves the failed saves in the order die by
+    // die does, one at a time, and no lookup holds whether it is spent.
     let mut plan = pool_plan(5, "2", "D3", &troops(6, 3, 4));
     plan["sequences"][0]["damage"]["reroll_one"] = json!(true);
-    assert_eq!(route(&plan), (false, false, false, false));
+    assert_eq!(route(&plan), PER_TRIAL);
     held_to_exact(&plan, Path::Auto, 200_000);
+    // Past the tables, into a Leader saving apart (save dice lowest first).
+    let mut many = pool_plan(55, "2", "D3", &troops_and_leader(8));
+    many["sequences"][0]["damage"]["reroll_one"] = json!(true);
+    assert_eq!(route(&many), PER_TRIAL);
+    held_to_exact(&many, Path::Auto, 100_000);
 }
 
 /// A batch hook doing what a mortal wound per critical wound does: the
@@ -381,6 +418,7 @@ fn the_reason_a_plan_runs_die_by_die_is_named() {
     assert_eq!(why(&plain), None);
     let mut damage = plain.clone();
     damage["sequences"][0]["damage"] = json!({"dice": "D3", "reroll_one": true});
+    assert_eq!(why(&damage), None, "the one damage re-roll");
     let mut one_hit = past_the_tables(&troops(60, 2, 3));
     one_hit["sequences"][0]["steps"][0]["reroll_one"] = json!(true);
     assert_eq!(why(&one_hit), None, "a one-die re-roll past the tables");
@@ -400,10 +438,6 @@ fn the_reason_a_plan_runs_die_by_die_is_named() {
     mixed["sequences"][0]["steps"][1]["effects"] =
         json!([{"on": "critical", "action": "mortal", "amount": "1"}]);
     for (plan, words) in [
-        (
-            damage,
-            "pool \"Rifle\": it has the unit's one damage re-roll",
-        ),
         (tests, "it has 5 tests, and a table holds at most 4"),
         (mixed, "it mixes kinds of harm outside the save"),
     ] {

@@ -7,7 +7,8 @@
 //! after them depends only on those draws and on the state the target is in
 //! when the pool begins: its models alive and wounds on each group's front
 //! model, the wounds and models it has lost, and the harm held until every
-//! pool is resolved. Those states are few, so each pool's resolution from
+//! pool is resolved (a pool with the unit's one damage re-roll, whose use is
+//! state too, is left to the per-trial draw). Those states are few, so each pool's resolution from
 //! each state it can begin in is run once when the Plan is compiled (the
 //! same resolution code every trial runs), giving the state after it and
 //! what it adds to the numbers a trial records:
@@ -537,7 +538,10 @@ impl PoolChain {
         let mut chain = Vec::new();
         for (seq, tables) in program.sequences.iter().zip(pools) {
             match (seq, tables) {
-                (RunSequence::Pool(pool), Some(tables)) if pool.against == Side::Target => {
+                // A pool's one damage re-roll is state the lookups do not hold.
+                (RunSequence::Pool(pool), Some(tables))
+                    if pool.against == Side::Target && !pool.damage_reroll_one =>
+                {
                     chain.push((pool, tables));
                 }
                 _ => return None,
