@@ -141,8 +141,8 @@ def cliffs(rounds: int, trials: int) -> list[str]:
         "| ÷ rate at 100 | " + " | ".join(f"{median[n] / median[100]:.2f}" for n in ATTACKS) + " |",
         "| path | " + " | ".join("fast" if fast[n] else "die by die" for n in ATTACKS) + " |",
         "",
-        "The same with the unit's one-die re-rolls (die by die until they were drawn on the fast path:"
-        " `docs/architecture.md`):",
+        "The same with D3 damage, and with the unit's one-die re-rolls (die by die until they were drawn on"
+        " the fast path: `docs/architecture.md`):",
         "",
         "| weapon | 100 attacks, M trials/s | path | 1,000 attacks, M trials/s | path | 1,000 ÷ 100 |",
         "| --- | ---: | --- | ---: | --- | ---: |",
@@ -151,13 +151,14 @@ def cliffs(rounds: int, trials: int) -> list[str]:
 
 
 ONE_DIE_REROLLS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("D3 damage, no re-roll", {"damage": "D3"}),
     ("the unit's one hit re-roll", {"modifiers": {"reroll_one_hit": True}}),
     ("the unit's one damage re-roll, D3 damage", {"damage": "D3", "modifiers": {"reroll_one_damage": True}}),
 )
 
 
 def rerolled(label: str, fields: dict[str, Any], trials: int) -> str:
-    """One row of the one-die re-rolls: rates at 100 and 1,000 attacks, and their paths."""
+    """One row of that table: rates at 100 and 1,000 attacks, and their paths."""
     (low, fast_low), (high, fast_high) = (rate(attack_scenario(n, **fields), trials // 10) for n in (100, 1000))
     path = {True: "fast", False: "die by die"}
     return f"| {label} | {low / 1e6:.3f} | {path[fast_low]} | {high / 1e6:.3f} | {path[fast_high]} | {high / low:.2f} |"
