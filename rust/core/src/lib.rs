@@ -11,6 +11,7 @@ pub mod dice;
 pub mod error;
 pub mod exact;
 pub mod executor;
+mod failed_states;
 pub mod limits;
 pub mod montecarlo;
 mod one_group;

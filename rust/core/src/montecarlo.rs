@@ -211,6 +211,7 @@ impl<'p> Runner<'p> {
                 s.whole = None;
                 s.resolved = None;
                 s.chain = None;
+                s.failed_states = None;
                 Cow::Owned(s)
             }),
             Path::DieByDie => None,
@@ -252,6 +253,15 @@ impl<'p> Runner<'p> {
     #[must_use]
     pub fn chains_pools(&self) -> bool {
         self.sampler.as_ref().is_some_and(|s| s.chain.is_some())
+    }
+
+    /// Does this runner draw the target's state after a pool's failed saves
+    /// in one draw (`failed_states.rs`)?
+    #[must_use]
+    pub fn draws_failed_states(&self) -> bool {
+        self.sampler
+            .as_ref()
+            .is_some_and(|s| s.failed_states.is_some())
     }
 }
 

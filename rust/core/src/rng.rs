@@ -23,6 +23,14 @@ pub trait DiceSource {
         }
     }
 
+    /// A uniform random 64-bit word, from a source that has them (a
+    /// stream); `None` from one that only gives dice (a script), whose
+    /// caller then rolls the dice the word would have stood for.
+    #[inline]
+    fn word(&mut self) -> Option<u64> {
+        None
+    }
+
     /// [`DiceSource::roll_each`] with each die given less one, in
     /// `0..sides`: a table indexed by it needs no offset.
     #[inline]
@@ -102,6 +110,11 @@ impl Stream {
 }
 
 impl DiceSource for Stream {
+    #[inline]
+    fn word(&mut self) -> Option<u64> {
+        Some(self.next_u64())
+    }
+
     #[inline]
     fn roll(&mut self, sides: u32) -> u32 {
         let sides = u64::from(sides);

@@ -34,6 +34,7 @@ use crate::executor::{
     declare, drive, fail_as_count, gather_attacks, inflict, resolve_save_faces, saves_in_turn,
     unsaved,
 };
+use crate::failed_states::FailedStates;
 use crate::plan::{Group, Side};
 use crate::pool_chain::PoolChain;
 use crate::program::{Inflict, Program, RunPool, RunSequence};
@@ -79,6 +80,9 @@ pub struct Sampler {
     pub(crate) resolved: Option<Resolutions>,
     /// Or several pools' resolutions looked up in turn (`pool_chain.rs`).
     pub(crate) chain: Option<PoolChain>,
+    /// Or, with none of those, the target's state after the one pool's
+    /// failed saves drawn in one draw (`failed_states.rs`).
+    pub(crate) failed_states: Option<FailedStates>,
 }
 
 impl Sampler {
@@ -115,13 +119,37 @@ impl Sampler {
             .is_none()
             .then(|| PoolChain::new(program, &pools))
             .flatten();
+        let failed_states = (whole.is_none() && resolved.is_none() && chain.is_none())
+            .then(|| failed_states_of(program, &pools))
+            .flatten();
         Some(Sampler {
             pools,
             whole,
             resolved,
             chain,
+            failed_states,
         })
     }
+}
+
+/// The tables of the target's state after failed saves, for a Plan that is
+/// one pool attacking the target once, its saves alike for every group (so
+/// its failed saves are drawn), each failed save resolved in turn, and
+/// nothing of it kept outside the target's state and the counters (no
+/// unit's one damage re-roll, no mark or mortal wounds from a damage
+/// threshold).
+fn failed_states_of(program: &Program, pools: &[Option<PoolTables>]) -> Option<FailedStates> {
+    let ([RunSequence::Pool(pool)], [Some(tables)]) = (&program.sequences[..], pools) else {
+        return None;
+    };
+    let alone = pool.against == Side::Target
+        && program.plan.rounds.is_none()
+        && program.plan.attacker.is_none()
+        && tables.binomial.is_some()
+        && pool.one_at_a_time()
+        && !pool.damage_reroll_one
+        && pool.top_threshold.is_none();
+    alone.then(|| FailedStates::new(program, pool)).flatten()
 }
 
 impl Sampler {
@@ -273,7 +301,14 @@ pub fn run_trial(
             let tables = sampler.pools[index]
                 .as_ref()
                 .expect("a Sampler has tables for every pool");
-            run_pool(index, pool, tables, ws, stream);
+            run_pool(
+                index,
+                pool,
+                tables,
+                sampler.failed_states.as_ref(),
+                ws,
+                stream,
+            );
         },
     );
 }
@@ -282,6 +317,7 @@ fn run_pool(
     index: usize,
     pool: &RunPool,
     tables: &PoolTables,
+    failed_states: Option<&FailedStates>,
     ws: &mut Workspace<'_>,
     stream: &mut Stream,
 ) {
@@ -293,7 +329,15 @@ fn run_pool(
         counts,
         failed,
     };
-    resolve(index, pool, tables.inflict, &drawn, ws, stream);
+    resolve(
+        index,
+        pool,
+        tables.inflict,
+        failed_states,
+        &drawn,
+        ws,
+        stream,
+    );
 }
 
 /// One failed save, resolved against the group current now.
@@ -329,11 +373,13 @@ impl Drawn {
 }
 
 /// Resolve a pool from what was drawn for it; any dice it still needs come
-/// from `dice`.
+/// from `dice`. With `failed_states` (built for this Plan's one pool), the
+/// drawn failed saves' resolution is drawn from it.
 pub(crate) fn resolve<D: DiceSource>(
     index: usize,
     pool: &RunPool,
     inflicts: Option<Inflict>,
+    failed_states: Option<&FailedStates>,
     drawn: &Drawn,
     ws: &mut Workspace<'_>,
     dice: &mut D,
@@ -354,7 +400,9 @@ pub(crate) fn resolve<D: DiceSource>(
     ws.one_damage_left = pool.damage_reroll_one;
     declare(pool, ws);
     if let Some(failed) = failed {
-        if ws.one_damage_left || pool.one_at_a_time() {
+        if let Some(states) = failed_states {
+            states.resolve(pool, failed, ws, dice);
+        } else if ws.one_damage_left || pool.one_at_a_time() {
             for _ in 0..failed {
                 failed_save(pool, ws, dice);
             }

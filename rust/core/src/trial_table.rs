@@ -716,7 +716,7 @@ fn resolve_without_dice(
         &mut none,
         &mut NoTrace,
         |index, pool, ws, dice, _| {
-            resolve(index, pool, tables.inflict, drawn, ws, dice);
+            resolve(index, pool, tables.inflict, None, drawn, ws, dice);
         },
     );
     if none.asked {

@@ -311,6 +311,23 @@ fn one_die_rerolls_past_the_tables_drawn_in_runs() {
 }
 
 #[test]
+fn the_state_after_failed_saves_drawn_in_one_draw_past_the_lookups() {
+    // D3 damage from 150 dice, past the tables: no lookup, and each failed
+    // save rolled its damage in turn; the target's state after the failed
+    // saves is drawn instead, with Feel No Pain too.
+    let mut plan = past_the_tables(&troops(20, 2, 3));
+    plan["sequences"][0]["damage"] = json!({"dice": "D3"});
+    let mut fnp = plan.clone();
+    fnp["target"]["groups"][0]["feel_no_pain"] = json!(5);
+    for plan in [plan, fnp] {
+        let p = program(&plan);
+        assert!(Runner::new(&p, Path::Auto).draws_failed_states());
+        assert!(!Runner::new(&p, Path::PerTrial).draws_failed_states());
+        held_to_exact(&plan, Path::Auto, 100_000);
+    }
+}
+
+#[test]
 fn counts_past_the_tables_with_save_dice_rolled_lowest_first() {
     // Half the dice: the exact evaluator's work grows with the two groups.
     let plan = pool_plan(75, "2", "1", &troops_and_leader(20));

@@ -309,6 +309,7 @@ impl Builder<'_> {
                         index,
                         pool,
                         self.inflicts[index],
+                        None,
                         &drawn,
                         &mut self.ws,
                         &mut script,
