@@ -42,7 +42,8 @@ pub(crate) struct FailedStates {
     /// `draws[k]`: which of `states[k]`.
     draws: Vec<AliasTable>,
     /// Numbers a state holds: models alive and front wounds per group,
-    /// wounds and models lost, mortal wounds, then each counter's increase.
+    /// wounds and models lost, mortal wounds, each counter's increase, then
+    /// whether the unit's one damage re-roll is still to use.
     width: usize,
     groups: usize,
     /// Every state of the last table is a destroyed unit, which a further
@@ -64,6 +65,7 @@ impl FailedStates {
         let most = pool.tokens_from(pool.max_attacks());
         let mut ws = Workspace::new(program);
         ws.reset();
+        ws.one_damage_left = pool.damage_reroll_one;
         declare(pool, &mut ws);
         let groups = ws.state.alive.len();
         let start = key(&ws);
@@ -128,9 +130,11 @@ impl FailedStates {
         s.alive.copy_from_slice(&state[..g]);
         s.front.copy_from_slice(&state[g..2 * g]);
         (s.damage, s.destroyed, s.mortal) = (state[2 * g], state[2 * g + 1], state[2 * g + 2]);
+        let counters = ws.counters.len();
         for (c, &more) in ws.counters.iter_mut().zip(&state[2 * g + 3..]) {
             *c += more;
         }
+        ws.one_damage_left = state[2 * g + 3 + counters] != 0;
         let past = failed - k as u32;
         if self.settled {
             bump(&mut ws.counters, pool.save.counter, past);
@@ -143,25 +147,28 @@ impl FailedStates {
 }
 
 /// The state a failed save changes: per group models alive and front
-/// wounds, wounds and models lost, mortal wounds, and the counters (from
-/// zero, so they read as what the failed saves added).
+/// wounds, wounds and models lost, mortal wounds, the counters (from zero,
+/// so they read as what the failed saves added), and whether the unit's one
+/// damage re-roll is still to use.
 fn key(ws: &Workspace<'_>) -> Vec<u32> {
     let s = &ws.state;
-    let mut key = Vec::with_capacity(2 * s.alive.len() + 3 + ws.counters.len());
+    let mut key = Vec::with_capacity(2 * s.alive.len() + 4 + ws.counters.len());
     key.extend(&s.alive);
     key.extend(&s.front);
     key.extend([s.damage, s.destroyed, s.mortal]);
     key.extend(&ws.counters);
+    key.push(u32::from(ws.one_damage_left));
     key
 }
 
 fn restore(ws: &mut Workspace<'_>, key: &[u32]) {
-    let g = ws.state.alive.len();
+    let (g, c) = (ws.state.alive.len(), ws.counters.len());
     ws.state.alive.copy_from_slice(&key[..g]);
     ws.state.front.copy_from_slice(&key[g..2 * g]);
     (ws.state.damage, ws.state.destroyed, ws.state.mortal) =
         (key[2 * g], key[2 * g + 1], key[2 * g + 2]);
-    ws.counters.copy_from_slice(&key[2 * g + 3..]);
+    ws.counters.copy_from_slice(&key[2 * g + 3..2 * g + 3 + c]);
+    ws.one_damage_left = key[2 * g + 3 + c] != 0;
 }
 
 /// The states after one more failed save from each of `states`, with the

@@ -21,8 +21,9 @@
 //! are drawn in runs between the dice that use a re-roll (`tied_dice.rs`).
 //!
 //! The unit's one damage re-roll is spent as the failed saves resolve, in
-//! the order die by die resolves them; the lookups below leave such a pool
-//! alone (their states do not hold whether it is spent).
+//! the order die by die resolves them; the whole-trial table and the lookups
+//! leave such a pool alone (their states do not hold whether it is spent),
+//! while the tables of the state after failed saves hold it.
 //!
 //! Both paths draw from the same distribution; the tests compare them. A Plan
 //! whose one-die table cannot be built, or whose pool mixes several kinds of
@@ -135,8 +136,8 @@ impl Sampler {
 /// The tables of the target's state after failed saves, for a Plan that is
 /// one pool attacking the target once, its saves alike for every group (so
 /// its failed saves are drawn), each failed save resolved in turn, and
-/// nothing of it kept outside the target's state and the counters (no
-/// unit's one damage re-roll, no mark or mortal wounds from a damage
+/// nothing of it kept outside the target's state, the counters and the
+/// unit's one damage re-roll (no mark or mortal wounds from a damage
 /// threshold).
 fn failed_states_of(program: &Program, pools: &[Option<PoolTables>]) -> Option<FailedStates> {
     let ([RunSequence::Pool(pool)], [Some(tables)]) = (&program.sequences[..], pools) else {
@@ -146,8 +147,7 @@ fn failed_states_of(program: &Program, pools: &[Option<PoolTables>]) -> Option<F
         && program.plan.rounds.is_none()
         && program.plan.attacker.is_none()
         && tables.binomial.is_some()
-        && pool.one_at_a_time()
-        && !pool.damage_reroll_one
+        && (pool.one_at_a_time() || pool.damage_reroll_one)
         && pool.top_threshold.is_none();
     alone.then(|| FailedStates::new(program, pool)).flatten()
 }

@@ -382,11 +382,15 @@ fn the_one_damage_reroll_spent_as_the_failed_saves_resolve() {
     // The unit's one damage re-roll goes to the first damage roll below the
     // average: the fast path resolves the failed saves in the order die by
     // die does, one at a time, and no lookup holds whether it is spent.
+    // The target's state after the failed saves, the re-roll's use in it,
+    // is drawn in one draw (`failed_states.rs`).
     let mut plan = pool_plan(5, "2", "D3", &troops(6, 3, 4));
     plan["sequences"][0]["damage"]["reroll_one"] = json!(true);
     assert_eq!(route(&plan), PER_TRIAL);
+    assert!(Runner::new(&program(&plan), Path::Auto).draws_failed_states());
     held_to_exact(&plan, Path::Auto, 200_000);
-    // Past the tables, into a Leader saving apart (save dice lowest first).
+    // Past the tables, into a Leader saving apart (save dice lowest first,
+    // so each failed save resolved in turn).
     let mut many = pool_plan(55, "2", "D3", &troops_and_leader(8));
     many["sequences"][0]["damage"]["reroll_one"] = json!(true);
     assert_eq!(route(&many), PER_TRIAL);
