@@ -133,23 +133,33 @@ impl Sampler {
     }
 }
 
-/// The tables of the target's state after failed saves, for a Plan that is
-/// one pool attacking the target once, its saves alike for every group (so
-/// its failed saves are drawn), each failed save resolved in turn, and
-/// nothing of it kept outside the target's state, the counters and the
-/// unit's one damage re-roll (no mark or mortal wounds from a damage
-/// threshold).
-fn failed_states_of(program: &Program, pools: &[Option<PoolTables>]) -> Option<FailedStates> {
-    let ([RunSequence::Pool(pool)], [Some(tables)]) = (&program.sequences[..], pools) else {
+/// The Plan's one pool and its tables, when the Plan is one pool attacking
+/// the target once, with saves alike for every group (so its failed saves
+/// are drawn).
+pub(crate) fn pool_alone<'a>(
+    program: &'a Program,
+    pools: &'a [Option<PoolTables>],
+) -> Option<(&'a RunPool, &'a PoolTables)> {
+    let [RunSequence::Pool(pool)] = &program.sequences[..] else {
         return None;
     };
+    let tables = pools.first()?.as_ref()?;
     let alone = pool.against == Side::Target
         && program.plan.rounds.is_none()
         && program.plan.attacker.is_none()
-        && tables.binomial.is_some()
-        && (pool.one_at_a_time() || pool.damage_reroll_one)
-        && pool.top_threshold.is_none();
-    alone.then(|| FailedStates::new(program, pool)).flatten()
+        && tables.binomial.is_some();
+    alone.then_some((pool, tables))
+}
+
+/// The tables of the target's state after failed saves, for a Plan whose
+/// one pool is alone ([`pool_alone`]), each failed save resolved in turn,
+/// and nothing of it kept outside the target's state, the counters and the
+/// unit's one damage re-roll (no mark or mortal wounds from a damage
+/// threshold).
+fn failed_states_of(program: &Program, pools: &[Option<PoolTables>]) -> Option<FailedStates> {
+    let (pool, _) = pool_alone(program, pools)?;
+    let fits = (pool.one_at_a_time() || pool.damage_reroll_one) && pool.top_threshold.is_none();
+    fits.then(|| FailedStates::new(program, pool)).flatten()
 }
 
 impl Sampler {

@@ -35,11 +35,10 @@ use crate::alias::{AliasTable, ValueAlias};
 use crate::binomial::pmf;
 use crate::executor::{declare, drive, gather_attacks};
 use crate::montecarlo::Tally;
-use crate::plan::Side;
 use crate::pool_chain::enumerate;
 use crate::program::{Program, RunPool, RunSequence};
 use crate::rng::{DiceSource, Stream};
-use crate::sampled::{failed_save, resolve, Drawn, PoolTables};
+use crate::sampled::{failed_save, pool_alone, resolve, Drawn, PoolTables};
 use crate::tables::{slot, unpack, SLOTS};
 use crate::trace::NoTrace;
 use crate::workspace::{bump, Workspace};
@@ -66,23 +65,14 @@ impl DiceSource for NoDice {
     }
 }
 
-/// The Plan's one pool and its tables, when the Plan is one pool attacking
-/// the target once, with saves alike for every group.
+/// The Plan's one pool and its tables ([`pool_alone`]), without the unit's
+/// one damage re-roll: whether it is spent is state the resolutions do not
+/// hold.
 fn one_pool<'a>(
     program: &'a Program,
     pools: &'a [Option<PoolTables>],
 ) -> Option<(&'a RunPool, &'a PoolTables)> {
-    let [RunSequence::Pool(pool)] = &program.sequences[..] else {
-        return None;
-    };
-    let tables = pools.first()?.as_ref()?;
-    // A pool's one damage re-roll is state the resolutions do not hold.
-    let alone = pool.against == Side::Target
-        && program.plan.rounds.is_none()
-        && program.plan.attacker.is_none()
-        && !pool.damage_reroll_one
-        && tables.binomial.is_some();
-    alone.then_some((pool, tables))
+    pool_alone(program, pools).filter(|(pool, _)| !pool.damage_reroll_one)
 }
 
 /// Every outcome of a trial with its numbers (as `Tally::record_trial`
